@@ -1,0 +1,115 @@
+//! Neighbourhood helpers shared by the kernels that treat a graph as undirected and
+//! intersect neighbour lists (LCC, triangle counting).
+
+use std::iter::Peekable;
+
+use crate::view::GraphView;
+
+/// Sorted union of two ascending iterators, without duplicates. Lets a directed graph be
+/// read as undirected (`out ∪ in`) on the fly instead of materialising a symmetric copy.
+/// With `b == None` it is just `a` (undirected graphs already list every neighbour there).
+pub(crate) struct Union<I: Iterator<Item = u32>> {
+    a: Peekable<I>,
+    b: Option<Peekable<I>>,
+}
+
+impl<I: Iterator<Item = u32>> Iterator for Union<I> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        let Some(b) = self.b.as_mut() else {
+            return self.a.next();
+        };
+        match (self.a.peek().copied(), b.peek().copied()) {
+            (Some(x), Some(y)) if x < y => self.a.next(),
+            (Some(x), Some(y)) if y < x => b.next(),
+            (Some(_), Some(_)) => {
+                b.next();
+                self.a.next()
+            }
+            (Some(_), None) => self.a.next(),
+            (None, _) => b.next(),
+        }
+    }
+}
+
+/// Neighbours of `v` ignoring direction: the union of out- and in-neighbours on directed
+/// graphs (reciprocal arcs appear once), the plain neighbour list on undirected ones.
+/// May include `v` itself if it has a self-loop.
+pub(crate) fn undirected<G: GraphView>(g: &G, v: u32) -> Union<G::Neighbors<'_>> {
+    Union {
+        a: g.out_neighbors(v).peekable(),
+        b: g.is_directed().then(|| g.in_neighbors(v).peekable()),
+    }
+}
+
+/// Fills `buf` with the undirected neighbourhood of `v` minus `v` itself, ascending.
+pub(crate) fn undirected_into<G: GraphView>(g: &G, v: u32, buf: &mut Vec<u32>) {
+    buf.clear();
+    buf.extend(undirected(g, v).filter(|&u| u != v));
+}
+
+/// Counts the items of the ascending iterator `items` (of about `items_len` elements) that
+/// occur in the ascending slice `set`, ignoring `exclude`.
+///
+/// Short lists probe `set` by binary search; comparable lengths use a linear merge. Either
+/// way the scan stops once `items` passes the end of `set`.
+#[inline]
+pub(crate) fn count_common(
+    set: &[u32],
+    items: impl Iterator<Item = u32>,
+    items_len: usize,
+    exclude: u32,
+) -> u64 {
+    let Some(&last) = set.last() else {
+        return 0;
+    };
+    let mut count = 0u64;
+    if items_len.saturating_mul(8) < set.len() {
+        for w in items.take_while(|&w| w <= last) {
+            if w != exclude && set.binary_search(&w).is_ok() {
+                count += 1;
+            }
+        }
+    } else {
+        let mut i = 0;
+        for w in items {
+            if w > last {
+                break;
+            }
+            while set[i] < w {
+                i += 1;
+            }
+            if set[i] == w && w != exclude {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may panic on bad fixtures
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_common_both_strategies() {
+        let set: Vec<u32> = (0..100).map(|x| x * 2).collect();
+        // Merge path.
+        assert_eq!(count_common(&set, 0..300, 300, 4), 99);
+        // Binary-search path (3 * 8 < 100).
+        assert_eq!(count_common(&set, [3, 4, 198].into_iter(), 3, 198), 1);
+        assert_eq!(count_common(&[], 0..3, 3, 9), 0);
+    }
+
+    #[test]
+    fn union_dedupes() {
+        let u = Union {
+            a: vec![1, 3, 5].into_iter().peekable(),
+            b: Some(vec![2, 3, 6].into_iter().peekable()),
+        };
+        assert_eq!(u.collect::<Vec<_>>(), vec![1, 2, 3, 5, 6]);
+    }
+}

@@ -1,0 +1,49 @@
+//! The read contract every kernel is written against.
+
+/// Read access to one consistent graph, by dense internal vertex ids `0..id_bound()`.
+///
+/// Kernels size their side arrays by [`id_bound`](GraphView::id_bound) and skip ids for which
+/// [`contains`](GraphView::contains) is false, so an implementation is free to leave holes
+/// (deleted or never-created ids) instead of renumbering. Implementations must uphold these
+/// invariants, which the kernels rely on for correctness:
+///
+/// * neighbour iterators yield ids in strictly ascending order (no duplicates), so kernels can
+///   intersect lists with a linear merge;
+/// * neighbour iterators never yield a hole, and holes have no neighbours (a consistent
+///   snapshot has no dangling edges);
+/// * an undirected graph reports every edge in both directions, so `out_neighbors(v)` and
+///   `in_neighbors(v)` are the same sequence;
+/// * `out_degree(v)` equals the number of items `out_neighbors(v)` yields (and likewise for
+///   `in_degree`), because PageRank divides by it.
+pub trait GraphView: Sync {
+    /// Iterator over neighbour ids in ascending order.
+    type Neighbors<'a>: Iterator<Item = u32>
+    where
+        Self: 'a;
+    /// Iterator over `(neighbour id, edge weight)` pairs in ascending neighbour order.
+    type Weighted<'a>: Iterator<Item = (u32, f64)>
+    where
+        Self: 'a;
+    /// Exclusive upper bound of the dense ids; some ids below it may be holes.
+    fn id_bound(&self) -> u32;
+    /// Whether `v` is a live vertex (false for holes and for ids `>= id_bound()`).
+    fn contains(&self, v: u32) -> bool;
+    /// Number of ids with `contains() == true`.
+    fn vertex_count(&self) -> u64;
+    /// Number of edges; an undirected edge counts once.
+    fn edge_count(&self) -> u64;
+    /// Whether edges are directed.
+    fn is_directed(&self) -> bool;
+    /// Number of out-neighbours of `v` (0 for holes).
+    fn out_degree(&self, v: u32) -> u32;
+    /// Number of in-neighbours of `v`; equal to `out_degree` on undirected graphs.
+    fn in_degree(&self, v: u32) -> u32;
+    /// Out-neighbours of `v`, ascending, no duplicates.
+    fn out_neighbors(&self, v: u32) -> Self::Neighbors<'_>;
+    /// In-neighbours of `v`, ascending, no duplicates; same as out on undirected graphs.
+    fn in_neighbors(&self, v: u32) -> Self::Neighbors<'_>;
+    /// Out-edges of `v` with weights, ascending by id; weight 1.0 if the graph is unweighted.
+    fn out_weighted(&self, v: u32) -> Self::Weighted<'_>;
+    /// The user-facing id of `v` (Graphalytics vertex ids, CDLP labels).
+    fn external_id(&self, v: u32) -> u64;
+}

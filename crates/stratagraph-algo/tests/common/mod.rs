@@ -1,0 +1,111 @@
+//! Shared test helpers: dataset paths, a SNAP edge-list loader, and a view with holes.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use stratagraph_algo::csr::WeightedIter;
+use stratagraph_algo::{CsrGraph, GraphView};
+
+/// The shared Graphalytics validation data (never copied into the repo).
+pub fn graphalytics_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/datasets/graphalytics"
+    ))
+}
+
+/// The shared SNAP graphs.
+pub fn real_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/datasets/real"
+    ))
+}
+
+/// Reads a gzipped SNAP edge list: `#` comments, any whitespace, CRLF allowed.
+pub fn load_snap(file: &str) -> Vec<(u64, u64)> {
+    let raw = std::fs::read(real_dir().join(file)).unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&raw[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut t = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            (t.next().unwrap(), t.next().unwrap())
+        })
+        .collect()
+}
+
+/// Wraps a [`CsrGraph`] so that its vertex `v` appears as dense id `2v + 1`: id 0 and every
+/// even id are holes. Kernels must give the same answers as on the plain graph, which
+/// checks that they skip holes and never assume contiguous ids.
+pub struct HoleyView(pub CsrGraph);
+
+fn spread(v: u32) -> u32 {
+    2 * v + 1
+}
+
+fn spread_weighted((v, w): (u32, f64)) -> (u32, f64) {
+    (2 * v + 1, w)
+}
+
+impl HoleyView {
+    /// Dense id in this view of the inner graph's vertex `v`.
+    pub fn id(v: u32) -> u32 {
+        spread(v)
+    }
+
+    fn inner(&self, v: u32) -> Option<u32> {
+        (v % 2 == 1 && v / 2 < self.0.id_bound()).then_some(v / 2)
+    }
+}
+
+type Spread<'a> = std::iter::Map<std::iter::Copied<std::slice::Iter<'a, u32>>, fn(u32) -> u32>;
+
+impl GraphView for HoleyView {
+    type Neighbors<'a> = Spread<'a>;
+    type Weighted<'a> = std::iter::Map<WeightedIter<'a>, fn((u32, f64)) -> (u32, f64)>;
+
+    fn id_bound(&self) -> u32 {
+        2 * self.0.id_bound() + 1
+    }
+    fn contains(&self, v: u32) -> bool {
+        self.inner(v).is_some()
+    }
+    fn vertex_count(&self) -> u64 {
+        self.0.vertex_count()
+    }
+    fn edge_count(&self) -> u64 {
+        self.0.edge_count()
+    }
+    fn is_directed(&self) -> bool {
+        self.0.is_directed()
+    }
+    fn out_degree(&self, v: u32) -> u32 {
+        self.inner(v).map_or(0, |v| self.0.out_degree(v))
+    }
+    fn in_degree(&self, v: u32) -> u32 {
+        self.inner(v).map_or(0, |v| self.0.in_degree(v))
+    }
+    fn out_neighbors(&self, v: u32) -> Spread<'_> {
+        let s = self.inner(v).map_or(&[][..], |v| self.0.out_slice(v));
+        s.iter().copied().map(spread as fn(u32) -> u32)
+    }
+    fn in_neighbors(&self, v: u32) -> Spread<'_> {
+        let s = self.inner(v).map_or(&[][..], |v| self.0.in_slice(v));
+        s.iter().copied().map(spread as fn(u32) -> u32)
+    }
+    fn out_weighted(&self, v: u32) -> Self::Weighted<'_> {
+        // Holes have no edges; an out-of-range id gives the inner graph's empty iterator.
+        let inner = self.inner(v).unwrap_or(u32::MAX);
+        self.0
+            .out_weighted(inner)
+            .map(spread_weighted as fn((u32, f64)) -> (u32, f64))
+    }
+    fn external_id(&self, v: u32) -> u64 {
+        self.inner(v).map_or(u64::MAX, |v| self.0.external_id(v))
+    }
+}

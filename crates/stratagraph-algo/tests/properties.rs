@@ -1,0 +1,125 @@
+//! Property tests on random small graphs. They check defining properties of each kernel's
+//! output (not answers from another implementation) and that results do not change with
+//! the thread count or when the graph is seen through a view with holes.
+#![allow(clippy::unwrap_used)] // tests may panic on bad fixtures
+
+mod common;
+
+use common::HoleyView;
+use proptest::prelude::*;
+use stratagraph_algo::{
+    betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc, CsrGraph,
+    GraphView, BFS_UNREACHABLE,
+};
+
+fn graph_strategy() -> impl Strategy<Value = (Vec<(u64, u64, f64)>, bool)> {
+    let edge = (
+        0u64..30,
+        0u64..30,
+        prop_oneof![Just(0.0), Just(0.5), Just(1.0), Just(2.5)],
+    );
+    (prop::collection::vec(edge, 1..120), any::<bool>())
+}
+
+fn build(edges: &[(u64, u64, f64)], directed: bool) -> CsrGraph {
+    CsrGraph::from_edges(edges, None, directed, true).unwrap()
+}
+
+/// Values of the holey view mapped back to the plain graph's ids.
+fn unspread<T: Copy>(values: &[T]) -> Vec<T> {
+    values.iter().skip(1).step_by(2).copied().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn bfs_depths_are_consistent((edges, directed) in graph_strategy()) {
+        let g = build(&edges, directed);
+        let depth = bfs(&g, 0, 1);
+        prop_assert_eq!(depth[0], 0);
+        for v in 0..g.id_bound() {
+            let dv = depth[v as usize];
+            // No edge skips a level...
+            if dv != BFS_UNREACHABLE {
+                for w in g.out_neighbors(v) {
+                    prop_assert!(depth[w as usize] <= dv + 1);
+                }
+            }
+            // ...and every reached vertex other than the source has a parent one level up.
+            if dv != BFS_UNREACHABLE && dv > 0 {
+                prop_assert!(g.in_neighbors(v).any(|u| depth[u as usize] == dv - 1));
+            }
+        }
+        prop_assert_eq!(&bfs(&g, 0, 2), &depth);
+        prop_assert_eq!(unspread(&bfs(&HoleyView(g), HoleyView::id(0), 2)), depth);
+    }
+
+    #[test]
+    fn sssp_distances_are_tight((edges, directed) in graph_strategy()) {
+        let g = build(&edges, directed);
+        let dist = sssp(&g, 0, 1).unwrap();
+        prop_assert_eq!(dist[0], 0.0);
+        for v in 0..g.id_bound() {
+            let dv = dist[v as usize];
+            for (w, wt) in g.out_weighted(v) {
+                prop_assert!(dist[w as usize] <= dv + wt + 1e-9);
+            }
+            if v != 0 && dv.is_finite() {
+                let tight = (0..g.id_bound()).any(|u| {
+                    g.out_weighted(u).any(|(x, wt)| x == v && (dist[u as usize] + wt - dv).abs() < 1e-9)
+                });
+                prop_assert!(tight, "vertex {} has no tight in-edge", v);
+            }
+        }
+        prop_assert_eq!(&sssp(&g, 0, 2).unwrap(), &dist);
+        prop_assert_eq!(unspread(&sssp(&HoleyView(g), HoleyView::id(0), 2).unwrap()), dist);
+    }
+
+    #[test]
+    fn wcc_labels_are_component_minima((edges, directed) in graph_strategy()) {
+        let g = build(&edges, directed);
+        let comp = wcc(&g, 2);
+        for v in 0..g.id_bound() {
+            let c = comp[v as usize];
+            prop_assert!(c <= v && comp[c as usize] == c);
+            for w in g.out_neighbors(v) {
+                prop_assert_eq!(comp[w as usize], c);
+            }
+        }
+        prop_assert_eq!(&wcc(&g, 1), &comp);
+        let holey: Vec<u32> = unspread(&wcc(&HoleyView(g), 2)).iter().map(|c| c / 2).collect();
+        prop_assert_eq!(holey, comp);
+    }
+
+    #[test]
+    fn triangles_match_lcc_on_undirected((edges, _) in graph_strategy()) {
+        let g = build(&edges, false);
+        let t = triangle_count(&g, 2);
+        let closed: f64 = lcc(&g, 1).iter().enumerate().map(|(v, c)| {
+            let d = g.out_neighbors(v as u32).filter(|&u| u != v as u32).count() as f64;
+            c * d * (d - 1.0) / 2.0
+        }).sum();
+        prop_assert!((closed - 3.0 * t as f64).abs() < 1e-6);
+        prop_assert_eq!(triangle_count(&HoleyView(g), 1), t);
+    }
+
+    #[test]
+    fn thread_and_hole_invariance((edges, directed) in graph_strategy()) {
+        let g = build(&edges, directed);
+        let pr = pagerank(&g, 0.85, 10, 1);
+        prop_assert!((pr.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        let l = lcc(&g, 1);
+        let labels = cdlp(&g, 4, 1);
+        let bc = betweenness_single_source(&g, 0, 1);
+        prop_assert_eq!(&pagerank(&g, 0.85, 10, 2), &pr);
+        prop_assert_eq!(&lcc(&g, 2), &l);
+        prop_assert_eq!(&cdlp(&g, 4, 2), &labels);
+        prop_assert_eq!(&betweenness_single_source(&g, 0, 2), &bc);
+        let h = HoleyView(g);
+        prop_assert_eq!(unspread(&pagerank(&h, 0.85, 10, 2)), pr);
+        prop_assert_eq!(unspread(&lcc(&h, 2)), l);
+        prop_assert_eq!(unspread(&cdlp(&h, 4, 2)), labels);
+        prop_assert_eq!(unspread(&betweenness_single_source(&h, HoleyView::id(0), 2)), bc);
+    }
+}

@@ -1,0 +1,146 @@
+//! The one error type of the engine.
+//!
+//! Every variant carries the data a caller needs to act on it: the operation
+//! that was refused, the vertex or edge it named, and for batches the index of
+//! the offending element. An operation that returns an error has changed
+//! nothing: transactions keep their earlier writes, batches apply nothing.
+
+/// External (user-facing) vertex id.
+pub type VertexId = u64;
+
+/// Which public operation an error refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `insert_vertex`
+    InsertVertex,
+    /// `delete_vertex`
+    DeleteVertex,
+    /// `insert_edge` or one element of `insert_edges`
+    InsertEdge,
+    /// `delete_edge` or one element of `delete_edges`
+    DeleteEdge,
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Op::InsertVertex => "insert_vertex",
+            Op::DeleteVertex => "delete_vertex",
+            Op::InsertEdge => "insert_edge",
+            Op::DeleteEdge => "delete_edge",
+        })
+    }
+}
+
+/// Where in a batch call the offending element sits (`None` for single calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchIndex(pub Option<usize>);
+
+impl std::fmt::Display for BatchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(i) => write!(f, " (batch element {i})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Everything the engine can refuse.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The vertex does not exist in the view the operation reads (for a
+    /// transaction: its snapshot plus its own writes).
+    #[error("{op}: vertex {vertex} does not exist{at}")]
+    VertexNotFound {
+        /// The refused operation.
+        op: Op,
+        /// The missing vertex.
+        vertex: VertexId,
+        /// Position in a batch call.
+        at: BatchIndex,
+    },
+    /// `insert_vertex` on a vertex that already exists.
+    #[error("{op}: vertex {vertex} already exists")]
+    VertexExists {
+        /// The refused operation.
+        op: Op,
+        /// The existing vertex.
+        vertex: VertexId,
+    },
+    /// The edge does not exist (delete of a missing edge).
+    #[error("{op}: edge ({src}, {dst}) does not exist{at}")]
+    EdgeNotFound {
+        /// The refused operation.
+        op: Op,
+        /// Source vertex.
+        src: VertexId,
+        /// Destination vertex.
+        dst: VertexId,
+        /// Position in a batch call.
+        at: BatchIndex,
+    },
+    /// An edge names a vertex that this same transaction deleted. Deleting a
+    /// vertex and then wiring an edge to it is almost always a logic error in
+    /// the caller, so it is refused rather than silently re-creating the vertex.
+    #[error("{op}: edge ({src}, {dst}) touches vertex {vertex}, which this transaction deleted")]
+    VertexDeletedInTransaction {
+        /// The refused operation.
+        op: Op,
+        /// Source vertex.
+        src: VertexId,
+        /// Destination vertex.
+        dst: VertexId,
+        /// The deleted endpoint.
+        vertex: VertexId,
+    },
+    /// A weight that is NaN or infinite.
+    #[error("{op}: edge ({src}, {dst}) has weight {weight}, which is not finite{at}")]
+    InvalidWeight {
+        /// The refused operation.
+        op: Op,
+        /// Source vertex.
+        src: VertexId,
+        /// Destination vertex.
+        dst: VertexId,
+        /// The weight given.
+        weight: f64,
+        /// Position in a batch call.
+        at: BatchIndex,
+    },
+    /// A self-loop while `Options::allow_self_loops` is false.
+    #[error("{op}: self-loop on vertex {vertex} refused (Options::allow_self_loops is false){at}")]
+    SelfLoop {
+        /// The refused operation.
+        op: Op,
+        /// The vertex.
+        vertex: VertexId,
+        /// Position in a batch call.
+        at: BatchIndex,
+    },
+    /// The store has used all `u32` internal vertex ids.
+    #[error("{op}: vertex {vertex} cannot be given an internal id: all {limit} ids are in use")]
+    VertexIdsExhausted {
+        /// The refused operation.
+        op: Op,
+        /// The new vertex.
+        vertex: VertexId,
+        /// The number of internal ids available.
+        limit: u64,
+    },
+    /// A snapshot has been held open so long (in commits) that the in-memory
+    /// timestamp encoding cannot keep versions for it next to new ones. Drop
+    /// old snapshots; the commit can be retried.
+    #[error("commit {commit_ts} refused: snapshot {snapshot_ts} is more than {window} commits old; drop it and retry")]
+    SnapshotTooOld {
+        /// The oldest live snapshot.
+        snapshot_ts: u64,
+        /// The timestamp the commit would have had.
+        commit_ts: u64,
+        /// How many commits a snapshot may lag.
+        window: u64,
+    },
+}
+
+/// Result alias for the engine.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

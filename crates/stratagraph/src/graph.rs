@@ -1,0 +1,200 @@
+//! `Graph`: the public entry point, owning everything one store shares.
+
+use crate::batch;
+use crate::error::Result;
+use crate::ids::IdMap;
+use crate::mem::{MemGraph, MemoryUsage};
+use crate::options::Options;
+use crate::snapshot::Snapshot;
+use crate::txn::WriteTxn;
+use crate::version::{Clock, Timestamp};
+use crate::VertexId;
+use parking_lot::RwLock;
+use std::sync::Arc;
+
+/// State shared by a graph's handles, transactions and snapshots.
+pub(crate) struct Shared {
+    pub opts: Options,
+    pub ids: IdMap,
+    pub mem: MemGraph,
+    pub clock: Clock,
+    /// Transactions hold it shared while committing; batches exclusively.
+    pub writers: RwLock<()>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// A dynamic graph store. Cheap to clone: clones share one store, and every
+/// method takes `&self`, so a `Graph` can be used from many threads at once.
+///
+/// ```
+/// use stratagraph::{Graph, Options};
+/// let g = Graph::in_memory(Options::default());
+/// let mut tx = g.begin();
+/// tx.insert_edge(1, 2, 1.0)?;
+/// tx.insert_edge(2, 3, 0.5)?;
+/// tx.commit()?;
+/// let snap = g.snapshot();
+/// assert_eq!(snap.edge_count(), 2);
+/// assert_eq!(snap.weight(2, 3), Some(0.5));
+/// # Ok::<(), stratagraph::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Graph {
+    shared: Arc<Shared>,
+}
+
+/// Counters describing a store at one moment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stats {
+    /// Newest published commit.
+    pub timestamp: Timestamp,
+    /// Vertices at that commit.
+    pub vertices: u64,
+    /// Edges at that commit (undirected edges once).
+    pub edges: u64,
+    /// Internal ids handed out (including ids of deleted vertices).
+    pub ids_assigned: u32,
+    /// Memory of the MemGraph.
+    pub memory: MemoryUsage,
+    /// Memory of the id dictionary.
+    pub id_bytes: usize,
+    /// Snapshots currently open.
+    pub open_snapshots: usize,
+}
+
+impl Stats {
+    /// Total bytes (MemGraph + id dictionary).
+    pub fn total_bytes(&self) -> usize {
+        self.memory.slot_bytes + self.memory.adjacency_bytes + self.id_bytes
+    }
+}
+
+impl Graph {
+    /// A store held entirely in memory.
+    pub fn in_memory(opts: Options) -> Graph {
+        let pool = (opts.threads > 0).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(opts.threads)
+                .build()
+                .ok()
+        });
+        Graph {
+            shared: Arc::new(Shared {
+                opts,
+                ids: IdMap::new(),
+                mem: MemGraph::new(),
+                clock: Clock::new(),
+                writers: RwLock::new(()),
+                pool: pool.flatten(),
+            }),
+        }
+    }
+
+    /// The options the store was created with.
+    pub fn options(&self) -> &Options {
+        &self.shared.opts
+    }
+
+    /// Starts a write transaction.
+    pub fn begin(&self) -> WriteTxn {
+        WriteTxn::new(self.shared.clone())
+    }
+
+    /// A snapshot of everything committed so far.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::open(self.shared.clone())
+    }
+
+    fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.shared.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+
+    /// Inserts (or re-weights) one edge in its own transaction.
+    ///
+    /// # Errors
+    /// As [`WriteTxn::insert_edge`] and [`WriteTxn::commit`].
+    pub fn insert_edge(&self, src: VertexId, dst: VertexId, weight: f64) -> Result<Timestamp> {
+        let mut tx = self.begin();
+        tx.insert_edge(src, dst, weight)?;
+        tx.commit()
+    }
+
+    /// Deletes one edge in its own transaction.
+    ///
+    /// # Errors
+    /// As [`WriteTxn::delete_edge`] and [`WriteTxn::commit`].
+    pub fn delete_edge(&self, src: VertexId, dst: VertexId) -> Result<Timestamp> {
+        let mut tx = self.begin();
+        tx.delete_edge(src, dst)?;
+        tx.commit()
+    }
+
+    /// Creates one vertex in its own transaction (no-op if it exists).
+    ///
+    /// # Errors
+    /// As [`WriteTxn::insert_vertex`].
+    pub fn insert_vertex(&self, v: VertexId) -> Result<Timestamp> {
+        let mut tx = self.begin();
+        tx.insert_vertex(v)?;
+        tx.commit()
+    }
+
+    /// Deletes one vertex and all its edges in its own transaction.
+    ///
+    /// # Errors
+    /// As [`WriteTxn::delete_vertex`].
+    pub fn delete_vertex(&self, v: VertexId) -> Result<Timestamp> {
+        let mut tx = self.begin();
+        tx.delete_vertex(v)?;
+        tx.commit()
+    }
+
+    /// Inserts (or re-weights) a batch of edges atomically at one timestamp.
+    /// Within the batch, a later duplicate of an edge wins. Missing endpoints
+    /// are created (unless `Options::auto_create_vertices` is false).
+    ///
+    /// # Errors
+    /// `InvalidWeight`, `SelfLoop`, `VertexNotFound` (without auto-creation)
+    /// or `VertexIdsExhausted`, naming the first offending element's index;
+    /// `SnapshotTooOld`. On error nothing is applied.
+    pub fn insert_edges(&self, edges: &[(VertexId, VertexId, f64)]) -> Result<Timestamp> {
+        self.run(|| batch::insert_edges(&self.shared, edges))
+    }
+
+    /// Deletes a batch of edges atomically at one timestamp. An edge listed
+    /// twice is deleted once.
+    ///
+    /// # Errors
+    /// `EdgeNotFound` naming the first missing edge's index, or
+    /// `SnapshotTooOld`; on error nothing is applied.
+    pub fn delete_edges(&self, edges: &[(VertexId, VertexId)]) -> Result<Timestamp> {
+        self.run(|| batch::delete_edges(&self.shared, edges))
+    }
+
+    /// Creates a batch of vertices atomically (existing ones are left alone).
+    ///
+    /// # Errors
+    /// `VertexIdsExhausted` or `SnapshotTooOld`; on error nothing is applied.
+    pub fn insert_vertices(&self, vertices: &[VertexId]) -> Result<Timestamp> {
+        self.run(|| batch::insert_vertices(&self.shared, vertices))
+    }
+
+    /// Counts and memory. Walks every vertex to measure memory, so it costs
+    /// about as much as a scan of the vertex table.
+    pub fn stats(&self) -> Stats {
+        let snap = self.snapshot();
+        let bound = self.shared.ids.bound();
+        Stats {
+            timestamp: snap.timestamp(),
+            vertices: snap.vertex_count(),
+            edges: snap.edge_count(),
+            ids_assigned: bound,
+            memory: self.shared.mem.usage(bound),
+            id_bytes: self.shared.ids.memory_bytes(),
+            open_snapshots: self.shared.clock.open_snapshots() - 1,
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! External (`u64`) to dense internal (`u32`) vertex ids.
+//!
+//! Internal ids make vertex look-up an array index and let analytics use
+//! plain arrays (DESIGN principle 4). An id is assigned the first time the
+//! engine sees an external id and never changes or gets reused, even if the
+//! vertex is deleted and created again; whether a vertex *exists* at a given
+//! timestamp is versioned separately, in the vertex's slot.
+//!
+//! Most graphs name vertices by small integers, so external ids below
+//! `DIRECT_LIMIT` are mapped through pages of a direct array (one atomic load
+//! per look-up, no hashing, no lock); larger ids go through a sharded hash map.
+
+use crate::util::segmented::SegmentedTable;
+use parking_lot::RwLock;
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// External ids below this are mapped by direct pages.
+const DIRECT_LIMIT: u64 = 1 << 28;
+const PAGE_BITS: u32 = 12;
+const PAGE: usize = 1 << PAGE_BITS;
+const SHARDS: usize = 64;
+
+/// Internal ids available: `u32::MAX` itself is kept as a sentinel.
+pub(crate) const MAX_IDS: u64 = u32::MAX as u64;
+
+type Page = Box<[AtomicU32; PAGE]>;
+
+/// The id dictionary of one store.
+pub(crate) struct IdMap {
+    /// `direct[ext >> PAGE_BITS][ext & (PAGE-1)]` holds internal id + 1 (0 = unmapped).
+    direct: Box<[OnceLock<Page>]>,
+    /// Ids at or above `DIRECT_LIMIT`, and the locks that serialise assignment.
+    shards: Box<[RwLock<FxHashMap<u64, u32>>]>,
+    external: SegmentedTable<AtomicU64>,
+    next: AtomicU64,
+}
+
+fn shard_of(ext: u64) -> usize {
+    // Fibonacci hashing: spreads consecutive ids over shards.
+    (ext.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS
+}
+
+impl IdMap {
+    pub(crate) fn new() -> Self {
+        IdMap {
+            direct: (0..(DIRECT_LIMIT as usize >> PAGE_BITS))
+                .map(|_| OnceLock::new())
+                .collect(),
+            shards: (0..SHARDS)
+                .map(|_| RwLock::new(FxHashMap::default()))
+                .collect(),
+            external: SegmentedTable::new(),
+            next: AtomicU64::new(0),
+        }
+    }
+
+    /// The internal id of `ext`, if one was ever assigned.
+    #[inline]
+    pub(crate) fn lookup(&self, ext: u64) -> Option<u32> {
+        if ext < DIRECT_LIMIT {
+            let page = self.direct[(ext >> PAGE_BITS) as usize].get()?;
+            let v = page[ext as usize & (PAGE - 1)].load(Ordering::Acquire);
+            v.checked_sub(1)
+        } else {
+            self.shards[shard_of(ext)].read().get(&ext).copied()
+        }
+    }
+
+    /// The internal id of `ext`, assigning the next free one on first sight.
+    /// Returns `None` only when all `u32` ids are used up.
+    pub(crate) fn intern(&self, ext: u64) -> Option<u32> {
+        if let Some(id) = self.lookup(ext) {
+            return Some(id);
+        }
+        let mut shard = self.shards[shard_of(ext)].write();
+        if let Some(id) = self.lookup_locked(ext, &shard) {
+            return Some(id);
+        }
+        let id = self.next.fetch_add(1, Ordering::AcqRel);
+        if id >= MAX_IDS {
+            self.next.store(MAX_IDS, Ordering::Release);
+            return None;
+        }
+        let id = id as u32;
+        self.external.get_or_alloc(id).store(ext, Ordering::Release);
+        if ext < DIRECT_LIMIT {
+            let page = self.direct[(ext >> PAGE_BITS) as usize]
+                .get_or_init(|| Box::new(std::array::from_fn(|_| AtomicU32::new(0))));
+            page[ext as usize & (PAGE - 1)].store(id + 1, Ordering::Release);
+        } else {
+            shard.insert(ext, id);
+        }
+        Some(id)
+    }
+
+    fn lookup_locked(&self, ext: u64, shard: &FxHashMap<u64, u32>) -> Option<u32> {
+        if ext < DIRECT_LIMIT {
+            self.lookup(ext)
+        } else {
+            shard.get(&ext).copied()
+        }
+    }
+
+    /// The external id of internal id `id` (which must have been assigned).
+    #[inline]
+    pub(crate) fn external(&self, id: u32) -> u64 {
+        self.external
+            .get(id)
+            .map_or(u64::MAX, |a| a.load(Ordering::Acquire))
+    }
+
+    /// One past the largest internal id assigned so far.
+    pub(crate) fn bound(&self) -> u32 {
+        self.next.load(Ordering::Acquire).min(MAX_IDS) as u32
+    }
+
+    /// Approximate bytes used by the dictionary.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let pages = self.direct.iter().filter(|p| p.get().is_some()).count();
+        let map: usize = self
+            .shards
+            .iter()
+            .map(|s| s.read().capacity() * (std::mem::size_of::<(u64, u32)>() + 1))
+            .sum();
+        std::mem::size_of_val(&*self.direct)
+            + pages * PAGE * 4
+            + map
+            + self.external.allocated_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dense_stable_and_reversible() {
+        let m = IdMap::new();
+        let exts = [
+            5u64,
+            1 << 40,
+            0,
+            5,
+            DIRECT_LIMIT,
+            DIRECT_LIMIT - 1,
+            u64::MAX,
+        ];
+        let ids: Vec<u32> = exts.iter().map(|&e| m.intern(e).unwrap()).collect();
+        assert_eq!(ids, vec![0, 1, 2, 0, 3, 4, 5]);
+        for (&e, &i) in exts.iter().zip(&ids) {
+            assert_eq!(m.lookup(e), Some(i));
+            assert_eq!(m.external(i), e);
+        }
+        assert_eq!(m.lookup(6), None);
+        assert_eq!(m.bound(), 6);
+    }
+
+    #[test]
+    fn concurrent_interning_gives_one_id_per_external_id() {
+        let m = IdMap::new();
+        let per_thread: Vec<Vec<u32>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        (0..5000u64)
+                            .map(|e| m.intern(e * 7919 % 10007 + (e % 3) * (1 << 30)).unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for w in per_thread.windows(2) {
+            assert_eq!(w[0], w[1]);
+        }
+        let mut all = per_thread[0].clone();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len() as u32, m.bound());
+    }
+}

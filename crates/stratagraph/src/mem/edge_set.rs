@@ -1,0 +1,443 @@
+//! One vertex's adjacency in one direction, adapted to its degree.
+//!
+//! Low-degree vertices (the vast majority in power-law graphs) keep a single
+//! sorted run: one allocation, no index, binary search for look-ups. Once a
+//! run passes `BLOCK` entries it is split into a blocked list: sorted runs of
+//! at most `BLOCK` entries plus an array of each block's lower bound, so an
+//! insert shifts at most one block and a reader that shares the list copies
+//! at most one block on write (LSGraph's degree-differentiated containers,
+//! LSMGraph's segmented edge array). When deletes shrink a blocked list
+//! below a quarter block it folds back into a single run.
+//!
+//! `BLOCK` = 256 entries (2 KiB of dst+stamp columns): large enough that a
+//! sequential scan crosses few block boundaries, small enough that shifting
+//! half a block costs about as much as the binary search that precedes it.
+
+use super::run::{stamp, Entry, Run};
+use super::versions::{kept_len, offset_of, pruned_entries, Effect, Stamping};
+use std::sync::Arc;
+
+/// Entries per block (and the largest single run).
+pub(crate) const BLOCK: usize = 256;
+
+/// Adjacency of one vertex in one direction.
+#[derive(Clone)]
+pub(crate) enum EdgeSet {
+    /// Up to `BLOCK` entries in one run.
+    Small(Run),
+    /// More: a list of runs, each at most `BLOCK` entries.
+    Large(Arc<Blocked>),
+}
+
+/// Runs ordered by destination; every version of one destination lives in
+/// exactly one block.
+#[derive(Clone)]
+pub(crate) struct Blocked {
+    /// `lows[i]` <= every destination in `blocks[i]` < `lows[i + 1]`.
+    lows: Vec<u32>,
+    blocks: Vec<Run>,
+    len: usize,
+}
+
+/// One write of a batch, for `EdgeSet::apply_sorted`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Write {
+    pub dst: u32,
+    /// `Some(weight)` inserts, `None` deletes.
+    pub weight: Option<f64>,
+}
+
+impl EdgeSet {
+    pub(crate) fn new() -> EdgeSet {
+        EdgeSet::Small(Run::with_capacity(0, false, 0))
+    }
+
+    /// Number of stored entries (versions, not live edges).
+    pub(crate) fn entries(&self) -> usize {
+        match self {
+            EdgeSet::Small(r) => r.len(),
+            EdgeSet::Large(b) => b.len,
+        }
+    }
+
+    /// The runs in destination order.
+    pub(crate) fn runs(&self) -> &[Run] {
+        match self {
+            EdgeSet::Small(r) => std::slice::from_ref(r),
+            EdgeSet::Large(b) => &b.blocks,
+        }
+    }
+
+    fn run_for(&self, dst: u32) -> &Run {
+        match self {
+            EdgeSet::Small(r) => r,
+            EdgeSet::Large(b) => &b.blocks[b.index_of(dst)],
+        }
+    }
+
+    /// Weight of `dst` in the latest state.
+    pub(crate) fn latest(&self, dst: u32) -> Option<f64> {
+        self.run_for(dst).latest(dst)
+    }
+
+    /// Weight of `dst` as a snapshot at `ts` sees it.
+    pub(crate) fn visible(&self, dst: u32, ts: u64) -> Option<f64> {
+        self.run_for(dst).visible(dst, ts)
+    }
+
+    /// Destinations live in the latest state.
+    pub(crate) fn latest_dsts(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        for run in self.runs() {
+            let (d, st) = (run.dsts(), run.stamps());
+            for i in 0..d.len() {
+                if (i == 0 || d[i - 1] != d[i]) && !stamp::is_tomb(st[i]) {
+                    out.push(d[i]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Inserts or re-weights one edge.
+    pub(crate) fn put(&mut self, dst: u32, weight: f64, s: &Stamping) -> Effect {
+        self.write(dst, s, |run| run.put(dst, weight, s))
+    }
+
+    /// Deletes one edge if present.
+    pub(crate) fn kill(&mut self, dst: u32, s: &Stamping) -> Effect {
+        self.write(dst, s, |run| run.kill(dst, s))
+    }
+
+    fn write(&mut self, dst: u32, s: &Stamping, f: impl FnOnce(&mut Run) -> Effect) -> Effect {
+        let effect = match self {
+            EdgeSet::Small(run) => {
+                let e = f(run);
+                if run.len() > BLOCK {
+                    *self = EdgeSet::Large(Arc::new(Blocked::split(run)));
+                }
+                e
+            }
+            EdgeSet::Large(list) => {
+                let list = Arc::make_mut(list);
+                let i = list.index_of(dst);
+                let before = list.blocks[i].len();
+                let e = f(&mut list.blocks[i]);
+                list.len = list.len + list.blocks[i].len() - before;
+                list.lows[i] = list.lows[i].min(dst);
+                list.rebalance(i);
+                if list.len < BLOCK / 4 {
+                    // Blocks are re-based independently; one run needs one
+                    // base, so re-stamp every entry against the newest.
+                    let base = list
+                        .blocks
+                        .iter()
+                        .map(Run::base)
+                        .fold(s.watermark, u64::max);
+                    let entries: Vec<Entry> = list
+                        .blocks
+                        .iter()
+                        .flat_map(|r| pruned_entries(r, base))
+                        .collect();
+                    *self = EdgeSet::Small(Run::from_entries(&entries, 0, base));
+                }
+                e
+            }
+        };
+        effect
+    }
+
+    /// Applies writes sorted by destination (one per destination), returning
+    /// each write's effect in order. Few writes into a large list go one by
+    /// one; otherwise the list is rebuilt in one merge pass, which also drops
+    /// all garbage, so a batch costs O(degree + writes) per vertex.
+    pub(crate) fn apply_sorted(
+        &mut self,
+        writes: &[Write],
+        s: &Stamping,
+        effects: &mut Vec<Effect>,
+    ) {
+        if writes.len() * 16 < self.entries() {
+            for w in writes {
+                effects.push(match w.weight {
+                    Some(x) => self.put(w.dst, x, s),
+                    None => self.kill(w.dst, s),
+                });
+            }
+            return;
+        }
+        // Every run's base is a past watermark, so re-basing all of them on
+        // the current watermark only shrinks offsets.
+        let new_base = self
+            .runs()
+            .iter()
+            .map(Run::base)
+            .fold(s.watermark, u64::max);
+        let old: Vec<Entry> = self
+            .runs()
+            .iter()
+            .flat_map(|r| pruned_entries(r, new_base))
+            .collect();
+        let t = offset_of(s.ts, new_base);
+        let mut out: Vec<Entry> = Vec::with_capacity(old.len() + writes.len());
+        let mut i = 0;
+        for w in writes {
+            while i < old.len() && old[i].dst < w.dst {
+                out.push(old[i]);
+                i += 1;
+            }
+            let g_start = i;
+            while i < old.len() && old[i].dst == w.dst {
+                i += 1;
+            }
+            let group = &old[g_start..i];
+            let live = group.first().filter(|e| !stamp::is_tomb(e.stamp));
+            let stamps: Vec<u32> = group.iter().map(|e| e.stamp).collect();
+            // After pruning to the watermark, offset 0 marks "at or before W".
+            let keep = kept_len(&stamps, 0);
+            match (w.weight, live) {
+                (Some(weight), _) => {
+                    out.push(Entry {
+                        dst: w.dst,
+                        stamp: t,
+                        weight,
+                    });
+                    out.extend_from_slice(&group[..keep]);
+                    effects.push(if live.is_some() {
+                        Effect::Updated
+                    } else {
+                        Effect::Added
+                    });
+                }
+                (None, Some(l)) => {
+                    out.push(Entry {
+                        dst: w.dst,
+                        stamp: t | stamp::TOMB,
+                        weight: l.weight,
+                    });
+                    out.extend_from_slice(&group[..keep]);
+                    effects.push(Effect::Removed);
+                }
+                (None, None) => {
+                    out.extend_from_slice(group);
+                    effects.push(Effect::Unchanged);
+                }
+            }
+        }
+        out.extend_from_slice(&old[i..]);
+        *self = EdgeSet::from_entries(&out, new_base);
+    }
+
+    /// Builds a set from sorted entries with the given base.
+    pub(crate) fn from_entries(entries: &[Entry], base: u64) -> EdgeSet {
+        if entries.len() <= BLOCK {
+            return EdgeSet::Small(Run::from_entries(entries, 0, base));
+        }
+        // Fill blocks to 3/4 so the next inserts do not split at once.
+        let target = BLOCK * 3 / 4;
+        let mut lows = Vec::new();
+        let mut blocks = Vec::new();
+        let mut start = 0;
+        while start < entries.len() {
+            let end = group_boundary(entries, (start + target).min(entries.len()));
+            lows.push(entries[start].dst);
+            blocks.push(Run::from_entries(&entries[start..end], BLOCK / 4, base));
+            start = end;
+        }
+        EdgeSet::Large(Arc::new(Blocked {
+            lows,
+            blocks,
+            len: entries.len(),
+        }))
+    }
+
+    /// Heap bytes held (shared runs counted fully).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        match self {
+            EdgeSet::Small(r) => r.heap_bytes(),
+            EdgeSet::Large(b) => {
+                std::mem::size_of::<Blocked>()
+                    + b.lows.capacity() * 4
+                    + b.blocks.capacity() * std::mem::size_of::<Run>()
+                    + b.blocks.iter().map(Run::heap_bytes).sum::<usize>()
+            }
+        }
+    }
+}
+
+/// First index at or after `i` that starts a new destination.
+fn group_boundary(entries: &[Entry], mut i: usize) -> usize {
+    while i > 0 && i < entries.len() && entries[i].dst == entries[i - 1].dst {
+        i += 1;
+    }
+    i
+}
+
+impl Blocked {
+    fn split(run: &Run) -> Blocked {
+        let entries: Vec<Entry> = run.entries().collect();
+        match EdgeSet::from_entries(&entries, run.base()) {
+            EdgeSet::Large(b) => Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone()),
+            EdgeSet::Small(r) => Blocked {
+                lows: vec![r.dsts().first().copied().unwrap_or(0)],
+                len: r.len(),
+                blocks: vec![r],
+            },
+        }
+    }
+
+    #[inline]
+    fn index_of(&self, dst: u32) -> usize {
+        self.lows.partition_point(|&l| l <= dst).saturating_sub(1)
+    }
+
+    /// Splits block `i` if it overflowed, drops it if it emptied.
+    fn rebalance(&mut self, i: usize) {
+        let n = self.blocks[i].len();
+        if n == 0 && self.blocks.len() > 1 {
+            self.blocks.remove(i);
+            let low = self.lows.remove(i);
+            if i == 0 {
+                self.lows[0] = self.lows[0].min(low);
+            }
+        } else if n > BLOCK {
+            let run = &self.blocks[i];
+            let entries: Vec<Entry> = run.entries().collect();
+            let mid = group_boundary(&entries, n / 2);
+            let (left, right) = entries.split_at(mid);
+            if right.is_empty() {
+                return; // one destination with > BLOCK versions: keep it whole
+            }
+            let base = run.base();
+            self.blocks[i] = Run::from_entries(left, BLOCK / 4, base);
+            self.blocks
+                .insert(i + 1, Run::from_entries(right, BLOCK / 4, base));
+            self.lows.insert(i + 1, right[0].dst);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ts: u64) -> Stamping {
+        Stamping {
+            ts,
+            watermark: ts - 1,
+            window: 1 << 30,
+        }
+    }
+
+    fn live(set: &EdgeSet, ts: u64) -> Vec<u32> {
+        set.runs()
+            .iter()
+            .flat_map(|r| {
+                let mut v = Vec::new();
+                let mut i = 0;
+                while i < r.len() {
+                    let d = r.dsts()[i];
+                    if r.visible(d, ts).is_some() {
+                        v.push(d);
+                    }
+                    while i < r.len() && r.dsts()[i] == d {
+                        i += 1;
+                    }
+                }
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn degree_transitions_small_large_small_keep_every_edge() {
+        let mut set = EdgeSet::new();
+        let n = 5 * BLOCK as u32;
+        let mut ts = 0;
+        // Insert in a scrambled order so every block sees inserts.
+        for k in 0..n {
+            ts += 1;
+            let d = (k * 7919) % n;
+            assert_eq!(set.put(d, f64::from(d), &at(ts)), Effect::Added);
+        }
+        assert!(matches!(set, EdgeSet::Large(_)));
+        assert!(set.runs().iter().all(|r| r.len() <= BLOCK));
+        assert_eq!(live(&set, ts), (0..n).collect::<Vec<_>>());
+        assert_eq!(set.latest(77), Some(77.0));
+        for d in 0..n - 10 {
+            ts += 1;
+            assert_eq!(set.kill(d, &at(ts)), Effect::Removed);
+        }
+        ts += 1;
+        set.put(n + 1, 1.0, &at(ts));
+        assert!(matches!(set, EdgeSet::Small(_)), "shrinks back to one run");
+        let mut want: Vec<u32> = (n - 10..n).collect();
+        want.push(n + 1);
+        assert_eq!(live(&set, ts), want);
+        assert_eq!(set.latest_dsts(), want);
+    }
+
+    #[test]
+    fn folding_blocks_with_different_bases_keeps_snapshots_exact() {
+        let mut set = EdgeSet::new();
+        let n = 300u32; // splits into two blocks
+        for d in 0..n {
+            set.put(d, 1.0, &at(1));
+        }
+        assert_eq!(set.runs().len(), 2);
+        let split = set.runs()[1].dsts()[0];
+        let mut alive: std::collections::BTreeSet<u32> = (0..n).collect();
+        let mut ts = 1;
+        // Thin the second block first, then the first: each is pruned (and
+        // re-based) against a rising watermark at a different time.
+        let order: Vec<u32> = (split..n - 30).chain(0..split).collect();
+        for d in order {
+            ts += 1;
+            let before = alive.clone();
+            set.kill(d, &at(ts));
+            alive.remove(&d);
+            if let EdgeSet::Small(_) = set {
+                // Folded just now: a snapshot at the watermark (ts - 1) must
+                // still see `d`, the latest state must not.
+                assert_eq!(live(&set, ts - 1), before.into_iter().collect::<Vec<_>>());
+                assert_eq!(live(&set, ts), alive.iter().copied().collect::<Vec<_>>());
+                return;
+            }
+        }
+        panic!("the list never folded back into one run");
+    }
+
+    #[test]
+    fn batch_merge_matches_one_by_one_writes() {
+        let mut a = EdgeSet::new();
+        let mut b = EdgeSet::new();
+        let mut ts = 1;
+        for d in (0..600).step_by(3) {
+            a.put(d, 1.0, &at(ts));
+            b.put(d, 1.0, &at(ts));
+        }
+        ts += 1;
+        let writes: Vec<Write> = (0..600)
+            .step_by(2)
+            .map(|d| Write {
+                dst: d,
+                weight: if d % 4 == 0 { Some(2.0) } else { None },
+            })
+            .collect();
+        let mut fx_a = Vec::new();
+        a.apply_sorted(&writes, &at(ts), &mut fx_a);
+        let fx_b: Vec<Effect> = writes
+            .iter()
+            .map(|w| match w.weight {
+                Some(x) => b.put(w.dst, x, &at(ts)),
+                None => b.kill(w.dst, &at(ts)),
+            })
+            .collect();
+        assert_eq!(fx_a, fx_b);
+        assert_eq!(live(&a, ts), live(&b, ts));
+        assert_eq!(live(&a, ts - 1), live(&b, ts - 1));
+        for d in 0..600 {
+            assert_eq!(a.latest(d), b.latest(d), "dst {d}");
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Neighbour iteration over one vertex's adjacency as a snapshot sees it.
+//!
+//! The iterator owns a reference-counted copy of the vertex's `EdgeSet`
+//! (taken under the vertex lock, then released), so it holds no lock while
+//! the caller consumes it and a writer to the same vertex never waits on it.
+//! A run is scanned on the *plain* path, destinations only with no version
+//! check, when it holds no tombstone or old version and nothing newer than
+//! the snapshot (Teseo's fast path; DESIGN principle 1); otherwise each
+//! destination's versions are resolved against the snapshot timestamp.
+
+use crate::mem::{offset_of, visible_in_group, EdgeSet, Run};
+
+/// Position inside an `EdgeSet`, yielding `(destination, run, index)` of
+/// each edge visible at the snapshot.
+struct Cursor {
+    set: Option<EdgeSet>,
+    ts: u64,
+    block: usize,
+    pos: usize,
+    len: usize,
+    rel: u32,
+    plain: bool,
+}
+
+impl Cursor {
+    fn new(set: Option<EdgeSet>, ts: u64) -> Cursor {
+        let mut c = Cursor {
+            set,
+            ts,
+            block: 0,
+            pos: 0,
+            len: 0,
+            rel: 0,
+            plain: true,
+        };
+        c.enter_block();
+        c
+    }
+
+    fn enter_block(&mut self) {
+        self.pos = 0;
+        self.len = 0;
+        if let Some(run) = self.set.as_ref().and_then(|s| s.runs().get(self.block)) {
+            self.len = run.len();
+            self.rel = offset_of(self.ts, run.base());
+            self.plain = run.is_plain() && run.max_offset() <= self.rel;
+        }
+    }
+
+    /// The run the cursor is in.
+    #[inline]
+    fn run(&self) -> &Run {
+        &self.set.as_ref().expect("advance returned an entry").runs()[self.block]
+    }
+
+    /// Moves to the next visible edge; returns the index of its visible
+    /// version inside `self.run()`.
+    #[inline]
+    fn advance(&mut self) -> Option<usize> {
+        loop {
+            if self.pos >= self.len {
+                let set = self.set.as_ref()?;
+                if self.block + 1 >= set.runs().len() {
+                    return None;
+                }
+                self.block += 1;
+                self.enter_block();
+                continue;
+            }
+            let run = &self.set.as_ref()?.runs()[self.block];
+            let i = self.pos;
+            if self.plain {
+                self.pos += 1;
+                return Some(i);
+            }
+            let dsts = run.dsts();
+            let mut end = i + 1;
+            while end < self.len && dsts[end] == dsts[i] {
+                end += 1;
+            }
+            self.pos = end;
+            if let Some(k) = visible_in_group(&run.stamps()[i..end], self.rel) {
+                return Some(i + k);
+            }
+        }
+    }
+
+    /// Upper bound of remaining entries (for `size_hint`).
+    fn remaining_bound(&self) -> usize {
+        self.set.as_ref().map_or(0, |s| {
+            s.runs()[self.block.min(s.runs().len().saturating_sub(1))..]
+                .iter()
+                .map(Run::len)
+                .sum::<usize>()
+                .saturating_sub(self.pos)
+        })
+    }
+}
+
+/// Neighbours of one vertex at a snapshot, ascending by internal id.
+pub struct Neighbors {
+    cursor: Cursor,
+}
+
+impl Neighbors {
+    pub(crate) fn new(set: Option<EdgeSet>, ts: u64) -> Self {
+        Neighbors {
+            cursor: Cursor::new(set, ts),
+        }
+    }
+}
+
+impl Iterator for Neighbors {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        let i = self.cursor.advance()?;
+        Some(self.cursor.run().dsts()[i])
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.cursor.remaining_bound()))
+    }
+}
+
+/// Neighbours with the weights of the connecting edges.
+pub struct WeightedNeighbors {
+    cursor: Cursor,
+    /// For in-edges of a directed graph the weight lives with the source's
+    /// out-edge; this looks it up.
+    lookup: Option<Box<dyn Fn(u32) -> f64 + Send + Sync>>,
+}
+
+impl WeightedNeighbors {
+    pub(crate) fn new(
+        set: Option<EdgeSet>,
+        ts: u64,
+        lookup: Option<Box<dyn Fn(u32) -> f64 + Send + Sync>>,
+    ) -> Self {
+        WeightedNeighbors {
+            cursor: Cursor::new(set, ts),
+            lookup,
+        }
+    }
+}
+
+impl Iterator for WeightedNeighbors {
+    type Item = (u32, f64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, f64)> {
+        let i = self.cursor.advance()?;
+        let run = self.cursor.run();
+        let d = run.dsts()[i];
+        let w = run.weight(i);
+        Some((d, self.lookup.as_ref().map_or(w, |f| f(d))))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.cursor.remaining_bound()))
+    }
+}
+
+/// Calls `f` for every destination of `set` visible at `ts`, reading plain
+/// runs as slices: the fastest way to scan one vertex.
+#[inline]
+pub(crate) fn visit(set: &EdgeSet, ts: u64, mut f: impl FnMut(u32)) {
+    for run in set.runs() {
+        let rel = offset_of(ts, run.base());
+        let dsts = run.dsts();
+        if run.is_plain() && run.max_offset() <= rel {
+            dsts.iter().for_each(|&d| f(d));
+            continue;
+        }
+        let stamps = run.stamps();
+        let mut i = 0;
+        while i < dsts.len() {
+            let mut end = i + 1;
+            while end < dsts.len() && dsts[end] == dsts[i] {
+                end += 1;
+            }
+            if visible_in_group(&stamps[i..end], rel).is_some() {
+                f(dsts[i]);
+            }
+            i = end;
+        }
+    }
+}
+
+/// Number of edges of `set` visible at `ts`.
+pub(crate) fn degree(set: &EdgeSet, ts: u64) -> usize {
+    let all_plain = set
+        .runs()
+        .iter()
+        .all(|r| r.is_plain() && r.max_offset() <= offset_of(ts, r.base()));
+    if all_plain {
+        set.entries()
+    } else {
+        let mut n = 0;
+        visit(set, ts, |_| n += 1);
+        n
+    }
+}

@@ -1,0 +1,238 @@
+//! `Snapshot`: a consistent, immutable view of the graph at one timestamp.
+
+use crate::graph::Shared;
+use crate::scan::{self, Neighbors, WeightedNeighbors};
+use crate::version::Timestamp;
+use crate::VertexId;
+use std::sync::Arc;
+
+/// Everything committed at or before one timestamp, and nothing after it,
+/// for as long as the snapshot lives (writers go on meanwhile).
+///
+/// Vertices are named by external ids (`u64`) in the look-up methods; the
+/// iterators yield dense internal ids (`u32`), which index plain arrays and
+/// convert back with [`Snapshot::external_id`]. Methods ending in `_of` take
+/// internal ids. A snapshot keeps the versions it can see alive, so drop
+/// long-lived ones when done.
+pub struct Snapshot {
+    shared: Arc<Shared>,
+    ts: Timestamp,
+    edges: u64,
+    vertices: u64,
+    bound: u32,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        self.shared.clock.reopen_snapshot(self.ts);
+        Snapshot {
+            shared: self.shared.clone(),
+            ..*self
+        }
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        self.shared.clock.close_snapshot(self.ts);
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("ts", &self.ts)
+            .field("vertices", &self.vertices)
+            .field("edges", &self.edges)
+            .finish()
+    }
+}
+
+impl Snapshot {
+    pub(crate) fn open(shared: Arc<Shared>) -> Snapshot {
+        let p = shared.clock.open_snapshot();
+        // Every vertex visible at p.ts got its id before p.ts was published.
+        let bound = shared.ids.bound();
+        Snapshot {
+            shared,
+            ts: p.ts,
+            edges: p.edges,
+            vertices: p.vertices,
+            bound,
+        }
+    }
+
+    /// The commit timestamp this snapshot reads at.
+    pub fn timestamp(&self) -> Timestamp {
+        self.ts
+    }
+
+    /// Whether edges have a direction.
+    pub fn is_directed(&self) -> bool {
+        self.shared.opts.directed
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> u64 {
+        self.vertices
+    }
+
+    /// Number of edges (an undirected edge counts once).
+    pub fn edge_count(&self) -> u64 {
+        self.edges
+    }
+
+    /// Internal ids are `0..id_bound()`; ids of absent vertices are holes.
+    pub fn id_bound(&self) -> u32 {
+        self.bound
+    }
+
+    /// The internal id of vertex `v`, if it exists in this snapshot.
+    pub fn internal_id(&self, v: VertexId) -> Option<u32> {
+        let id = self.shared.ids.lookup(v)?;
+        self.contains(id).then_some(id)
+    }
+
+    /// The external id of internal id `v`, if that vertex exists here.
+    pub fn external_id(&self, v: u32) -> Option<VertexId> {
+        self.contains(v).then(|| self.shared.ids.external(v))
+    }
+
+    /// The external id of internal id `v` without checking existence (for
+    /// callers iterating ids they already know exist).
+    pub fn external_id_unchecked(&self, v: u32) -> VertexId {
+        self.shared.ids.external(v)
+    }
+
+    /// Whether vertex `v` exists.
+    pub fn has_vertex(&self, v: VertexId) -> bool {
+        self.internal_id(v).is_some()
+    }
+
+    /// Whether internal id `v` is a vertex of this snapshot.
+    pub fn contains(&self, v: u32) -> bool {
+        v < self.bound
+            && self
+                .shared
+                .mem
+                .read(v, |s| s.life.alive_at(self.ts))
+                .unwrap_or(false)
+    }
+
+    /// Internal ids of all vertices, ascending.
+    pub fn vertices(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.bound).filter(move |&v| self.contains(v))
+    }
+
+    /// Whether the edge `src -> dst` exists (either direction if undirected).
+    pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
+        self.weight(src, dst).is_some()
+    }
+
+    /// The weight of edge `src -> dst`, if it exists.
+    pub fn weight(&self, src: VertexId, dst: VertexId) -> Option<f64> {
+        let (s, d) = (self.shared.ids.lookup(src)?, self.shared.ids.lookup(dst)?);
+        self.weight_of(s, d)
+    }
+
+    /// The weight of edge `s -> d` by internal ids, if it exists.
+    pub fn weight_of(&self, s: u32, d: u32) -> Option<f64> {
+        if s >= self.bound || d >= self.bound {
+            return None;
+        }
+        let ts = self.ts;
+        self.shared
+            .mem
+            .read(s, |st| st.out.as_ref().and_then(|o| o.visible(d, ts)))
+            .flatten()
+    }
+
+    /// Out-degree of `v` (`None` if `v` does not exist).
+    pub fn out_degree(&self, v: VertexId) -> Option<usize> {
+        self.internal_id(v).map(|id| self.out_degree_of(id))
+    }
+
+    /// In-degree of `v` (`None` if `v` does not exist). Equals the out-degree
+    /// in an undirected graph.
+    pub fn in_degree(&self, v: VertexId) -> Option<usize> {
+        self.internal_id(v).map(|id| self.in_degree_of(id))
+    }
+
+    /// Out-neighbours of `v` as internal ids, ascending.
+    pub fn out_neighbors(&self, v: VertexId) -> Option<Neighbors> {
+        self.internal_id(v).map(|id| self.out_neighbors_of(id))
+    }
+
+    /// In-neighbours of `v` as internal ids, ascending.
+    pub fn in_neighbors(&self, v: VertexId) -> Option<Neighbors> {
+        self.internal_id(v).map(|id| self.in_neighbors_of(id))
+    }
+
+    fn out_set(&self, v: u32) -> Option<crate::mem::EdgeSet> {
+        if v >= self.bound {
+            return None;
+        }
+        self.shared.mem.read(v, |s| s.out.clone()).flatten()
+    }
+
+    fn in_set(&self, v: u32) -> Option<crate::mem::EdgeSet> {
+        if !self.shared.opts.directed {
+            return self.out_set(v);
+        }
+        if v >= self.bound {
+            return None;
+        }
+        self.shared.mem.read(v, |s| s.inn.clone()).flatten()
+    }
+
+    /// Out-degree of internal id `v` (0 for absent vertices).
+    pub fn out_degree_of(&self, v: u32) -> usize {
+        self.out_set(v).map_or(0, |s| scan::degree(&s, self.ts))
+    }
+
+    /// In-degree of internal id `v` (0 for absent vertices).
+    pub fn in_degree_of(&self, v: u32) -> usize {
+        self.in_set(v).map_or(0, |s| scan::degree(&s, self.ts))
+    }
+
+    /// Out-neighbours of internal id `v`, ascending.
+    pub fn out_neighbors_of(&self, v: u32) -> Neighbors {
+        Neighbors::new(self.out_set(v), self.ts)
+    }
+
+    /// In-neighbours of internal id `v`, ascending.
+    pub fn in_neighbors_of(&self, v: u32) -> Neighbors {
+        Neighbors::new(self.in_set(v), self.ts)
+    }
+
+    /// Out-neighbours of internal id `v` with edge weights.
+    pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors {
+        WeightedNeighbors::new(self.out_set(v), self.ts, None)
+    }
+
+    /// In-neighbours of internal id `v` with edge weights. In a directed graph
+    /// a weight is stored once, with the out-edge, so each is looked up there.
+    pub fn in_weighted_of(&self, v: u32) -> WeightedNeighbors {
+        if !self.shared.opts.directed {
+            return self.out_weighted_of(v);
+        }
+        let me = self.clone();
+        let lookup = Box::new(move |src: u32| me.weight_of(src, v).unwrap_or(1.0));
+        WeightedNeighbors::new(self.in_set(v), self.ts, Some(lookup))
+    }
+
+    /// Calls `f` with every out-neighbour of internal id `v`, ascending: the
+    /// fastest way to scan (no iterator state, plain runs read as slices).
+    pub fn for_each_out_of(&self, v: u32, f: impl FnMut(u32)) {
+        if let Some(set) = self.out_set(v) {
+            scan::visit(&set, self.ts, f);
+        }
+    }
+
+    /// Calls `f` with every in-neighbour of internal id `v`, ascending.
+    pub fn for_each_in_of(&self, v: u32, f: impl FnMut(u32)) {
+        if let Some(set) = self.in_set(v) {
+            scan::visit(&set, self.ts, f);
+        }
+    }
+}

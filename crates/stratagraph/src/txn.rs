@@ -1,0 +1,547 @@
+//! `WriteTxn`: buffered writes, read-your-writes, and the commit protocol.
+//!
+//! A transaction records its writes in a private overlay and validates each
+//! call against what it can see (its snapshot plus its own writes), so a bad
+//! call fails on the spot and leaves the transaction as it was. Nothing
+//! reaches the shared graph until `commit`:
+//!
+//! 1. take the writers' gate in shared mode (batches take it exclusively);
+//! 2. lock every vertex the commit writes, in ascending id order, so two
+//!    commits never deadlock and never abort; deleting a vertex also locks its
+//!    current neighbours, re-checked once the locks are held;
+//! 3. take the commit timestamp, check, then apply the net writes;
+//! 4. release the vertex locks and publish the timestamp in order.
+//!
+//! Conflicting writers are serialised, not aborted: the later commit's
+//! writes win, as with last-writer-wins stores.
+
+use crate::error::{BatchIndex, Error, Op, Result};
+use crate::graph::Shared;
+use crate::mem::{Effect, Stamping, VertexState};
+use crate::snapshot::Snapshot;
+use crate::version::Timestamp;
+use crate::VertexId;
+use parking_lot::MutexGuard;
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// What a transaction did to a vertex's existence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VertexWrite {
+    /// Exists after this transaction (created unless already present).
+    Created,
+    /// Deleted (with all its edges).
+    Deleted,
+    /// Deleted, then created again: old edges gone, vertex present.
+    Recreated,
+}
+
+/// A write transaction. Create with [`crate::Graph::begin`]; finish with
+/// [`WriteTxn::commit`]. Dropping it without committing discards its writes.
+pub struct WriteTxn {
+    shared: Arc<Shared>,
+    view: Option<Snapshot>,
+    vertices: FxHashMap<u32, VertexWrite>,
+    /// Net edge writes; undirected keys are ordered (min, max).
+    edges: FxHashMap<(u32, u32), Option<f64>>,
+}
+
+impl WriteTxn {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        WriteTxn {
+            shared,
+            view: None,
+            vertices: FxHashMap::default(),
+            edges: FxHashMap::default(),
+        }
+    }
+
+    /// The snapshot this transaction reads, taken at its first read.
+    fn view(&mut self) -> &Snapshot {
+        let shared = &self.shared;
+        self.view
+            .get_or_insert_with(|| Snapshot::open(shared.clone()))
+    }
+
+    fn key(&self, s: u32, d: u32) -> (u32, u32) {
+        if self.shared.opts.directed || s <= d {
+            (s, d)
+        } else {
+            (d, s)
+        }
+    }
+
+    fn intern(&self, op: Op, v: VertexId) -> Result<u32> {
+        self.shared.ids.intern(v).ok_or(Error::VertexIdsExhausted {
+            op,
+            vertex: v,
+            limit: crate::ids::MAX_IDS,
+        })
+    }
+
+    fn vertex_visible(&mut self, id: u32) -> bool {
+        match self.vertices.get(&id) {
+            Some(VertexWrite::Created | VertexWrite::Recreated) => true,
+            Some(VertexWrite::Deleted) => false,
+            None => self.view().contains(id),
+        }
+    }
+
+    /// Whether this transaction's view of `id`'s old edges was wiped by a
+    /// delete inside the transaction.
+    fn reset(&self, id: u32) -> bool {
+        matches!(
+            self.vertices.get(&id),
+            Some(VertexWrite::Deleted | VertexWrite::Recreated)
+        )
+    }
+
+    fn edge_visible(&mut self, s: u32, d: u32) -> Option<f64> {
+        let key = self.key(s, d);
+        if let Some(w) = self.edges.get(&key) {
+            return *w;
+        }
+        if self.reset(s) || self.reset(d) {
+            return None;
+        }
+        self.view().weight_of(s, d)
+    }
+
+    /// Creates vertex `v`. Returns `false` (and writes nothing) if it exists.
+    ///
+    /// # Errors
+    /// `VertexIdsExhausted` if `v` is new and all internal ids are in use.
+    pub fn insert_vertex(&mut self, v: VertexId) -> Result<bool> {
+        let id = self.intern(Op::InsertVertex, v)?;
+        if self.vertex_visible(id) {
+            return Ok(false);
+        }
+        let next = match self.vertices.get(&id) {
+            Some(VertexWrite::Deleted) => VertexWrite::Recreated,
+            _ => VertexWrite::Created,
+        };
+        self.vertices.insert(id, next);
+        Ok(true)
+    }
+
+    /// Deletes vertex `v` and every edge into or out of it.
+    ///
+    /// # Errors
+    /// `VertexNotFound` if `v` does not exist in this transaction's view.
+    pub fn delete_vertex(&mut self, v: VertexId) -> Result<()> {
+        let not_found = Error::VertexNotFound {
+            op: Op::DeleteVertex,
+            vertex: v,
+            at: BatchIndex(None),
+        };
+        let id = self.shared.ids.lookup(v).ok_or(not_found.clone())?;
+        if !self.vertex_visible(id) {
+            return Err(not_found);
+        }
+        // Even a vertex created in this transaction is recorded as deleted,
+        // so a later edge to it is refused as a likely logic error.
+        self.vertices.insert(id, VertexWrite::Deleted);
+        self.edges.retain(|&(s, d), _| s != id && d != id);
+        Ok(())
+    }
+
+    /// Inserts edge `src -> dst` with `weight`, or re-weights it if it exists.
+    /// Missing endpoints are created when `Options::auto_create_vertices` is set.
+    ///
+    /// # Errors
+    /// `InvalidWeight` for NaN or infinite weights, `SelfLoop` if self-loops
+    /// are disabled, `VertexDeletedInTransaction` if an endpoint was deleted
+    /// earlier in this transaction, `VertexNotFound` for a missing endpoint
+    /// without auto-creation, `VertexIdsExhausted` when ids run out.
+    pub fn insert_edge(&mut self, src: VertexId, dst: VertexId, weight: f64) -> Result<()> {
+        check_edge(&self.shared, Op::InsertEdge, src, dst, weight, None)?;
+        let s = self.intern(Op::InsertEdge, src)?;
+        let d = self.intern(Op::InsertEdge, dst)?;
+        for (id, ext) in [(s, src), (d, dst)] {
+            if self.vertices.get(&id) == Some(&VertexWrite::Deleted) {
+                return Err(Error::VertexDeletedInTransaction {
+                    op: Op::InsertEdge,
+                    src,
+                    dst,
+                    vertex: ext,
+                });
+            }
+        }
+        if !self.shared.opts.auto_create_vertices {
+            for (id, ext) in [(s, src), (d, dst)] {
+                if !self.vertex_visible(id) {
+                    return Err(Error::VertexNotFound {
+                        op: Op::InsertEdge,
+                        vertex: ext,
+                        at: BatchIndex(None),
+                    });
+                }
+            }
+        }
+        // Endpoints exist once the edge does; commit creates them only if
+        // absent, so this needs no look-up now.
+        for id in [s, d] {
+            self.vertices.entry(id).or_insert(VertexWrite::Created);
+        }
+        let key = self.key(s, d);
+        self.edges.insert(key, Some(weight));
+        Ok(())
+    }
+
+    /// Deletes edge `src -> dst`.
+    ///
+    /// # Errors
+    /// `EdgeNotFound` if the edge does not exist in this transaction's view.
+    pub fn delete_edge(&mut self, src: VertexId, dst: VertexId) -> Result<()> {
+        let not_found = Error::EdgeNotFound {
+            op: Op::DeleteEdge,
+            src,
+            dst,
+            at: BatchIndex(None),
+        };
+        let (Some(s), Some(d)) = (self.shared.ids.lookup(src), self.shared.ids.lookup(dst)) else {
+            return Err(not_found);
+        };
+        if self.edge_visible(s, d).is_none() {
+            return Err(not_found);
+        }
+        let key = self.key(s, d);
+        self.edges.insert(key, None);
+        Ok(())
+    }
+
+    /// Whether vertex `v` exists, counting this transaction's writes.
+    pub fn has_vertex(&mut self, v: VertexId) -> bool {
+        self.shared
+            .ids
+            .lookup(v)
+            .is_some_and(|id| self.vertex_visible(id))
+    }
+
+    /// Whether edge `src -> dst` exists, counting this transaction's writes.
+    pub fn has_edge(&mut self, src: VertexId, dst: VertexId) -> bool {
+        self.weight(src, dst).is_some()
+    }
+
+    /// The weight of `src -> dst`, counting this transaction's writes.
+    pub fn weight(&mut self, src: VertexId, dst: VertexId) -> Option<f64> {
+        let s = self.shared.ids.lookup(src)?;
+        let d = self.shared.ids.lookup(dst)?;
+        self.edge_visible(s, d)
+    }
+
+    /// Out-neighbours of `v` (external ids, ascending by internal id),
+    /// counting this transaction's writes. `None` if `v` does not exist.
+    pub fn out_neighbors(&mut self, v: VertexId) -> Option<Vec<VertexId>> {
+        self.neighbors(v, true)
+    }
+
+    /// In-neighbours of `v`, counting this transaction's writes.
+    pub fn in_neighbors(&mut self, v: VertexId) -> Option<Vec<VertexId>> {
+        self.neighbors(v, false)
+    }
+
+    fn neighbors(&mut self, v: VertexId, out: bool) -> Option<Vec<VertexId>> {
+        let id = self.shared.ids.lookup(v)?;
+        if !self.vertex_visible(id) {
+            return None;
+        }
+        let directed = self.shared.opts.directed;
+        let mut ids: Vec<u32> = Vec::new();
+        if !self.reset(id) {
+            let view = self.view();
+            if out {
+                view.for_each_out_of(id, |d| ids.push(d));
+            } else {
+                view.for_each_in_of(id, |d| ids.push(d));
+            }
+        }
+        let ids_before = ids.clone();
+        ids.retain(|&n| !self.reset(n));
+        for &n in &ids_before {
+            let (s, d) = if out { (id, n) } else { (n, id) };
+            if self.edges.get(&self.key(s, d)) == Some(&None) {
+                ids.retain(|&x| x != n);
+            }
+        }
+        for (&(s, d), w) in &self.edges {
+            if w.is_none() {
+                continue;
+            }
+            let other = if !directed {
+                if s == id {
+                    Some(d)
+                } else if d == id {
+                    Some(s)
+                } else {
+                    None
+                }
+            } else if out && s == id {
+                Some(d)
+            } else if !out && d == id {
+                Some(s)
+            } else {
+                None
+            };
+            ids.extend(other);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Some(
+            ids.into_iter()
+                .map(|n| self.shared.ids.external(n))
+                .collect(),
+        )
+    }
+
+    /// Number of buffered writes.
+    pub fn len(&self) -> usize {
+        self.vertices.len() + self.edges.len()
+    }
+
+    /// Whether nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Applies every write atomically and returns the commit timestamp. An
+    /// empty transaction commits nothing and returns the newest timestamp.
+    ///
+    /// # Errors
+    /// `VertexNotFound` if auto-creation is off and an endpoint was deleted
+    /// by a concurrent commit; `SnapshotTooOld` if a snapshot has been open
+    /// for more than `Options::stamp_window` commits. Either way nothing is
+    /// applied.
+    pub fn commit(mut self) -> Result<Timestamp> {
+        // The read view only served validation; commit re-checks under locks.
+        // Closing it first keeps it from holding back the watermark.
+        self.view = None;
+        let shared = self.shared.clone();
+        if self.is_empty() {
+            return Ok(shared.clock.visible());
+        }
+        let _gate = shared.writers.read();
+        let (lockset, mut guards) = self.lock_all(&shared);
+        let ticket = shared.clock.take();
+        let ts = ticket.ts();
+        let watermark = shared.clock.watermark();
+        let window = u64::from(shared.opts.stamp_window);
+        if ts - watermark >= window {
+            return Err(Error::SnapshotTooOld {
+                snapshot_ts: watermark,
+                commit_ts: ts,
+                window,
+            });
+        }
+        let st = Stamping {
+            ts,
+            watermark,
+            window,
+        };
+        let mut locked = Locked {
+            ids: &lockset,
+            guards: &mut guards,
+        };
+        if !shared.opts.auto_create_vertices {
+            self.check_endpoints_alive(&mut locked)?;
+        }
+        let (d_edges, d_vertices) = self.apply(&mut locked, &st);
+        drop(guards);
+        Ok(ticket.publish(d_edges, d_vertices))
+    }
+
+    /// Locks every vertex the commit writes, in ascending order.
+    fn lock_all<'s>(&self, shared: &'s Shared) -> (Vec<u32>, Vec<MutexGuard<'s, VertexState>>) {
+        let mut ids: Vec<u32> = self.vertices.keys().copied().collect();
+        for &(s, d) in self.edges.keys() {
+            ids.push(s);
+            ids.push(d);
+        }
+        let deleted: Vec<u32> = self
+            .vertices
+            .iter()
+            .filter(|(_, w)| **w != VertexWrite::Created)
+            .map(|(&v, _)| v)
+            .collect();
+        loop {
+            ids.sort_unstable();
+            ids.dedup();
+            let mut guards: Vec<_> = ids.iter().map(|&v| shared.mem.lock(v)).collect();
+            let mut missing = Vec::new();
+            for &v in &deleted {
+                let i = ids.binary_search(&v).unwrap_or(0);
+                let st = &guards[i];
+                for set in [&st.out, &st.inn].into_iter().flatten() {
+                    missing.extend(
+                        set.latest_dsts()
+                            .into_iter()
+                            .filter(|n| ids.binary_search(n).is_err()),
+                    );
+                }
+            }
+            if missing.is_empty() {
+                return (ids, guards);
+            }
+            guards.clear();
+            ids.extend(missing);
+        }
+    }
+
+    fn check_endpoints_alive(&self, locked: &mut Locked<'_, '_>) -> Result<()> {
+        for &(s, d) in self
+            .edges
+            .iter()
+            .filter(|(_, w)| w.is_some())
+            .map(|(k, _)| k)
+        {
+            for v in [s, d] {
+                let created = matches!(
+                    self.vertices.get(&v),
+                    Some(VertexWrite::Created | VertexWrite::Recreated)
+                );
+                if !created && !locked.get(v).life.alive() {
+                    return Err(Error::VertexNotFound {
+                        op: Op::InsertEdge,
+                        vertex: self.shared.ids.external(v),
+                        at: BatchIndex(None),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the net writes under the locks; returns the change in edge and
+    /// vertex counts.
+    fn apply(&self, locked: &mut Locked<'_, '_>, st: &Stamping) -> (i64, i64) {
+        let directed = self.shared.opts.directed;
+        let (mut d_edges, mut d_vertices) = (0i64, 0i64);
+        for (&v, &w) in &self.vertices {
+            if w != VertexWrite::Created && locked.get(v).life.alive() {
+                d_edges -= remove_all_edges(locked, v, directed, st);
+                locked.get(v).life.set(st.ts, false, st.watermark);
+                d_vertices -= 1;
+            }
+        }
+        for (&v, &w) in &self.vertices {
+            if w != VertexWrite::Deleted && !locked.get(v).life.alive() {
+                locked.get(v).life.set(st.ts, true, st.watermark);
+                d_vertices += 1;
+            }
+        }
+        for (&(s, d), &w) in &self.edges {
+            match w {
+                Some(weight) => {
+                    for v in [s, d] {
+                        let life = &mut locked.get(v).life;
+                        if !life.alive() {
+                            life.set(st.ts, true, st.watermark);
+                            d_vertices += 1;
+                        }
+                    }
+                    let effect = locked.get(s).out_mut().put(d, weight, st);
+                    if directed {
+                        if effect == Effect::Added {
+                            locked.get(d).in_mut().put(s, 1.0, st);
+                        }
+                    } else if s != d {
+                        locked.get(d).out_mut().put(s, weight, st);
+                    }
+                    d_edges += i64::from(effect == Effect::Added);
+                }
+                None => {
+                    let effect = locked.get(s).out_mut().kill(d, st);
+                    if effect == Effect::Removed {
+                        if directed {
+                            locked.get(d).in_mut().kill(s, st);
+                        } else if s != d {
+                            locked.get(d).out_mut().kill(s, st);
+                        }
+                        d_edges -= 1;
+                    }
+                }
+            }
+        }
+        (d_edges, d_vertices)
+    }
+}
+
+/// The vertex states a commit holds locked, by internal id.
+struct Locked<'a, 's> {
+    ids: &'a [u32],
+    guards: &'a mut [MutexGuard<'s, VertexState>],
+}
+
+impl Locked<'_, '_> {
+    fn get(&mut self, v: u32) -> &mut VertexState {
+        let i = self
+            .ids
+            .binary_search(&v)
+            .expect("commit writes only vertices it locked");
+        &mut self.guards[i]
+    }
+}
+
+/// Deletes every edge of `v` (both directions); returns how many edges went.
+fn remove_all_edges(locked: &mut Locked<'_, '_>, v: u32, directed: bool, st: &Stamping) -> i64 {
+    let mut removed = 0;
+    let outs = locked
+        .get(v)
+        .out
+        .as_ref()
+        .map(|o| o.latest_dsts())
+        .unwrap_or_default();
+    for d in outs {
+        locked.get(v).out_mut().kill(d, st);
+        if directed {
+            locked.get(d).in_mut().kill(v, st);
+        } else if d != v {
+            locked.get(d).out_mut().kill(v, st);
+        }
+        removed += 1;
+    }
+    if directed {
+        let ins = locked
+            .get(v)
+            .inn
+            .as_ref()
+            .map(|o| o.latest_dsts())
+            .unwrap_or_default();
+        for s in ins {
+            locked.get(v).in_mut().kill(s, st);
+            if s != v {
+                locked.get(s).out_mut().kill(v, st);
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// Checks one edge write's arguments (shared by transactions and batches).
+pub(crate) fn check_edge(
+    shared: &Shared,
+    op: Op,
+    src: VertexId,
+    dst: VertexId,
+    weight: f64,
+    at: Option<usize>,
+) -> Result<()> {
+    if !weight.is_finite() {
+        return Err(Error::InvalidWeight {
+            op,
+            src,
+            dst,
+            weight,
+            at: BatchIndex(at),
+        });
+    }
+    if src == dst && !shared.opts.allow_self_loops {
+        return Err(Error::SelfLoop {
+            op,
+            vertex: src,
+            at: BatchIndex(at),
+        });
+    }
+    Ok(())
+}

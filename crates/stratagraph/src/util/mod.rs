@@ -1,0 +1,3 @@
+//! Small building blocks shared by the engine's modules.
+
+pub(crate) mod segmented;

@@ -1,0 +1,386 @@
+//! Differential test: random transactions, batches, aborts, vertex deletes
+//! and snapshot reads against a trivially correct model built on `BTreeMap`.
+//! Every snapshot, including old ones read after many later writes, must
+//! match the model state of its timestamp exactly.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use stratagraph::{Error, Graph, Options, Snapshot};
+
+const N: u64 = 10;
+
+#[derive(Debug, Clone)]
+enum TxOp {
+    InsV(u64),
+    DelV(u64),
+    InsE(u64, u64, f64),
+    DelE(u64, u64),
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Txn(Vec<TxOp>, bool),
+    BatchIns(Vec<(u64, u64, f64)>),
+    BatchDel(Vec<(u64, u64)>),
+    Snap,
+    Check(usize),
+    Drop(usize),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct State {
+    vertices: BTreeSet<u64>,
+    edges: BTreeMap<(u64, u64), f64>,
+}
+
+struct Model {
+    directed: bool,
+    window: u64,
+    ts: u64,
+    states: Vec<State>, // states[ts]
+}
+
+impl Model {
+    fn key(&self, s: u64, d: u64) -> (u64, u64) {
+        if self.directed || s <= d {
+            (s, d)
+        } else {
+            (d, s)
+        }
+    }
+    fn cur(&self) -> State {
+        self.states[self.ts as usize].clone()
+    }
+    fn del_vertex(&self, st: &mut State, v: u64) {
+        st.vertices.remove(&v);
+        st.edges.retain(|&(s, d), _| s != v && d != v);
+    }
+    /// Timestamp a write would get, or the SnapshotTooOld it would hit.
+    fn commit(&mut self, st: State, open: &[(u64, Snapshot)]) -> Result<u64, ()> {
+        let ts = self.ts + 1;
+        let oldest = open.iter().map(|s| s.0).min().unwrap_or(u64::MAX);
+        let wm = self.ts.min(oldest);
+        self.ts = ts;
+        if ts - wm >= self.window {
+            self.states.push(self.states[ts as usize - 1].clone());
+            return Err(());
+        }
+        self.states.push(st);
+        Ok(ts)
+    }
+}
+
+fn weight() -> impl Strategy<Value = f64> {
+    prop_oneof![Just(1.0), Just(2.5), Just(0.25), Just(f64::NAN)]
+}
+
+fn v() -> impl Strategy<Value = u64> {
+    0..N
+}
+
+fn tx_op() -> impl Strategy<Value = TxOp> {
+    prop_oneof![
+        2 => v().prop_map(TxOp::InsV),
+        1 => v().prop_map(TxOp::DelV),
+        6 => (v(), v(), weight()).prop_map(|(s, d, w)| TxOp::InsE(s, d, w)),
+        3 => (v(), v()).prop_map(|(s, d)| TxOp::DelE(s, d)),
+    ]
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (prop::collection::vec(tx_op(), 1..6), prop::bool::weighted(0.85))
+            .prop_map(|(ops, c)| Step::Txn(ops, c)),
+        2 => prop::collection::vec((v(), v(), weight()), 0..12).prop_map(Step::BatchIns),
+        1 => prop::collection::vec((v(), v()), 0..5).prop_map(Step::BatchDel),
+        1 => Just(Step::Snap),
+        2 => (0usize..8).prop_map(Step::Check),
+        1 => (0usize..8).prop_map(Step::Drop),
+    ]
+}
+
+fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
+    let ctx = format!("snapshot at ts {}", snap.timestamp());
+    assert_eq!(
+        snap.vertex_count(),
+        want.vertices.len() as u64,
+        "{ctx}: vertex count"
+    );
+    assert_eq!(
+        snap.edge_count(),
+        want.edges.len() as u64,
+        "{ctx}: edge count"
+    );
+    let has = |s: u64, d: u64| -> Option<f64> {
+        let k = if directed || s <= d { (s, d) } else { (d, s) };
+        want.edges.get(&k).copied()
+    };
+    for a in 0..N {
+        assert_eq!(
+            snap.has_vertex(a),
+            want.vertices.contains(&a),
+            "{ctx}: vertex {a}"
+        );
+        for b in 0..N {
+            assert_eq!(snap.weight(a, b), has(a, b), "{ctx}: edge ({a},{b})");
+        }
+        if !want.vertices.contains(&a) {
+            assert!(snap.out_neighbors(a).is_none());
+            continue;
+        }
+        let out_ids: Vec<u32> = snap.out_neighbors(a).unwrap().collect();
+        assert!(out_ids.windows(2).all(|w| w[0] < w[1]), "{ctx}: sorted");
+        let out: BTreeSet<u64> = out_ids
+            .iter()
+            .map(|&i| snap.external_id(i).unwrap())
+            .collect();
+        let want_out: BTreeSet<u64> = (0..N).filter(|&b| has(a, b).is_some()).collect();
+        assert_eq!(out, want_out, "{ctx}: out({a})");
+        let inn: BTreeSet<u64> = snap
+            .in_neighbors(a)
+            .unwrap()
+            .map(|i| snap.external_id(i).unwrap())
+            .collect();
+        let want_in: BTreeSet<u64> = (0..N).filter(|&b| has(b, a).is_some()).collect();
+        assert_eq!(inn, want_in, "{ctx}: in({a})");
+        assert_eq!(snap.out_degree(a), Some(want_out.len()));
+        assert_eq!(snap.in_degree(a), Some(want_in.len()));
+        let id = snap.internal_id(a).unwrap();
+        let weighted: Vec<(u64, f64)> = snap
+            .out_weighted_of(id)
+            .map(|(i, w)| (snap.external_id(i).unwrap(), w))
+            .collect();
+        let want_w: Vec<(u64, f64)> = weighted
+            .iter()
+            .map(|&(b, _)| (b, has(a, b).unwrap()))
+            .collect();
+        assert_eq!(weighted, want_w, "{ctx}: out weights of {a}");
+        for (b, w) in snap
+            .in_weighted_of(id)
+            .map(|(i, w)| (snap.external_id(i).unwrap(), w))
+        {
+            assert_eq!(Some(w), has(b, a), "{ctx}: in weight ({b},{a})");
+        }
+    }
+    let mut sum_out = 0;
+    let mut sum_in = 0;
+    for v in snap.vertices() {
+        sum_out += snap.out_degree_of(v);
+        sum_in += snap.in_degree_of(v);
+    }
+    assert_eq!(sum_out, sum_in);
+}
+
+fn run(steps: Vec<Step>, opts: Options) {
+    let directed = opts.directed;
+    let g = Graph::in_memory(opts.clone());
+    let mut m = Model {
+        directed,
+        window: u64::from(opts.stamp_window),
+        ts: 0,
+        states: vec![State::default()],
+    };
+    let mut open: Vec<(u64, Snapshot)> = Vec::new();
+    for step in steps {
+        // The newest state must match after every step, so a divergence is
+        // reported where it happens.
+        check_snapshot(&g.snapshot(), &m.states[m.ts as usize], directed);
+        match step {
+            Step::Txn(ops, commit) => {
+                let mut tx = g.begin();
+                let mut st = m.cur();
+                let mut deleted_here = BTreeSet::new();
+                for op in ops {
+                    match op {
+                        TxOp::InsV(v) => {
+                            let created = tx.insert_vertex(v).unwrap();
+                            assert_eq!(created, st.vertices.insert(v));
+                            deleted_here.remove(&v);
+                        }
+                        TxOp::DelV(v) => {
+                            let r = tx.delete_vertex(v);
+                            if st.vertices.contains(&v) {
+                                r.unwrap();
+                                m.del_vertex(&mut st, v);
+                                deleted_here.insert(v);
+                            } else {
+                                assert!(matches!(r, Err(Error::VertexNotFound { .. })), "{r:?}");
+                            }
+                        }
+                        TxOp::InsE(s, d, w) => {
+                            let r = tx.insert_edge(s, d, w);
+                            if !w.is_finite() {
+                                assert!(matches!(r, Err(Error::InvalidWeight { .. })), "{r:?}");
+                            } else if deleted_here.contains(&s) || deleted_here.contains(&d) {
+                                assert!(
+                                    matches!(r, Err(Error::VertexDeletedInTransaction { .. })),
+                                    "{r:?}"
+                                );
+                            } else {
+                                r.unwrap();
+                                st.vertices.insert(s);
+                                st.vertices.insert(d);
+                                st.edges.insert(m.key(s, d), w);
+                            }
+                        }
+                        TxOp::DelE(s, d) => {
+                            let r = tx.delete_edge(s, d);
+                            if st.edges.remove(&m.key(s, d)).is_some() {
+                                r.unwrap();
+                            } else {
+                                assert!(matches!(r, Err(Error::EdgeNotFound { .. })), "{r:?}");
+                            }
+                        }
+                    }
+                    // Read-your-writes.
+                    for a in 0..N {
+                        assert_eq!(tx.has_vertex(a), st.vertices.contains(&a));
+                        let got = tx
+                            .out_neighbors(a)
+                            .map(|v| v.into_iter().collect::<BTreeSet<_>>());
+                        let want = st.vertices.contains(&a).then(|| {
+                            (0..N)
+                                .filter(|&b| st.edges.contains_key(&m.key(a, b)))
+                                .collect::<BTreeSet<_>>()
+                        });
+                        assert_eq!(got, want, "txn out({a})");
+                    }
+                }
+                if commit {
+                    let empty = tx.is_empty();
+                    let r = tx.commit();
+                    if empty {
+                        assert_eq!(r, Ok(m.ts));
+                    } else {
+                        match m.commit(st, &open) {
+                            Ok(ts) => assert_eq!(r, Ok(ts)),
+                            Err(()) => {
+                                assert!(matches!(r, Err(Error::SnapshotTooOld { .. })), "{r:?}")
+                            }
+                        }
+                    }
+                }
+            }
+            Step::BatchIns(edges) => {
+                let r = g.insert_edges(&edges);
+                if let Some(i) = edges.iter().position(|e| !e.2.is_finite()) {
+                    assert!(
+                        matches!(r, Err(Error::InvalidWeight { at, .. }) if at.0 == Some(i)),
+                        "{r:?}"
+                    );
+                    continue;
+                }
+                let mut st = m.cur();
+                for &(s, d, w) in &edges {
+                    st.vertices.insert(s);
+                    st.vertices.insert(d);
+                    st.edges.insert(m.key(s, d), w);
+                }
+                match m.commit(st, &open) {
+                    Ok(ts) => assert_eq!(r, Ok(ts)),
+                    Err(()) => assert!(matches!(r, Err(Error::SnapshotTooOld { .. })), "{r:?}"),
+                }
+            }
+            Step::BatchDel(edges) => {
+                let r = g.delete_edges(&edges);
+                let st0 = m.cur();
+                if let Some(i) = edges
+                    .iter()
+                    .position(|&(s, d)| !st0.edges.contains_key(&m.key(s, d)))
+                {
+                    assert!(
+                        matches!(r, Err(Error::EdgeNotFound { at, .. }) if at.0 == Some(i)),
+                        "{r:?}"
+                    );
+                    continue;
+                }
+                let mut st = st0;
+                for &(s, d) in &edges {
+                    st.edges.remove(&m.key(s, d));
+                }
+                match m.commit(st, &open) {
+                    Ok(ts) => assert_eq!(r, Ok(ts)),
+                    Err(()) => assert!(matches!(r, Err(Error::SnapshotTooOld { .. })), "{r:?}"),
+                }
+            }
+            Step::Snap => {
+                let s = g.snapshot();
+                assert_eq!(s.timestamp(), m.ts);
+                check_snapshot(&s, &m.states[m.ts as usize], directed);
+                open.push((m.ts, s));
+            }
+            Step::Check(k) => {
+                if let Some((ts, s)) = open.get(k) {
+                    check_snapshot(s, &m.states[*ts as usize], directed);
+                }
+            }
+            Step::Drop(k) => {
+                if k < open.len() {
+                    open.remove(k);
+                }
+            }
+        }
+    }
+    for (ts, s) in &open {
+        check_snapshot(s, &m.states[*ts as usize], directed);
+    }
+    check_snapshot(&g.snapshot(), &m.states[m.ts as usize], directed);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    #[test]
+    fn directed_store_matches_model(steps in prop::collection::vec(step(), 1..60)) {
+        run(steps, Options::default());
+    }
+
+    #[test]
+    fn undirected_store_matches_model(steps in prop::collection::vec(step(), 1..60)) {
+        run(steps, Options::undirected());
+    }
+
+    #[test]
+    fn tiny_stamp_window_rebases_and_refuses_too_old_snapshots(steps in prop::collection::vec(step(), 1..80)) {
+        run(steps, Options { stamp_window: 6, ..Options::default() });
+    }
+}
+
+/// Degree transitions across the block threshold, checked against the model
+/// through old snapshots.
+#[test]
+fn high_degree_vertex_grows_and_shrinks_with_exact_snapshots() {
+    let g = Graph::in_memory(Options::default());
+    let mut snaps = Vec::new();
+    let mut want = BTreeSet::new();
+    for round in 0..6u64 {
+        let batch: Vec<(u64, u64, f64)> = (0..300)
+            .map(|i| (0, 1 + (i * 37 + round * 11) % 2000, 1.0))
+            .collect();
+        g.insert_edges(&batch).unwrap();
+        want.extend(batch.iter().map(|e| e.1));
+        for i in 0..150u64 {
+            let d = 1 + (i * 53 + round) % 2000;
+            if want.remove(&d) {
+                g.delete_edge(0, d).unwrap();
+            }
+        }
+        snaps.push((g.snapshot(), want.clone()));
+    }
+    let all: Vec<u64> = want.iter().copied().collect();
+    for d in all {
+        g.delete_edge(0, d).unwrap();
+    }
+    snaps.push((g.snapshot(), BTreeSet::new()));
+    for (s, w) in &snaps {
+        let got: BTreeSet<u64> = s
+            .out_neighbors(0)
+            .unwrap()
+            .map(|i| s.external_id(i).unwrap())
+            .collect();
+        assert_eq!(&got, w);
+        assert_eq!(s.out_degree(0), Some(w.len()));
+    }
+}
