@@ -42,6 +42,21 @@ fn sort_dedup_last(items: &mut Vec<Indexed>) {
     items.truncate(out);
 }
 
+/// The adjacency writes of a batch: an undirected edge also writes its
+/// mirror; sorted by owner, the last write to each pair kept.
+fn adjacency_items(mut forward: Vec<Indexed>, directed: bool) -> Vec<Item> {
+    if !directed {
+        let mirrored: Vec<_> = forward
+            .par_iter()
+            .filter(|&&(s, d, _, _)| s != d)
+            .map(|&(s, d, w, i)| (d, s, w, i))
+            .collect();
+        forward.extend(mirrored);
+    }
+    sort_dedup_last(&mut forward);
+    forward.into_iter().map(|(s, d, w, _)| (s, d, w)).collect()
+}
+
 /// Applies sorted, deduplicated writes grouped by owner in parallel.
 /// Returns (effects in item order, vertices created).
 fn apply_grouped(
@@ -92,23 +107,6 @@ fn reverse_items(items: &[Item], effects: &[Effect], wanted: Effect) -> Vec<Item
     rev
 }
 
-fn stamping(shared: &Shared, ts: Timestamp) -> Result<Stamping> {
-    let watermark = shared.clock.watermark();
-    let window = u64::from(shared.opts.stamp_window);
-    if ts - watermark >= window {
-        return Err(Error::SnapshotTooOld {
-            snapshot_ts: watermark,
-            commit_ts: ts,
-            window,
-        });
-    }
-    Ok(Stamping {
-        ts,
-        watermark,
-        window,
-    })
-}
-
 /// See [`crate::Graph::insert_edges`].
 pub(crate) fn insert_edges(
     shared: &Shared,
@@ -140,18 +138,7 @@ pub(crate) fn insert_edges(
         .collect();
     let interned: Vec<_> = interned.into_iter().collect::<Result<_>>()?;
     let directed = shared.opts.directed;
-    let mut forward = interned;
-    if !directed {
-        let mirrored: Vec<_> = forward
-            .par_iter()
-            .filter(|&&(s, d, _, _)| s != d)
-            .map(|&(s, d, w, i)| (d, s, w, i))
-            .collect();
-        forward.extend(mirrored);
-    }
-    sort_dedup_last(&mut forward);
-    let items: Vec<Item> = forward.into_iter().map(|(s, d, w, _)| (s, d, w)).collect();
-
+    let items = adjacency_items(interned, directed);
     let _gate = shared.writers.write();
     if !shared.opts.auto_create_vertices {
         if let Some(i) = edges.par_iter().position_first(|&(s, d, _)| {
@@ -179,7 +166,7 @@ pub(crate) fn insert_edges(
         }
     }
     let ticket = shared.clock.take();
-    let st = stamping(shared, ticket.ts())?;
+    let st = shared.stamping(ticket.ts())?;
     let (effects, mut created) = apply_grouped(shared, &items, false, &st);
     let added = items
         .iter()
@@ -222,19 +209,9 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
     }
     let resolved: Vec<_> = resolved.into_iter().flatten().collect();
     let directed = shared.opts.directed;
-    let mut forward = resolved;
-    if !directed {
-        let mirrored: Vec<_> = forward
-            .par_iter()
-            .filter(|&&(s, d, _, _)| s != d)
-            .map(|&(s, d, w, i)| (d, s, w, i))
-            .collect();
-        forward.extend(mirrored);
-    }
-    sort_dedup_last(&mut forward);
-    let items: Vec<Item> = forward.into_iter().map(|(s, d, w, _)| (s, d, w)).collect();
+    let items = adjacency_items(resolved, directed);
     let ticket = shared.clock.take();
-    let st = stamping(shared, ticket.ts())?;
+    let st = shared.stamping(ticket.ts())?;
     let (effects, _) = apply_grouped(shared, &items, false, &st);
     let removed = items
         .iter()
@@ -264,7 +241,7 @@ pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<
     ids.dedup();
     let _gate = shared.writers.write();
     let ticket = shared.clock.take();
-    let st = stamping(shared, ticket.ts())?;
+    let st = shared.stamping(ticket.ts())?;
     let created: i64 = ids
         .par_iter()
         .map(|&v| {

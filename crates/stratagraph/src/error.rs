@@ -60,14 +60,6 @@ pub enum Error {
         /// Position in a batch call.
         at: BatchIndex,
     },
-    /// `insert_vertex` on a vertex that already exists.
-    #[error("{op}: vertex {vertex} already exists")]
-    VertexExists {
-        /// The refused operation.
-        op: Op,
-        /// The existing vertex.
-        vertex: VertexId,
-    },
     /// The edge does not exist (delete of a missing edge).
     #[error("{op}: edge ({src}, {dst}) does not exist{at}")]
     EdgeNotFound {

@@ -1,9 +1,9 @@
 //! `Graph`: the public entry point, owning everything one store shares.
 
 use crate::batch;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::IdMap;
-use crate::mem::{MemGraph, MemoryUsage};
+use crate::mem::{MemGraph, MemoryUsage, Stamping};
 use crate::options::Options;
 use crate::snapshot::Snapshot;
 use crate::txn::WriteTxn;
@@ -66,6 +66,27 @@ impl Stats {
     /// Total bytes (MemGraph + id dictionary).
     pub fn total_bytes(&self) -> usize {
         self.memory.slot_bytes + self.memory.adjacency_bytes + self.id_bytes
+    }
+}
+
+impl Shared {
+    /// The stamping context for commit `ts`, or `SnapshotTooOld` if the
+    /// oldest open snapshot lags more than the stamp window behind it.
+    pub(crate) fn stamping(&self, ts: Timestamp) -> Result<Stamping> {
+        let watermark = self.clock.watermark();
+        let window = u64::from(self.opts.stamp_window);
+        if ts - watermark >= window {
+            return Err(Error::SnapshotTooOld {
+                snapshot_ts: watermark,
+                commit_ts: ts,
+                window,
+            });
+        }
+        Ok(Stamping {
+            ts,
+            watermark,
+            window,
+        })
     }
 }
 

@@ -324,20 +324,7 @@ impl WriteTxn {
         let (lockset, mut guards) = self.lock_all(&shared);
         let ticket = shared.clock.take();
         let ts = ticket.ts();
-        let watermark = shared.clock.watermark();
-        let window = u64::from(shared.opts.stamp_window);
-        if ts - watermark >= window {
-            return Err(Error::SnapshotTooOld {
-                snapshot_ts: watermark,
-                commit_ts: ts,
-                window,
-            });
-        }
-        let st = Stamping {
-            ts,
-            watermark,
-            window,
-        };
+        let st = shared.stamping(ts)?;
         let mut locked = Locked {
             ids: &lockset,
             guards: &mut guards,
