@@ -141,23 +141,18 @@ pub(crate) fn insert_edges(
     let items = adjacency_items(interned, directed);
     let _gate = shared.writers.write();
     if !shared.opts.auto_create_vertices {
-        if let Some(i) = edges.par_iter().position_first(|&(s, d, _)| {
-            [s, d].iter().any(|&v| {
-                shared
-                    .ids
-                    .lookup(v)
-                    .and_then(|id| shared.mem.read(id, |st| st.life.alive()))
-                    != Some(true)
-            })
-        }) {
+        let alive = |v: VertexId| {
+            shared
+                .ids
+                .lookup(v)
+                .and_then(|id| shared.mem.read(id, |st| st.life.alive()))
+                == Some(true)
+        };
+        if let Some(i) = edges
+            .par_iter()
+            .position_first(|&(s, d, _)| !alive(s) || !alive(d))
+        {
             let (s, d, _) = edges[i];
-            let alive = |v| {
-                shared
-                    .ids
-                    .lookup(v)
-                    .and_then(|id| shared.mem.read(id, |st| st.life.alive()))
-                    == Some(true)
-            };
             return Err(Error::VertexNotFound {
                 op: Op::InsertEdge,
                 vertex: if alive(s) { d } else { s },

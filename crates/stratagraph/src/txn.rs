@@ -256,14 +256,11 @@ impl WriteTxn {
                 view.for_each_in_of(id, |d| ids.push(d));
             }
         }
-        let ids_before = ids.clone();
-        ids.retain(|&n| !self.reset(n));
-        for &n in &ids_before {
+        // Drop neighbours this transaction wiped or whose edge it deleted.
+        ids.retain(|&n| {
             let (s, d) = if out { (id, n) } else { (n, id) };
-            if self.edges.get(&self.key(s, d)) == Some(&None) {
-                ids.retain(|&x| x != n);
-            }
-        }
+            !self.reset(n) && self.edges.get(&self.key(s, d)) != Some(&None)
+        });
         for (&(s, d), w) in &self.edges {
             if w.is_none() {
                 continue;
