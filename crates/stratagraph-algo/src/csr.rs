@@ -179,6 +179,18 @@ impl CsrGraph {
         self.out_weights.is_some()
     }
 
+    /// Bytes held by the graph's arrays (ids, offsets, targets, weights).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.ext_ids.len() * size_of::<u64>()
+            + (self.out_offsets.len() + self.in_offsets.len()) * size_of::<usize>()
+            + (self.out_targets.len() + self.in_targets.len()) * size_of::<u32>()
+            + self
+                .out_weights
+                .as_ref()
+                .map_or(0, |w| w.len() * size_of::<f64>())
+    }
+
     /// Out-neighbours of `v` as a slice (empty if `v` is out of range).
     pub fn out_slice(&self, v: u32) -> &[u32] {
         &self.out_targets[range(&self.out_offsets, v)]

@@ -26,18 +26,64 @@ enum Command {
         #[arg(long)]
         undirected: bool,
     },
+    /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Engine-core figures: bulk load, batches, single-edge transactions on
+    /// 1 and 2 threads, sequential scan and memory, beside a static CSR.
+    Core {
+        /// Folder holding the generator's kS.* files.
+        #[arg(long, default_value = "/work/data")]
+        data: PathBuf,
+        /// Kronecker scale S (files kS.bin, kS.ref.json).
+        #[arg(long, default_value_t = 20)]
+        scale: u32,
+        /// Runs per operation; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Batch size for batch_insert.
+        #[arg(long, default_value_t = 1_000_000)]
+        batch: usize,
+        /// Also write the rows as TSV to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run only these groups (comma-separated: batch, single); the load,
+        /// memory and scan figures always run.
+        #[arg(long, value_delimiter = ',')]
+        ops: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Demo { graph, undirected } => match demo(&graph, !undirected) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+    let result = match cli.command {
+        Command::Demo { graph, undirected } => demo(&graph, !undirected),
+        Command::Bench(BenchCommand::Core {
+            data,
+            scale,
+            runs,
+            batch,
+            out,
+            ops,
+        }) => stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
+            data,
+            scale,
+            runs,
+            batch,
+            out,
+            ops,
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -17,8 +17,10 @@ use rayon::prelude::*;
 /// One write to one adjacency list: (owner vertex, other endpoint, weight or delete).
 type Item = (u32, u32, Option<f64>);
 
-/// An `Item` with its position in the caller's batch (for last-wins dedup).
-type Indexed = (u32, u32, Option<f64>, usize);
+/// Sort key of an item: owner, then other endpoint, in one integer compare.
+fn key(&(owner, other, _): &Item) -> u64 {
+    (u64::from(owner) << 32) | u64::from(other)
+}
 
 fn ids_exhausted(op: Op, vertex: VertexId) -> Error {
     Error::VertexIdsExhausted {
@@ -28,12 +30,37 @@ fn ids_exhausted(op: Op, vertex: VertexId) -> Error {
     }
 }
 
+/// Internal ids of the external ids `ext(0..n)`. Known ids are looked up in
+/// parallel; new ones are assigned sequentially in batch order, so a batch
+/// hands out ids exactly as the same writes one by one would (first sight),
+/// whatever the thread count.
+fn intern_in_order(
+    shared: &Shared,
+    op: Op,
+    n: usize,
+    ext: impl Fn(usize) -> VertexId + Sync,
+) -> Result<Vec<u32>> {
+    // u32::MAX is never assigned (see `ids::MAX_IDS`), so it marks "new".
+    let mut ids: Vec<u32> = (0..n)
+        .into_par_iter()
+        .map(|k| shared.ids.lookup(ext(k)).unwrap_or(u32::MAX))
+        .collect();
+    for (k, id) in ids.iter_mut().enumerate() {
+        if *id == u32::MAX {
+            let v = ext(k);
+            *id = shared.ids.intern(v).ok_or_else(|| ids_exhausted(op, v))?;
+        }
+    }
+    Ok(ids)
+}
+
 /// Sorts writes by (owner, other) and keeps the last write to each pair.
-fn sort_dedup_last(items: &mut Vec<Indexed>) {
-    items.par_sort_unstable_by_key(|&(a, b, _, i)| (a, b, i));
+/// The sort is stable, so "last" is the caller's batch order.
+fn sort_dedup_last(items: &mut Vec<Item>) {
+    items.par_sort_by_key(key);
     let mut out = 0;
     for i in 0..items.len() {
-        if i + 1 < items.len() && items[i + 1].0 == items[i].0 && items[i + 1].1 == items[i].1 {
+        if i + 1 < items.len() && key(&items[i + 1]) == key(&items[i]) {
             continue;
         }
         items[out] = items[i];
@@ -44,17 +71,18 @@ fn sort_dedup_last(items: &mut Vec<Indexed>) {
 
 /// The adjacency writes of a batch: an undirected edge also writes its
 /// mirror; sorted by owner, the last write to each pair kept.
-fn adjacency_items(mut forward: Vec<Indexed>, directed: bool) -> Vec<Item> {
+fn adjacency_items(mut forward: Vec<Item>, directed: bool) -> Vec<Item> {
     if !directed {
-        let mirrored: Vec<_> = forward
+        // Each mirror directly follows its edge, so batch order is kept.
+        forward = forward
             .par_iter()
-            .filter(|&&(s, d, _, _)| s != d)
-            .map(|&(s, d, w, i)| (d, s, w, i))
+            .flat_map_iter(|&(s, d, w)| {
+                std::iter::once((s, d, w)).chain((s != d).then_some((d, s, w)))
+            })
             .collect();
-        forward.extend(mirrored);
     }
     sort_dedup_last(&mut forward);
-    forward.into_iter().map(|(s, d, w, _)| (s, d, w)).collect()
+    forward
 }
 
 /// Applies sorted, deduplicated writes grouped by owner in parallel.
@@ -91,7 +119,11 @@ fn apply_grouped(
         })
         .collect();
     let created = results.iter().map(|r| r.1).sum();
-    let effects = results.into_iter().flat_map(|r| r.0).collect();
+    let effects = results
+        .into_iter()
+        .map(|r| r.0)
+        .collect::<Vec<_>>()
+        .concat();
     (effects, created)
 }
 
@@ -103,7 +135,8 @@ fn reverse_items(items: &[Item], effects: &[Effect], wanted: Effect) -> Vec<Item
         .filter(|(_, &e)| e == wanted)
         .map(|(&(s, d, w), _)| (d, s, w.map(|_| 1.0)))
         .collect();
-    rev.par_sort_unstable_by_key(|&(a, b, _)| (a, b));
+    // Pairs are unique here, so an unstable sort is exact.
+    rev.par_sort_unstable_by_key(key);
     rev
 }
 
@@ -121,22 +154,19 @@ pub(crate) fn insert_edges(
     {
         return Err(e);
     }
-    let interned: Vec<Result<Indexed>> = edges
+    let ids = intern_in_order(shared, Op::InsertEdge, 2 * edges.len(), |k| {
+        let e = &edges[k / 2];
+        if k % 2 == 0 {
+            e.0
+        } else {
+            e.1
+        }
+    })?;
+    let interned: Vec<Item> = edges
         .par_iter()
         .enumerate()
-        .map(|(i, &(s, d, w))| {
-            let si = shared
-                .ids
-                .intern(s)
-                .ok_or_else(|| ids_exhausted(Op::InsertEdge, s))?;
-            let di = shared
-                .ids
-                .intern(d)
-                .ok_or_else(|| ids_exhausted(Op::InsertEdge, d))?;
-            Ok((si, di, Some(w), i))
-        })
+        .map(|(i, &(_, _, w))| (ids[2 * i], ids[2 * i + 1], Some(w)))
         .collect();
-    let interned: Vec<_> = interned.into_iter().collect::<Result<_>>()?;
     let directed = shared.opts.directed;
     let items = adjacency_items(interned, directed);
     let _gate = shared.writers.write();
@@ -186,17 +216,16 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
     let _gate = shared.writers.write();
     // Resolve in parallel, then report the *first* missing edge (rayon's
     // `collect::<Result>` would return an arbitrary one).
-    let resolved: Vec<Option<Indexed>> = edges
+    let resolved: Vec<Option<Item>> = edges
         .par_iter()
-        .enumerate()
-        .map(|(i, &(s, d))| {
+        .map(|&(s, d)| {
             let si = shared.ids.lookup(s)?;
             let di = shared.ids.lookup(d)?;
             shared
                 .mem
-                .read(si, |st| st.out.as_ref().and_then(|o| o.latest(di)))
+                .read(si, |st| st.out.latest(di))
                 .flatten()
-                .map(|_| (si, di, None, i))
+                .map(|_| (si, di, None))
         })
         .collect();
     if let Some(i) = resolved.iter().position(Option::is_none) {
@@ -222,16 +251,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
 
 /// See [`crate::Graph::insert_vertices`].
 pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<Timestamp> {
-    let ids: Vec<Result<u32>> = vertices
-        .par_iter()
-        .map(|&v| {
-            shared
-                .ids
-                .intern(v)
-                .ok_or_else(|| ids_exhausted(Op::InsertVertex, v))
-        })
-        .collect();
-    let mut ids: Vec<u32> = ids.into_iter().collect::<Result<_>>()?;
+    let mut ids = intern_in_order(shared, Op::InsertVertex, vertices.len(), |k| vertices[k])?;
     ids.par_sort_unstable();
     ids.dedup();
     let _gate = shared.writers.write();
@@ -250,4 +270,32 @@ pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<
         })
         .sum();
     Ok(ticket.publish(0, created))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Graph, Options};
+
+    #[test]
+    fn batches_assign_internal_ids_in_first_sight_order() {
+        let opts = Options {
+            threads: 4,
+            ..Options::default()
+        };
+        let g = Graph::in_memory(opts);
+        let vertices: Vec<u64> = (0..50_000).map(|i| i * 7 % 50_000 + 1000).collect();
+        g.insert_vertices(&vertices).unwrap();
+        let edges: Vec<(u64, u64, f64)> = (0..50_000u64)
+            .map(|i| (i * 3 % 50_000 + 1000, i + 1_000_000, 1.0))
+            .collect();
+        g.insert_edges(&edges).unwrap();
+        let s = g.snapshot();
+        for (i, &v) in vertices.iter().enumerate() {
+            assert_eq!(s.internal_id(v), Some(i as u32));
+        }
+        // Sources are all known; destinations are new, in edge order.
+        for (i, &(_, d, _)) in edges.iter().enumerate() {
+            assert_eq!(s.internal_id(d), Some((50_000 + i) as u32));
+        }
+    }
 }

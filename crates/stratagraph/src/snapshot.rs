@@ -143,7 +143,7 @@ impl Snapshot {
         let ts = self.ts;
         self.shared
             .mem
-            .read(s, |st| st.out.as_ref().and_then(|o| o.visible(d, ts)))
+            .read(s, |st| st.out.visible(d, ts))
             .flatten()
     }
 
@@ -172,7 +172,11 @@ impl Snapshot {
         if v >= self.bound {
             return None;
         }
-        self.shared.mem.read(v, |s| s.out.clone()).flatten()
+        // An empty set is not cloned: its run is shared by every empty slot.
+        self.shared
+            .mem
+            .read(v, |s| (!s.out.is_empty()).then(|| s.out.clone()))
+            .flatten()
     }
 
     fn in_set(&self, v: u32) -> Option<crate::mem::EdgeSet> {
@@ -182,7 +186,10 @@ impl Snapshot {
         if v >= self.bound {
             return None;
         }
-        self.shared.mem.read(v, |s| s.inn.clone()).flatten()
+        self.shared
+            .mem
+            .read(v, |s| (!s.inn.is_empty()).then(|| s.inn.clone()))
+            .flatten()
     }
 
     /// Out-degree of internal id `v` (0 for absent vertices).

@@ -355,7 +355,7 @@ impl WriteTxn {
             for &v in &deleted {
                 let i = ids.binary_search(&v).unwrap_or(0);
                 let st = &guards[i];
-                for set in [&st.out, &st.inn].into_iter().flatten() {
+                for set in [&st.out, &st.inn] {
                     missing.extend(
                         set.latest_dsts()
                             .into_iter()
@@ -469,12 +469,7 @@ impl Locked<'_, '_> {
 /// Deletes every edge of `v` (both directions); returns how many edges went.
 fn remove_all_edges(locked: &mut Locked<'_, '_>, v: u32, directed: bool, st: &Stamping) -> i64 {
     let mut removed = 0;
-    let outs = locked
-        .get(v)
-        .out
-        .as_ref()
-        .map(|o| o.latest_dsts())
-        .unwrap_or_default();
+    let outs = locked.get(v).out.latest_dsts();
     for d in outs {
         locked.get(v).out_mut().kill(d, st);
         if directed {
@@ -485,12 +480,7 @@ fn remove_all_edges(locked: &mut Locked<'_, '_>, v: u32, directed: bool, st: &St
         removed += 1;
     }
     if directed {
-        let ins = locked
-            .get(v)
-            .inn
-            .as_ref()
-            .map(|o| o.latest_dsts())
-            .unwrap_or_default();
+        let ins = locked.get(v).inn.latest_dsts();
         for s in ins {
             locked.get(v).in_mut().kill(s, st);
             if s != v {

@@ -175,6 +175,7 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
 
 fn run(steps: Vec<Step>, opts: Options) {
     let directed = opts.directed;
+    let auto_create = opts.auto_create_vertices;
     let g = Graph::in_memory(opts.clone());
     let mut m = Model {
         directed,
@@ -216,6 +217,14 @@ fn run(steps: Vec<Step>, opts: Options) {
                             } else if deleted_here.contains(&s) || deleted_here.contains(&d) {
                                 assert!(
                                     matches!(r, Err(Error::VertexDeletedInTransaction { .. })),
+                                    "{r:?}"
+                                );
+                            } else if !(auto_create
+                                || st.vertices.contains(&s) && st.vertices.contains(&d))
+                            {
+                                let missing = if st.vertices.contains(&s) { d } else { s };
+                                assert!(
+                                    matches!(r, Err(Error::VertexNotFound { vertex, .. }) if vertex == missing),
                                     "{r:?}"
                                 );
                             } else {
@@ -273,6 +282,19 @@ fn run(steps: Vec<Step>, opts: Options) {
                     continue;
                 }
                 let mut st = m.cur();
+                let absent = |v: &u64| !st.vertices.contains(v);
+                if let Some(i) = edges
+                    .iter()
+                    .position(|(s, d, _)| !auto_create && (absent(s) || absent(d)))
+                {
+                    let (s, d, _) = edges[i];
+                    let missing = if absent(&s) { s } else { d };
+                    assert!(
+                        matches!(r, Err(Error::VertexNotFound { vertex, at, .. }) if vertex == missing && at.0 == Some(i)),
+                        "{r:?}"
+                    );
+                    continue;
+                }
                 for &(s, d, w) in &edges {
                     st.vertices.insert(s);
                     st.vertices.insert(d);
@@ -340,6 +362,11 @@ proptest! {
     #[test]
     fn undirected_store_matches_model(steps in prop::collection::vec(step(), 1..60)) {
         run(steps, Options::undirected());
+    }
+
+    #[test]
+    fn store_without_auto_creation_matches_model(steps in prop::collection::vec(step(), 1..60)) {
+        run(steps, Options { auto_create_vertices: false, ..Options::default() });
     }
 
     #[test]

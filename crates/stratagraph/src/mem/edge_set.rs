@@ -47,9 +47,29 @@ pub(crate) struct Write {
     pub weight: Option<f64>,
 }
 
+impl Default for EdgeSet {
+    fn default() -> Self {
+        EdgeSet::new()
+    }
+}
+
 impl EdgeSet {
+    /// An empty set. It shares one process-wide empty run, so the millions
+    /// of vertex slots without edges in one direction allocate nothing (and
+    /// `EdgeSet` needs no `Option` around it: 16 bytes, not 24, per slot
+    /// field). The first write copies the shared run like any shared one.
     pub(crate) fn new() -> EdgeSet {
-        EdgeSet::Small(Run::with_capacity(0, false, 0))
+        static EMPTY: std::sync::OnceLock<Run> = std::sync::OnceLock::new();
+        EdgeSet::Small(
+            EMPTY
+                .get_or_init(|| Run::with_capacity(0, false, 0))
+                .clone(),
+        )
+    }
+
+    /// Whether the set holds no entries at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries() == 0
     }
 
     /// Number of stored entries (versions, not live edges).
@@ -233,15 +253,16 @@ impl EdgeSet {
         if entries.len() <= BLOCK {
             return EdgeSet::Small(Run::from_entries(entries, 0, base));
         }
-        // Fill blocks to 3/4 so the next inserts do not split at once.
-        let target = BLOCK * 3 / 4;
+        // Full blocks with no slack: a bulk-built set is mostly read, and an
+        // insert into a full block splits it into two half-full ones.
+        let target = BLOCK;
         let mut lows = Vec::new();
         let mut blocks = Vec::new();
         let mut start = 0;
         while start < entries.len() {
             let end = group_boundary(entries, (start + target).min(entries.len()));
             lows.push(entries[start].dst);
-            blocks.push(Run::from_entries(&entries[start..end], BLOCK / 4, base));
+            blocks.push(Run::from_entries(&entries[start..end], 0, base));
             start = end;
         }
         EdgeSet::Large(Arc::new(Blocked {
@@ -254,6 +275,8 @@ impl EdgeSet {
     /// Heap bytes held (shared runs counted fully).
     pub(crate) fn heap_bytes(&self) -> usize {
         match self {
+            // The shared empty run belongs to no vertex.
+            EdgeSet::Small(r) if r.cap() == 0 => 0,
             EdgeSet::Small(r) => r.heap_bytes(),
             EdgeSet::Large(b) => {
                 std::mem::size_of::<Blocked>()

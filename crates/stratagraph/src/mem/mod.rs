@@ -25,24 +25,22 @@ use parking_lot::{Mutex, MutexGuard};
 pub(crate) struct VertexState {
     pub life: Life,
     /// Out-edges (for undirected graphs: all edges).
-    pub out: Option<EdgeSet>,
+    pub out: EdgeSet,
     /// In-edges of a directed graph; unused when undirected.
-    pub inn: Option<EdgeSet>,
+    pub inn: EdgeSet,
 }
 
 impl VertexState {
     pub(crate) fn out_mut(&mut self) -> &mut EdgeSet {
-        self.out.get_or_insert_with(EdgeSet::new)
+        &mut self.out
     }
 
     pub(crate) fn in_mut(&mut self) -> &mut EdgeSet {
-        self.inn.get_or_insert_with(EdgeSet::new)
+        &mut self.inn
     }
 
     fn heap_bytes(&self) -> usize {
-        self.life.heap_bytes()
-            + self.out.as_ref().map_or(0, EdgeSet::heap_bytes)
-            + self.inn.as_ref().map_or(0, EdgeSet::heap_bytes)
+        self.life.heap_bytes() + self.out.heap_bytes() + self.inn.heap_bytes()
     }
 }
 
@@ -91,8 +89,7 @@ impl MemGraph {
         for v in 0..bound {
             self.read(v, |s| {
                 u.adjacency_bytes += s.heap_bytes();
-                u.entries += s.out.as_ref().map_or(0, EdgeSet::entries)
-                    + s.inn.as_ref().map_or(0, EdgeSet::entries);
+                u.entries += s.out.entries() + s.inn.entries();
             });
         }
         u

@@ -1,0 +1,11 @@
+//! Workloads and baselines for measuring stratagraph.
+//!
+//! Every figure comes from the W1 workload files (`shared/WORKLOAD.md`),
+//! measured beside a baseline in the same process and reported as TSV rows
+//! with the checksums that prove each system did the same work. The
+//! `stratagraph bench ...` commands are thin wrappers over this crate.
+
+#![deny(missing_docs)]
+pub mod core;
+mod rows;
+mod w1_files;

@@ -1,0 +1,115 @@
+//! Reading the W1 workload files that `shared/bench/gen_graph.py` writes.
+//!
+//! The generator is the single source of the benchmark's graphs and
+//! operation streams; this module only decodes its little-endian `u32`
+//! records and its `kS.ref.json` checksums, so every system measured reads
+//! byte-for-byte the same work.
+
+use std::path::{Path, PathBuf};
+
+/// A missing or malformed workload file, naming the file.
+#[derive(Debug)]
+pub struct FileError {
+    path: PathBuf,
+    what: String,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.what)
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// The reference figures the generator computed with scipy.
+#[derive(Debug, Clone)]
+pub struct Reference {
+    /// Vertex ids `0..vertices` all exist.
+    pub vertices: u64,
+    /// Directed edges in `kS.bin`.
+    pub edges: u64,
+    /// Sum of destination ids over all edges.
+    pub sum_dst: u64,
+}
+
+/// The files of one scale.
+pub struct W1Files {
+    dir: PathBuf,
+    scale: u32,
+}
+
+impl W1Files {
+    /// The files of scale `scale` in `dir` (nothing is read yet).
+    pub fn new(dir: &Path, scale: u32) -> Self {
+        W1Files {
+            dir: dir.to_path_buf(),
+            scale,
+        }
+    }
+
+    fn path(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("k{}{suffix}", self.scale))
+    }
+
+    /// The graph's name in result rows (`k20`).
+    pub fn graph_name(&self) -> String {
+        format!("k{}", self.scale)
+    }
+
+    /// The directed edges of `kS.bin`, in insert order.
+    pub fn edges(&self) -> Result<Vec<(u32, u32)>, FileError> {
+        let words = read_u32s(&self.path(".bin"), 2)?;
+        Ok(words.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    /// `kS.ref.json`.
+    pub fn reference(&self) -> Result<Reference, FileError> {
+        let path = self.path(".ref.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| FileError {
+            path: path.clone(),
+            what: e.to_string(),
+        })?;
+        let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| FileError {
+            path: path.clone(),
+            what: format!("not valid JSON: {e}"),
+        })?;
+        let field = |name: &str| {
+            json.get(name)
+                .and_then(serde_json::Value::as_u64)
+                .ok_or_else(|| FileError {
+                    path: path.clone(),
+                    what: format!("missing unsigned integer field {name:?}"),
+                })
+        };
+        Ok(Reference {
+            vertices: field("vertices")?,
+            edges: field("edges")?,
+            sum_dst: field("sum_dst")?,
+        })
+    }
+}
+
+/// Reads a file of little-endian `u32`s whose count is a multiple of `group`.
+fn read_u32s(path: &Path, group: usize) -> Result<Vec<u32>, FileError> {
+    let bytes = std::fs::read(path).map_err(|e| FileError {
+        path: path.to_path_buf(),
+        what: format!(
+            "{e} (generate it with `python3 ../shared/bench/gen_graph.py --scales S --out DIR`)"
+        ),
+    })?;
+    let record = 4 * group;
+    if bytes.len() % record != 0 {
+        return Err(FileError {
+            path: path.to_path_buf(),
+            what: format!(
+                "length {} is not a multiple of the {record}-byte record; the file is truncated",
+                bytes.len()
+            ),
+        });
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}
