@@ -1,8 +1,8 @@
 //! Analytics layer of stratagraph.
 //!
 //! Every kernel here is written against the small [`GraphView`] trait instead of a concrete
-//! storage type, so the same code runs on the engine's snapshots and on the static
-//! [`CsrGraph`] baseline. That is what makes benchmark comparisons between the two honest: the
+//! storage type, so the same code runs on the engine's snapshots (`snapshot_view`) and on the
+//! static [`CsrGraph`] baseline. That is what makes benchmark comparisons between the two honest: the
 //! kernels never copy the graph into a private CSR, they only keep per-vertex side arrays, so
 //! any difference in run time comes from how fast the view can be read.
 //!
@@ -21,6 +21,7 @@ pub mod lcc;
 mod neighborhood;
 pub mod pagerank;
 mod pool;
+pub mod snapshot_view;
 pub mod sssp;
 pub mod triangles;
 pub mod view;
@@ -32,6 +33,7 @@ pub use cdlp::cdlp;
 pub use csr::{BuildError, CsrGraph};
 pub use lcc::lcc;
 pub use pagerank::pagerank;
+pub use snapshot_view::snapshot_of_spec;
 pub use sssp::{sssp, sssp_with_delta, SsspError};
 pub use triangles::triangle_count;
 pub use view::GraphView;

@@ -26,6 +26,15 @@ enum Command {
         #[arg(long)]
         undirected: bool,
     },
+    /// Runs every LDBC Graphalytics validation case in DIR on snapshots of
+    /// in-memory stores; prints one line per case and `N passed, N failed`.
+    Graphalytics {
+        /// Folder of Graphalytics graphs with reference outputs.
+        dir: PathBuf,
+        /// Worker threads for the kernels (0 = all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -62,6 +71,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
+        Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
         Command::Bench(BenchCommand::Core {
             data,
             scale,
@@ -85,6 +95,19 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn graphalytics(dir: &std::path::Path, threads: usize) -> Result<(), Box<dyn std::error::Error>> {
+    use stratagraph_algo::graphalytics::{run_suite_with, summary_line};
+    let outcomes = run_suite_with(dir, threads, stratagraph_algo::snapshot_of_spec)?;
+    for o in &outcomes {
+        println!("{o}");
+    }
+    println!("{}", summary_line(&outcomes));
+    if outcomes.is_empty() || outcomes.iter().any(|o| !o.passed) {
+        return Err(format!("graphalytics validation failed in {}", dir.display()).into());
+    }
+    Ok(())
 }
 
 fn demo(path: &std::path::Path, directed: bool) -> Result<(), Box<dyn std::error::Error>> {

@@ -1,0 +1,78 @@
+//! The engine's snapshots as a [`GraphView`], so every kernel runs on live data.
+//!
+//! A `Snapshot` already speaks dense internal ids with holes for deleted
+//! vertices and yields neighbours in ascending id order with no duplicates,
+//! which is exactly the trait's contract; this module only forwards. Keeping
+//! the impl here (not in the engine) keeps the engine free of analytics code.
+
+use stratagraph::{Graph, Neighbors, Options, Snapshot, WeightedNeighbors};
+
+use crate::graphalytics::GraphSpec;
+use crate::view::GraphView;
+
+impl GraphView for Snapshot {
+    type Neighbors<'a> = Neighbors;
+    type Weighted<'a> = WeightedNeighbors;
+
+    fn id_bound(&self) -> u32 {
+        Snapshot::id_bound(self)
+    }
+
+    fn contains(&self, v: u32) -> bool {
+        Snapshot::contains(self, v)
+    }
+
+    fn vertex_count(&self) -> u64 {
+        Snapshot::vertex_count(self)
+    }
+
+    fn edge_count(&self) -> u64 {
+        Snapshot::edge_count(self)
+    }
+
+    fn is_directed(&self) -> bool {
+        Snapshot::is_directed(self)
+    }
+
+    fn out_degree(&self, v: u32) -> u32 {
+        self.out_degree_of(v) as u32
+    }
+
+    fn in_degree(&self, v: u32) -> u32 {
+        self.in_degree_of(v) as u32
+    }
+
+    fn out_neighbors(&self, v: u32) -> Neighbors {
+        self.out_neighbors_of(v)
+    }
+
+    fn in_neighbors(&self, v: u32) -> Neighbors {
+        self.in_neighbors_of(v)
+    }
+
+    fn out_weighted(&self, v: u32) -> WeightedNeighbors {
+        self.out_weighted_of(v)
+    }
+
+    fn external_id(&self, v: u32) -> u64 {
+        Snapshot::external_id(self, v).unwrap_or(u64::MAX)
+    }
+}
+
+/// Loads a Graphalytics graph into a fresh in-memory store and returns a
+/// snapshot of it. Vertices are created first, in ascending id order, so
+/// internal ids follow external ids as in [`crate::CsrGraph`].
+///
+/// # Errors
+/// The engine's error for an edge it refuses (a non-finite weight).
+pub fn snapshot_of_spec(spec: &GraphSpec) -> stratagraph::Result<Snapshot> {
+    let g = Graph::in_memory(Options {
+        directed: spec.directed,
+        ..Options::default()
+    });
+    let mut vertices = spec.vertices.clone();
+    vertices.sort_unstable();
+    g.insert_vertices(&vertices)?;
+    g.insert_edges(&spec.edges)?;
+    Ok(g.snapshot())
+}

@@ -1,0 +1,101 @@
+//! Every LDBC Graphalytics validation case on the engine's snapshots: freshly
+//! loaded, after churn that leaves versions in the adjacency runs, and on an
+//! old snapshot read after the store has moved on.
+#![allow(clippy::unwrap_used)] // tests may panic on bad fixtures
+
+mod common;
+
+use common::graphalytics_dir;
+use stratagraph::{Graph, Options, Snapshot};
+use stratagraph_algo::graphalytics::{run_suite_with, summary_line, CaseOutcome, GraphSpec};
+use stratagraph_algo::snapshot_of_spec;
+
+fn assert_all_pass(outcomes: &[CaseOutcome]) {
+    for o in outcomes {
+        println!("{o}");
+    }
+    let failed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| !o.passed)
+        .map(ToString::to_string)
+        .collect();
+    assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
+    assert_eq!(summary_line(outcomes), "24 passed, 0 failed");
+}
+
+fn graph_of(spec: &GraphSpec) -> Graph {
+    let g = Graph::in_memory(Options {
+        directed: spec.directed,
+        ..Options::default()
+    });
+    let mut vertices = spec.vertices.clone();
+    vertices.sort_unstable();
+    g.insert_vertices(&vertices).unwrap();
+    g
+}
+
+#[test]
+fn fresh_snapshots_two_threads() {
+    assert_all_pass(&run_suite_with(&graphalytics_dir(), 2, snapshot_of_spec).unwrap());
+}
+
+#[test]
+fn fresh_snapshots_one_thread() {
+    assert_all_pass(&run_suite_with(&graphalytics_dir(), 1, snapshot_of_spec).unwrap());
+}
+
+/// Every third edge goes in by its own transaction, then is deleted and
+/// inserted again while an older snapshot pins the old versions, so the
+/// runs the kernels read hold tombstones and several versions per edge.
+#[test]
+fn snapshots_over_versioned_runs() {
+    let outcomes = run_suite_with(&graphalytics_dir(), 2, |spec: &GraphSpec| {
+        let g = graph_of(spec);
+        let (singles, batch): (Vec<_>, Vec<_>) =
+            spec.edges.iter().enumerate().partition(|(i, _)| i % 3 == 0);
+        let batch: Vec<_> = batch.into_iter().map(|(_, e)| *e).collect();
+        g.insert_edges(&batch)?;
+        for (_, &(s, d, w)) in &singles {
+            g.insert_edge(s, d, w + 1.0)?;
+        }
+        let pin = g.snapshot();
+        for (_, &(s, d, _)) in &singles {
+            g.delete_edge(s, d)?;
+        }
+        for (_, &(s, d, w)) in &singles {
+            g.insert_edge(s, d, w)?;
+        }
+        let snap = g.snapshot();
+        drop(pin);
+        Ok::<Snapshot, stratagraph::Error>(snap)
+    })
+    .unwrap();
+    assert_all_pass(&outcomes);
+}
+
+/// The snapshot is taken right after loading; then half the edges are
+/// deleted and unrelated edges and vertices added. Kernels on the old
+/// snapshot must still see exactly the loaded graph.
+#[test]
+fn old_snapshot_after_the_store_moved_on() {
+    let outcomes = run_suite_with(&graphalytics_dir(), 2, |spec: &GraphSpec| {
+        let g = graph_of(spec);
+        g.insert_edges(&spec.edges)?;
+        let snap = g.snapshot();
+        let halves: Vec<(u64, u64)> = spec.edges.iter().step_by(2).map(|e| (e.0, e.1)).collect();
+        g.delete_edges(&halves)?;
+        let base = spec.vertices.iter().max().copied().unwrap_or(0) + 1;
+        let extra: Vec<(u64, u64, f64)> = spec
+            .vertices
+            .iter()
+            .map(|&v| (v, base + v % 7, 0.5))
+            .collect();
+        g.insert_edges(&extra)?;
+        if let Some(&v) = spec.vertices.first() {
+            g.delete_vertex(v)?;
+        }
+        Ok::<Snapshot, stratagraph::Error>(snap)
+    })
+    .unwrap();
+    assert_all_pass(&outcomes);
+}
