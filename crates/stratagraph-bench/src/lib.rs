@@ -6,6 +6,7 @@
 //! `stratagraph bench ...` commands are thin wrappers over this crate.
 
 #![deny(missing_docs)]
+pub mod algo;
 pub mod core;
 mod rows;
 mod w1_files;

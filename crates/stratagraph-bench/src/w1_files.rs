@@ -31,6 +31,14 @@ pub struct Reference {
     pub edges: u64,
     /// Sum of destination ids over all edges.
     pub sum_dst: u64,
+    /// BFS/SSSP source: the vertex of maximum out-degree.
+    pub bfs_source: u64,
+    /// Vertices BFS reaches, the source included.
+    pub bfs_reached: u64,
+    /// WCC components counting every id (isolated ones are components).
+    pub wcc_components: u64,
+    /// Sum of SSSP distances over reached vertices.
+    pub sssp_dist_sum: f64,
 }
 
 /// The files of one scale.
@@ -82,12 +90,29 @@ impl W1Files {
                     what: format!("missing unsigned integer field {name:?}"),
                 })
         };
+        let sssp_dist_sum = json
+            .get("sssp_dist_sum")
+            .and_then(serde_json::Value::as_f64)
+            .ok_or_else(|| FileError {
+                path: path.clone(),
+                what: "missing number field \"sssp_dist_sum\"".into(),
+            })?;
         Ok(Reference {
             vertices: field("vertices")?,
             edges: field("edges")?,
             sum_dst: field("sum_dst")?,
+            bfs_source: field("bfs_source")?,
+            bfs_reached: field("bfs_reached")?,
+            wcc_components: field("wcc_components_all_ids")?,
+            sssp_dist_sum,
         })
     }
+}
+
+/// The W1 SSSP weight of edge `(u, v)`: in [1, 2), from WORKLOAD.md.
+pub fn w1_weight(u: u64, v: u64) -> f64 {
+    let h = u.wrapping_mul(2_654_435_761) ^ v.wrapping_mul(40_503);
+    1.0 + (h % 255) as f64 / 255.0
 }
 
 /// Reads a file of little-endian `u32`s whose count is a multiple of `group`.

@@ -45,26 +45,42 @@ enum BenchCommand {
     /// Engine-core figures: bulk load, batches, single-edge transactions on
     /// 1 and 2 threads, sequential scan and memory, beside a static CSR.
     Core {
-        /// Folder holding the generator's kS.* files.
-        #[arg(long, default_value = "/work/data")]
-        data: PathBuf,
-        /// Kronecker scale S (files kS.bin, kS.ref.json).
-        #[arg(long, default_value_t = 20)]
-        scale: u32,
-        /// Runs per operation; the median is reported.
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
+        #[command(flatten)]
+        w1: W1Opts,
         /// Batch size for batch_insert.
         #[arg(long, default_value_t = 1_000_000)]
         batch: usize,
-        /// Also write the rows as TSV to this file.
-        #[arg(long)]
-        out: Option<PathBuf>,
         /// Run only these groups (comma-separated: batch, single); the load,
         /// memory and scan figures always run.
         #[arg(long, value_delimiter = ',')]
         ops: Vec<String>,
     },
+    /// Analytics kernels (BFS, PageRank, WCC, SSSP) on a snapshot beside
+    /// the same kernels on a static CSR, results checked against kS.ref.json.
+    Algo {
+        #[command(flatten)]
+        w1: W1Opts,
+        /// Thread counts (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        threads: Vec<usize>,
+    },
+}
+
+/// Where the W1 files are and how to report, shared by the bench commands.
+#[derive(clap::Args)]
+struct W1Opts {
+    /// Folder holding the generator's kS.* files.
+    #[arg(long, default_value = "/work/data")]
+    data: PathBuf,
+    /// Kronecker scale S (files kS.bin, kS.ref.json).
+    #[arg(long, default_value_t = 20)]
+    scale: u32,
+    /// Runs per operation; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Also write the rows as TSV to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -72,21 +88,25 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
-        Command::Bench(BenchCommand::Core {
-            data,
-            scale,
-            runs,
-            batch,
-            out,
-            ops,
-        }) => stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
-            data,
-            scale,
-            runs,
-            batch,
-            out,
-            ops,
-        }),
+        Command::Bench(BenchCommand::Algo { w1, threads }) => {
+            stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
+                data: w1.data,
+                scale: w1.scale,
+                runs: w1.runs,
+                threads,
+                out: w1.out,
+            })
+        }
+        Command::Bench(BenchCommand::Core { w1, batch, ops }) => {
+            stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
+                data: w1.data,
+                scale: w1.scale,
+                runs: w1.runs,
+                batch,
+                out: w1.out,
+                ops,
+            })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
