@@ -33,7 +33,7 @@ pub use cdlp::cdlp;
 pub use csr::{BuildError, CsrGraph};
 pub use lcc::lcc;
 pub use pagerank::pagerank;
-pub use snapshot_view::snapshot_of_spec;
+pub use snapshot_view::{snapshot_of_spec, store_with_vertices};
 pub use sssp::{sssp, sssp_with_delta, SsspError};
 pub use triangles::triangle_count;
 pub use view::GraphView;

@@ -60,12 +60,23 @@ impl GraphView for Snapshot {
 }
 
 /// Loads a Graphalytics graph into a fresh in-memory store and returns a
-/// snapshot of it. Vertices are created first, in ascending id order, so
-/// internal ids follow external ids as in [`crate::CsrGraph`].
+/// snapshot of it. Vertices are created first (see [`store_with_vertices`]),
+/// so internal ids follow external ids as in [`crate::CsrGraph`].
 ///
 /// # Errors
 /// The engine's error for an edge it refuses (a non-finite weight).
 pub fn snapshot_of_spec(spec: &GraphSpec) -> stratagraph::Result<Snapshot> {
+    let g = store_with_vertices(spec)?;
+    g.insert_edges(&spec.edges)?;
+    Ok(g.snapshot())
+}
+
+/// A fresh in-memory store with the spec's directedness holding its
+/// vertices (ascending, so internal ids follow external ids) and no edges.
+///
+/// # Errors
+/// `VertexIdsExhausted` if the spec has more vertices than `u32` ids.
+pub fn store_with_vertices(spec: &GraphSpec) -> stratagraph::Result<Graph> {
     let g = Graph::in_memory(Options {
         directed: spec.directed,
         ..Options::default()
@@ -73,6 +84,5 @@ pub fn snapshot_of_spec(spec: &GraphSpec) -> stratagraph::Result<Snapshot> {
     let mut vertices = spec.vertices.clone();
     vertices.sort_unstable();
     g.insert_vertices(&vertices)?;
-    g.insert_edges(&spec.edges)?;
-    Ok(g.snapshot())
+    Ok(g)
 }

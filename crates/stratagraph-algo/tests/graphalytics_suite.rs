@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{graphalytics_dir, HoleyView};
+use common::{assert_all_24_pass, graphalytics_dir, HoleyView};
 use stratagraph_algo::graphalytics::{
     discover, run_suite, run_suite_with, summary_line, Algorithm, CaseOutcome, GraphSpec,
 };
@@ -35,23 +35,13 @@ fn expected_cases() -> Vec<(String, Algorithm)> {
 }
 
 fn assert_all_pass(outcomes: &[CaseOutcome]) {
-    for o in outcomes {
-        println!("{o}");
-    }
-    println!("{}", summary_line(outcomes));
     let mut seen: Vec<(String, Algorithm)> = outcomes
         .iter()
         .map(|o| (o.graph.clone(), o.algorithm))
         .collect();
     seen.sort();
     assert_eq!(seen, expected_cases(), "every case must run exactly once");
-    let failed: Vec<String> = outcomes
-        .iter()
-        .filter(|o| !o.passed)
-        .map(ToString::to_string)
-        .collect();
-    assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
-    assert_eq!(summary_line(outcomes), "24 passed, 0 failed");
+    assert_all_24_pass(outcomes);
 }
 
 #[test]

@@ -5,34 +5,10 @@
 
 mod common;
 
-use common::graphalytics_dir;
-use stratagraph::{Graph, Options, Snapshot};
-use stratagraph_algo::graphalytics::{run_suite_with, summary_line, CaseOutcome, GraphSpec};
-use stratagraph_algo::snapshot_of_spec;
-
-fn assert_all_pass(outcomes: &[CaseOutcome]) {
-    for o in outcomes {
-        println!("{o}");
-    }
-    let failed: Vec<String> = outcomes
-        .iter()
-        .filter(|o| !o.passed)
-        .map(ToString::to_string)
-        .collect();
-    assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
-    assert_eq!(summary_line(outcomes), "24 passed, 0 failed");
-}
-
-fn graph_of(spec: &GraphSpec) -> Graph {
-    let g = Graph::in_memory(Options {
-        directed: spec.directed,
-        ..Options::default()
-    });
-    let mut vertices = spec.vertices.clone();
-    vertices.sort_unstable();
-    g.insert_vertices(&vertices).unwrap();
-    g
-}
+use common::{assert_all_24_pass as assert_all_pass, graphalytics_dir};
+use stratagraph::Snapshot;
+use stratagraph_algo::graphalytics::{run_suite_with, GraphSpec};
+use stratagraph_algo::{snapshot_of_spec, store_with_vertices};
 
 #[test]
 fn fresh_snapshots_two_threads() {
@@ -50,7 +26,7 @@ fn fresh_snapshots_one_thread() {
 #[test]
 fn snapshots_over_versioned_runs() {
     let outcomes = run_suite_with(&graphalytics_dir(), 2, |spec: &GraphSpec| {
-        let g = graph_of(spec);
+        let g = store_with_vertices(spec)?;
         let (singles, batch): (Vec<_>, Vec<_>) =
             spec.edges.iter().enumerate().partition(|(i, _)| i % 3 == 0);
         let batch: Vec<_> = batch.into_iter().map(|(_, e)| *e).collect();
@@ -79,7 +55,7 @@ fn snapshots_over_versioned_runs() {
 #[test]
 fn old_snapshot_after_the_store_moved_on() {
     let outcomes = run_suite_with(&graphalytics_dir(), 2, |spec: &GraphSpec| {
-        let g = graph_of(spec);
+        let g = store_with_vertices(spec)?;
         g.insert_edges(&spec.edges)?;
         let snap = g.snapshot();
         let halves: Vec<(u64, u64)> = spec.edges.iter().step_by(2).map(|e| (e.0, e.1)).collect();

@@ -147,14 +147,17 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         "# memory: slots {} B, adjacency {} B, {} entries, id map {} B",
         stats.memory.slot_bytes, stats.memory.adjacency_bytes, stats.memory.entries, stats.id_bytes
     );
-    table.push(row(
-        "stratagraph",
-        "memory_accounted",
-        cores,
-        stats.total_bytes() as f64 / n_edges,
-        "bytes/edge",
-        format!("bytes={}", stats.total_bytes()),
-    ));
+    let memory_row = |op, stats: &stratagraph::Stats| {
+        row(
+            "stratagraph",
+            op,
+            cores,
+            stats.total_bytes() as f64 / n_edges,
+            "bytes/edge",
+            format!("bytes={}", stats.total_bytes()),
+        )
+    };
+    table.push(memory_row("memory_accounted", &stats));
     table.push(row(
         "stratagraph",
         "memory_rss_first_load",
@@ -228,14 +231,7 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(g) = after_singles {
         let stats = g.stats();
-        table.push(row(
-            "stratagraph",
-            "memory_after_singles",
-            cores,
-            stats.total_bytes() as f64 / n_edges,
-            "bytes/edge",
-            format!("bytes={}", stats.total_bytes()),
-        ));
+        table.push(memory_row("memory_after_singles", &stats));
         scan_rows(
             &mut table,
             &row,

@@ -109,3 +109,20 @@ impl GraphView for HoleyView {
         self.inner(v).map_or(u64::MAX, |v| self.0.external_id(v))
     }
 }
+
+/// Prints every outcome and asserts none failed and the suite ran 24 cases.
+#[allow(dead_code)] // not every test binary uses every helper
+pub fn assert_all_24_pass(outcomes: &[stratagraph_algo::graphalytics::CaseOutcome]) {
+    use stratagraph_algo::graphalytics::summary_line;
+    for o in outcomes {
+        println!("{o}");
+    }
+    println!("{}", summary_line(outcomes));
+    let failed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| !o.passed)
+        .map(ToString::to_string)
+        .collect();
+    assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
+    assert_eq!(summary_line(outcomes), "24 passed, 0 failed");
+}
