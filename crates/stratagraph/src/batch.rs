@@ -10,6 +10,7 @@ use crate::error::{BatchIndex, Error, Op, Result};
 use crate::graph::Shared;
 use crate::mem::{Effect, Stamping, Write};
 use crate::txn::check_edge;
+use crate::util::bucket;
 use crate::version::Timestamp;
 use crate::VertexId;
 use rayon::prelude::*;
@@ -54,10 +55,24 @@ fn intern_in_order(
     Ok(ids)
 }
 
+/// Whether a counting sort by owner beats a comparison sort: when the batch
+/// is not much smaller than the id space its histogram spans.
+fn dense(items: usize, bound: u32) -> bool {
+    items as u64 * 2 >= u64::from(bound)
+}
+
 /// Sorts writes by (owner, other) and keeps the last write to each pair.
-/// The sort is stable, so "last" is the caller's batch order.
-fn sort_dedup_last(items: &mut Vec<Item>) {
-    items.par_sort_by_key(key);
+/// Both sorts are stable, so "last" is the caller's batch order.
+fn sort_dedup_last(items: &mut Vec<Item>, bound: u32) {
+    if dense(items.len(), bound) {
+        let mut grouped = bucket::group_by_owner(items, bound, |it| it.0);
+        grouped
+            .par_chunk_by_mut(|a, b| a.0 == b.0)
+            .for_each(|g| g.sort_by_key(|it| it.1));
+        *items = grouped;
+    } else {
+        items.par_sort_by_key(key);
+    }
     let mut out = 0;
     for i in 0..items.len() {
         if i + 1 < items.len() && key(&items[i + 1]) == key(&items[i]) {
@@ -71,7 +86,7 @@ fn sort_dedup_last(items: &mut Vec<Item>) {
 
 /// The adjacency writes of a batch: an undirected edge also writes its
 /// mirror; sorted by owner, the last write to each pair kept.
-fn adjacency_items(mut forward: Vec<Item>, directed: bool) -> Vec<Item> {
+fn adjacency_items(mut forward: Vec<Item>, directed: bool, bound: u32) -> Vec<Item> {
     if !directed {
         // Each mirror directly follows its edge, so batch order is kept.
         forward = forward
@@ -81,7 +96,7 @@ fn adjacency_items(mut forward: Vec<Item>, directed: bool) -> Vec<Item> {
             })
             .collect();
     }
-    sort_dedup_last(&mut forward);
+    sort_dedup_last(&mut forward, bound);
     forward
 }
 
@@ -127,17 +142,25 @@ fn apply_grouped(
     (effects, created)
 }
 
-/// The items of the reverse direction for the forward writes that took effect.
-fn reverse_items(items: &[Item], effects: &[Effect], wanted: Effect) -> Vec<Item> {
-    let mut rev: Vec<Item> = items
-        .iter()
+/// The items of the reverse direction for the forward writes that took effect,
+/// sorted by (owner, other).
+fn reverse_items(items: &[Item], effects: &[Effect], wanted: Effect, bound: u32) -> Vec<Item> {
+    let rev: Vec<Item> = items
+        .par_iter()
         .zip(effects)
         .filter(|(_, &e)| e == wanted)
         .map(|(&(s, d, w), _)| (d, s, w.map(|_| 1.0)))
         .collect();
-    // Pairs are unique here, so an unstable sort is exact.
-    rev.par_sort_unstable_by_key(key);
-    rev
+    if dense(rev.len(), bound) {
+        // The forward items are sorted by (s, d), so grouping (d, s) stably
+        // by d leaves each group sorted by s: no second sort needed.
+        bucket::group_by_owner(&rev, bound, |it| it.0)
+    } else {
+        let mut rev = rev;
+        // Pairs are unique here, so an unstable sort is exact.
+        rev.par_sort_unstable_by_key(key);
+        rev
+    }
 }
 
 /// See [`crate::Graph::insert_edges`].
@@ -168,7 +191,7 @@ pub(crate) fn insert_edges(
         .map(|(i, &(_, _, w))| (ids[2 * i], ids[2 * i + 1], Some(w)))
         .collect();
     let directed = shared.opts.directed;
-    let items = adjacency_items(interned, directed);
+    let items = adjacency_items(interned, directed, shared.ids.bound());
     let _gate = shared.writers.write();
     if !shared.opts.auto_create_vertices {
         let alive = |v: VertexId| {
@@ -199,7 +222,7 @@ pub(crate) fn insert_edges(
         .filter(|(&(s, d, _), &e)| e == Effect::Added && (directed || s <= d))
         .count() as i64;
     if directed {
-        let rev = reverse_items(&items, &effects, Effect::Added);
+        let rev = reverse_items(&items, &effects, Effect::Added, shared.ids.bound());
         created += apply_grouped(shared, &rev, true, &st).1;
     }
     Ok(ticket.publish(added, created))
@@ -233,7 +256,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
     }
     let resolved: Vec<_> = resolved.into_iter().flatten().collect();
     let directed = shared.opts.directed;
-    let items = adjacency_items(resolved, directed);
+    let items = adjacency_items(resolved, directed, shared.ids.bound());
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
     let (effects, _) = apply_grouped(shared, &items, false, &st);
@@ -243,7 +266,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
         .filter(|(&(s, d, _), &e)| e == Effect::Removed && (directed || s <= d))
         .count() as i64;
     if directed {
-        let rev = reverse_items(&items, &effects, Effect::Removed);
+        let rev = reverse_items(&items, &effects, Effect::Removed, shared.ids.bound());
         apply_grouped(shared, &rev, true, &st);
     }
     Ok(ticket.publish(-removed, 0))

@@ -79,7 +79,7 @@ impl Cursor {
                 end += 1;
             }
             self.pos = end;
-            if let Some(k) = visible_in_group(&run.stamps()[i..end], self.rel) {
+            if let Some(k) = visible_in_group(run.stamps().slice(i..end), self.rel) {
                 return Some(i + k);
             }
         }
@@ -180,7 +180,7 @@ pub(crate) fn visit(set: &EdgeSet, ts: u64, mut f: impl FnMut(u32)) {
             while end < dsts.len() && dsts[end] == dsts[i] {
                 end += 1;
             }
-            if visible_in_group(&stamps[i..end], rel).is_some() {
+            if visible_in_group(stamps.slice(i..end), rel).is_some() {
                 f(dsts[i]);
             }
             i = end;

@@ -21,7 +21,7 @@ use crate::mem::{Effect, Stamping, VertexState};
 use crate::snapshot::Snapshot;
 use crate::version::Timestamp;
 use crate::VertexId;
-use parking_lot::MutexGuard;
+use parking_lot::RwLockWriteGuard;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -335,7 +335,10 @@ impl WriteTxn {
     }
 
     /// Locks every vertex the commit writes, in ascending order.
-    fn lock_all<'s>(&self, shared: &'s Shared) -> (Vec<u32>, Vec<MutexGuard<'s, VertexState>>) {
+    fn lock_all<'s>(
+        &self,
+        shared: &'s Shared,
+    ) -> (Vec<u32>, Vec<RwLockWriteGuard<'s, VertexState>>) {
         let mut ids: Vec<u32> = self.vertices.keys().copied().collect();
         for &(s, d) in self.edges.keys() {
             ids.push(s);
@@ -453,7 +456,7 @@ impl WriteTxn {
 /// The vertex states a commit holds locked, by internal id.
 struct Locked<'a, 's> {
     ids: &'a [u32],
-    guards: &'a mut [MutexGuard<'s, VertexState>],
+    guards: &'a mut [RwLockWriteGuard<'s, VertexState>],
 }
 
 impl Locked<'_, '_> {

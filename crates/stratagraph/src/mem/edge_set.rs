@@ -111,7 +111,7 @@ impl EdgeSet {
         for run in self.runs() {
             let (d, st) = (run.dsts(), run.stamps());
             for i in 0..d.len() {
-                if (i == 0 || d[i - 1] != d[i]) && !stamp::is_tomb(st[i]) {
+                if (i == 0 || d[i - 1] != d[i]) && !stamp::is_tomb(st.get(i)) {
                     out.push(d[i]);
                 }
             }
@@ -214,7 +214,7 @@ impl EdgeSet {
             let live = group.first().filter(|e| !stamp::is_tomb(e.stamp));
             let stamps: Vec<u32> = group.iter().map(|e| e.stamp).collect();
             // After pruning to the watermark, offset 0 marks "at or before W".
-            let keep = kept_len(&stamps, 0);
+            let keep = kept_len(&stamps[..], 0);
             match (w.weight, live) {
                 (Some(weight), _) => {
                     out.push(Entry {

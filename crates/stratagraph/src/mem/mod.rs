@@ -18,7 +18,7 @@ pub(crate) use run::Run;
 pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
 
 use crate::util::segmented::SegmentedTable;
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::{RwLock, RwLockWriteGuard};
 
 /// Everything the engine keeps about one vertex in memory.
 #[derive(Default)]
@@ -46,7 +46,7 @@ impl VertexState {
 
 /// The vertex table.
 pub(crate) struct MemGraph {
-    slots: SegmentedTable<Mutex<VertexState>>,
+    slots: SegmentedTable<RwLock<VertexState>>,
 }
 
 /// Memory used by a MemGraph, split by what it is spent on.
@@ -69,15 +69,17 @@ impl MemGraph {
 
     /// Locks vertex `v` for writing (allocating its slot).
     #[inline]
-    pub(crate) fn lock(&self, v: u32) -> MutexGuard<'_, VertexState> {
-        self.slots.get_or_alloc(v).lock()
+    pub(crate) fn lock(&self, v: u32) -> RwLockWriteGuard<'_, VertexState> {
+        self.slots.get_or_alloc(v).write()
     }
 
-    /// Runs `f` on vertex `v`'s state under its lock; `None` if the slot was
-    /// never allocated. Keep `f` short: it holds the vertex lock.
+    /// Runs `f` on vertex `v`'s state under its shared lock; `None` if the
+    /// slot was never allocated. Readers share the lock, and a recursive read
+    /// (`f` reading `v` again) cannot deadlock behind a waiting writer; `f`
+    /// should still be short, since writers of `v` wait for it.
     #[inline]
     pub(crate) fn read<R>(&self, v: u32, f: impl FnOnce(&VertexState) -> R) -> Option<R> {
-        self.slots.get(v).map(|m| f(&m.lock()))
+        self.slots.get(v).map(|m| f(&m.read_recursive()))
     }
 
     /// Walks every slot below `bound` (locking each briefly).

@@ -1,13 +1,20 @@
 //! A sorted run of edge versions: the unit every adjacency container is made of.
 //!
 //! Layout: one shared allocation of `u32` words,
-//! `[header; 8][dst; cap][stamp; cap]([weight lo; cap][weight hi; cap])`.
+//! `[header; 8][dst; cap]([stamp; cap])([weight lo; cap][weight hi; cap])`.
 //! Columns rather than (dst, stamp) pairs so that the common read, a scan of
 //! destinations with no version to check, touches 4 bytes per edge as a CSR
 //! does. One allocation per run (not three `Vec`s) keeps the per-vertex cost
 //! of low-degree vertices small, which dominates memory on power-law graphs.
 //! Weight columns exist only once some edge of the run has a weight other
 //! than 1.0, so unweighted graphs pay nothing for weights.
+//!
+//! The stamp column, too, exists only when needed. A *uniform* run holds one
+//! live version per destination, all with the same stamp (kept in the
+//! header): what a batch or bulk load writes, and what pruning leaves once
+//! every entry is older than the watermark. Dropping the column saves 4 of
+//! the 8 bytes per entry and halves the memory a scan streams through; the
+//! first write that needs a different stamp adds it back.
 //!
 //! The allocation is an `Arc` so that a reader can take a reference-counted
 //! copy of a vertex's run under the vertex lock and scan it after releasing
@@ -30,6 +37,7 @@ const H_GROUPS: usize = 6;
 const H_PRUNED: usize = 7;
 const HDR: usize = 8;
 const F_WEIGHTED: u32 = 1;
+const F_STAMPED: u32 = 2;
 
 /// Stamp encoding: offset from the run's base in the low 31 bits, tombstone in the top bit.
 pub(crate) mod stamp {
@@ -59,7 +67,64 @@ pub(crate) struct Entry {
 #[derive(Clone)]
 pub(crate) struct Run(Arc<[u32]>);
 
+/// The stamps of a run (or a slice of one): a column, or one value repeated.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stamps<'a> {
+    /// One stamp per entry.
+    Column(&'a [u32]),
+    /// `len` entries that all carry `stamp`.
+    Uniform { stamp: u32, len: usize },
+}
+
+impl<'a> Stamps<'a> {
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Stamps::Column(c) => c.len(),
+            Stamps::Uniform { len, .. } => *len,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> u32 {
+        match self {
+            Stamps::Column(c) => c[i],
+            Stamps::Uniform { stamp, .. } => *stamp,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn slice(&self, r: std::ops::Range<usize>) -> Stamps<'a> {
+        match self {
+            Stamps::Column(c) => Stamps::Column(&c[r]),
+            Stamps::Uniform { stamp, .. } => Stamps::Uniform {
+                stamp: *stamp,
+                len: r.len(),
+            },
+        }
+    }
+
+    /// Index of the first stamp satisfying `f`.
+    #[inline]
+    pub(crate) fn position(&self, mut f: impl FnMut(u32) -> bool) -> Option<usize> {
+        match self {
+            Stamps::Column(c) => c.iter().position(|&s| f(s)),
+            Stamps::Uniform { stamp, len } => (*len > 0 && f(*stamp)).then_some(0),
+        }
+    }
+}
+
+impl<'a> From<&'a [u32]> for Stamps<'a> {
+    fn from(c: &'a [u32]) -> Self {
+        Stamps::Column(c)
+    }
+}
+
 /// Next capacity when a run is full: about 1.5x, so slack stays near 20%.
+fn flags(weighted: bool, stamped: bool) -> u32 {
+    (if weighted { F_WEIGHTED } else { 0 }) | (if stamped { F_STAMPED } else { 0 })
+}
+
 fn grow(cap: usize) -> usize {
     match cap {
         0..=1 => 2,
@@ -69,32 +134,45 @@ fn grow(cap: usize) -> usize {
 }
 
 impl Run {
-    /// An empty run with room for `cap` entries.
+    /// An empty uniform run with room for `cap` entries.
     pub(crate) fn with_capacity(cap: usize, weighted: bool, base: u64) -> Run {
-        let width = if weighted { 4 } else { 2 };
+        Run::with_layout(cap, weighted, false, base)
+    }
+
+    fn with_layout(cap: usize, weighted: bool, stamped: bool, base: u64) -> Run {
+        let width = 1 + usize::from(stamped) + 2 * usize::from(weighted);
         let mut words: Arc<[u32]> = std::iter::repeat_n(0u32, HDR + cap * width).collect();
         let w = Arc::get_mut(&mut words).expect("fresh Arc is unique");
-        w[H_FLAGS] = if weighted { F_WEIGHTED } else { 0 };
+        w[H_FLAGS] = flags(weighted, stamped);
         w[H_BASE_LO] = base as u32;
         w[H_BASE_HI] = (base >> 32) as u32;
         Run(words)
     }
 
     /// A run holding `entries` (already sorted by dst, newest first within a
-    /// dst) with `extra` free slots.
+    /// dst) with `extra` free slots; uniform (no stamp column) when every
+    /// entry is the only, live version of its destination and all share one
+    /// stamp.
     pub(crate) fn from_entries(entries: &[Entry], extra: usize, base: u64) -> Run {
         let weighted = entries.iter().any(|e| e.weight != 1.0);
-        let mut run = Run::with_capacity(entries.len() + extra, weighted, base);
+        let first = entries.first().map_or(0, |e| e.stamp);
+        let uniform = !stamp::is_tomb(first)
+            && entries.iter().all(|e| e.stamp == first)
+            && entries.windows(2).all(|p| p[0].dst != p[1].dst);
+        let mut run = Run::with_layout(entries.len() + extra, weighted, !uniform, base);
         let cap = run.cap();
+        let wcol = run.weight_col();
         let w = run.words_mut();
         let (mut max, mut tombs, mut groups) = (0u32, 0u32, 0u32);
         for (i, e) in entries.iter().enumerate() {
             w[HDR + i] = e.dst;
-            w[HDR + cap + i] = e.stamp;
+            if !uniform {
+                w[HDR + cap + i] = e.stamp;
+            }
             if weighted {
                 let bits = e.weight.to_bits();
-                w[HDR + 2 * cap + i] = bits as u32;
-                w[HDR + 3 * cap + i] = (bits >> 32) as u32;
+                w[wcol + i] = bits as u32;
+                w[wcol + cap + i] = (bits >> 32) as u32;
             }
             max = max.max(stamp::offset(e.stamp));
             tombs += u32::from(stamp::is_tomb(e.stamp));
@@ -117,13 +195,21 @@ impl Run {
         self.0[H_FLAGS] & F_WEIGHTED != 0
     }
 
+    /// Whether the run has a stamp column (otherwise it is uniform).
+    #[inline]
+    pub(crate) fn stamped(&self) -> bool {
+        self.0[H_FLAGS] & F_STAMPED != 0
+    }
+
     #[inline]
     fn width(&self) -> usize {
-        if self.weighted() {
-            4
-        } else {
-            2
-        }
+        1 + usize::from(self.stamped()) + 2 * usize::from(self.weighted())
+    }
+
+    /// Word index where the low halves of the weights start.
+    #[inline]
+    fn weight_col(&self) -> usize {
+        HDR + self.cap() * (1 + usize::from(self.stamped()))
     }
 
     #[inline]
@@ -186,9 +272,16 @@ impl Run {
     }
 
     #[inline]
-    pub(crate) fn stamps(&self) -> &[u32] {
-        let cap = self.cap();
-        &self.0[HDR + cap..HDR + cap + self.len()]
+    pub(crate) fn stamps(&self) -> Stamps<'_> {
+        if self.stamped() {
+            let cap = self.cap();
+            Stamps::Column(&self.0[HDR + cap..HDR + cap + self.len()])
+        } else {
+            Stamps::Uniform {
+                stamp: self.max_offset(),
+                len: self.len(),
+            }
+        }
     }
 
     #[inline]
@@ -196,9 +289,9 @@ impl Run {
         if !self.weighted() {
             return 1.0;
         }
-        let cap = self.cap();
-        let lo = u64::from(self.0[HDR + 2 * cap + i]);
-        let hi = u64::from(self.0[HDR + 3 * cap + i]);
+        let (col, cap) = (self.weight_col(), self.cap());
+        let lo = u64::from(self.0[col + i]);
+        let hi = u64::from(self.0[col + cap + i]);
         f64::from_bits(lo | (hi << 32))
     }
 
@@ -206,7 +299,7 @@ impl Run {
     pub(crate) fn entry(&self, i: usize) -> Entry {
         Entry {
             dst: self.dsts()[i],
-            stamp: self.stamps()[i],
+            stamp: self.stamps().get(i),
             weight: self.weight(i),
         }
     }
@@ -242,31 +335,49 @@ impl Run {
         Arc::get_mut(&mut self.0).expect("unique after copy")
     }
 
-    /// Re-lays the run with a new capacity and weightedness.
-    fn relayout(&mut self, cap: usize, weighted: bool) {
+    /// Re-lays the run with a new capacity, weightedness and stamp column
+    /// (a uniform run that gains the column gets its one stamp in every row).
+    fn relayout(&mut self, cap: usize, weighted: bool, stamped: bool) {
         let len = self.len();
-        let mut next = Run::with_capacity(cap.max(len), weighted, self.base());
-        let ncap = next.cap();
-        let (ocap, oweighted) = (self.cap(), self.weighted());
+        let mut next = Run::with_layout(cap.max(len), weighted, stamped, self.base());
+        let (ncap, nwcol) = (next.cap(), next.weight_col());
+        let (ocap, owcol) = (self.cap(), self.weight_col());
+        let (oweighted, ostamped) = (self.weighted(), self.stamped());
         let old = &self.0;
         let w = next.words_mut();
         w[..HDR].copy_from_slice(&old[..HDR]);
-        w[H_FLAGS] = if weighted { F_WEIGHTED } else { 0 };
+        w[H_FLAGS] = flags(weighted, stamped);
         w[HDR..HDR + len].copy_from_slice(&old[HDR..HDR + len]);
-        w[HDR + ncap..HDR + ncap + len].copy_from_slice(&old[HDR + ocap..HDR + ocap + len]);
+        if stamped {
+            let col = &mut w[HDR + ncap..HDR + ncap + len];
+            if ostamped {
+                col.copy_from_slice(&old[HDR + ocap..HDR + ocap + len]);
+            } else {
+                col.fill(old[H_MAX]);
+            }
+        }
         if weighted {
             if oweighted {
-                for k in 2..4 {
-                    w[HDR + k * ncap..HDR + k * ncap + len]
-                        .copy_from_slice(&old[HDR + k * ocap..HDR + k * ocap + len]);
-                }
+                w[nwcol..nwcol + len].copy_from_slice(&old[owcol..owcol + len]);
+                w[nwcol + ncap..nwcol + ncap + len]
+                    .copy_from_slice(&old[owcol + ocap..owcol + ocap + len]);
             } else {
                 let one = 1.0f64.to_bits();
-                w[HDR + 2 * ncap..HDR + 2 * ncap + len].fill(one as u32);
-                w[HDR + 3 * ncap..HDR + 3 * ncap + len].fill((one >> 32) as u32);
+                w[nwcol..nwcol + len].fill(one as u32);
+                w[nwcol + ncap..nwcol + ncap + len].fill((one >> 32) as u32);
             }
         }
         *self = next;
+    }
+
+    /// Whether writing a version with `stamp` for a destination that `fresh`
+    /// (has no version yet) keeps the run uniform.
+    #[inline]
+    fn stays_uniform(&self, stamp: u32, fresh: bool) -> bool {
+        !self.stamped()
+            && fresh
+            && !stamp::is_tomb(stamp)
+            && (self.len() == 0 || stamp == self.max_offset())
     }
 
     /// Inserts `e` at index `i` (the caller keeps the sort order).
@@ -276,30 +387,41 @@ impl Run {
         let new_group =
             !((i > 0 && self.dsts()[i - 1] == e.dst) || (i < len && self.dsts()[i] == e.dst));
         let need_weights = e.weight != 1.0 && !self.weighted();
-        if len == self.cap() || need_weights {
+        let need_stamps = !self.stamped() && !self.stays_uniform(e.stamp, new_group);
+        if len == self.cap() || need_weights || need_stamps {
             let cap = if len == self.cap() {
                 grow(len)
             } else {
                 self.cap()
             };
-            self.relayout(cap, self.weighted() || need_weights);
+            self.relayout(
+                cap,
+                self.weighted() || need_weights,
+                self.stamped() || need_stamps,
+            );
         }
         let cap = self.cap();
         let width = self.width();
+        let (weighted, stamped, wcol) = (self.weighted(), self.stamped(), self.weight_col());
         let w = self.words_mut();
         for k in 0..width {
             let col = HDR + k * cap;
             w.copy_within(col + i..col + len, col + i + 1);
         }
         w[HDR + i] = e.dst;
-        w[HDR + cap + i] = e.stamp;
-        if width == 4 {
+        if weighted {
             let bits = e.weight.to_bits();
-            w[HDR + 2 * cap + i] = bits as u32;
-            w[HDR + 3 * cap + i] = (bits >> 32) as u32;
+            w[wcol + i] = bits as u32;
+            w[wcol + cap + i] = (bits >> 32) as u32;
+        }
+        if stamped {
+            w[HDR + cap + i] = e.stamp;
+            w[H_MAX] = w[H_MAX].max(stamp::offset(e.stamp));
+        } else {
+            // Uniform: the header's stamp is every entry's stamp.
+            w[H_MAX] = e.stamp;
         }
         w[H_LEN] += 1;
-        w[H_MAX] = w[H_MAX].max(stamp::offset(e.stamp));
         w[H_TOMBS] += u32::from(stamp::is_tomb(e.stamp));
         w[H_GROUPS] += u32::from(new_group);
     }
@@ -307,20 +429,32 @@ impl Run {
     /// Overwrites entry `i` with a version of the same destination.
     pub(crate) fn replace(&mut self, i: usize, e: Entry) {
         debug_assert_eq!(self.dsts()[i], e.dst);
-        if e.weight != 1.0 && !self.weighted() {
-            self.relayout(self.cap(), true);
+        let need_weights = e.weight != 1.0 && !self.weighted();
+        // A uniform run of one entry may take any live stamp.
+        let need_stamps = !self.stamped()
+            && (stamp::is_tomb(e.stamp) || (e.stamp != self.max_offset() && self.len() > 1));
+        if need_weights || need_stamps {
+            self.relayout(
+                self.cap(),
+                self.weighted() || need_weights,
+                self.stamped() || need_stamps,
+            );
         }
-        let old_tomb = stamp::is_tomb(self.stamps()[i]);
+        let old_tomb = stamp::is_tomb(self.stamps().get(i));
         let cap = self.cap();
-        let weighted = self.weighted();
+        let (weighted, stamped, wcol) = (self.weighted(), self.stamped(), self.weight_col());
         let w = self.words_mut();
-        w[HDR + cap + i] = e.stamp;
+        if stamped {
+            w[HDR + cap + i] = e.stamp;
+            w[H_MAX] = w[H_MAX].max(stamp::offset(e.stamp));
+        } else {
+            w[H_MAX] = e.stamp;
+        }
         if weighted {
             let bits = e.weight.to_bits();
-            w[HDR + 2 * cap + i] = bits as u32;
-            w[HDR + 3 * cap + i] = (bits >> 32) as u32;
+            w[wcol + i] = bits as u32;
+            w[wcol + cap + i] = (bits >> 32) as u32;
         }
-        w[H_MAX] = w[H_MAX].max(stamp::offset(e.stamp));
         w[H_TOMBS] = w[H_TOMBS] - u32::from(old_tomb) + u32::from(stamp::is_tomb(e.stamp));
     }
 
@@ -344,10 +478,8 @@ impl Run {
             u32::from(left) + u32::from(right)
         };
         let lost_groups = distinct - kept;
-        let tombs = self.stamps()[a..b]
-            .iter()
-            .filter(|&&s| stamp::is_tomb(s))
-            .count() as u32;
+        let st = self.stamps();
+        let tombs = (a..b).filter(|&i| stamp::is_tomb(st.get(i))).count() as u32;
         let cap = self.cap();
         let width = self.width();
         let w = self.words_mut();
@@ -386,7 +518,7 @@ mod tests {
             r.insert(at, e(*d, i as u32 + 1));
         }
         assert_eq!(r.dsts(), &[1, 3, 5, 9]);
-        assert_eq!(r.stamps(), &[2, 4, 1, 3]);
+        assert!(matches!(r.stamps(), Stamps::Column(&[2, 4, 1, 3])));
         assert_eq!((r.groups(), r.tombstones(), r.max_offset()), (4, 0, 4));
         assert!(r.is_plain());
         // A second version of 3 (newest first) and a tombstone of 9.
@@ -442,6 +574,44 @@ mod tests {
             },
         );
         assert_eq!((r.weight(0), r.tombstones(), r.max_offset()), (-0.5, 1, 9));
+    }
+
+    #[test]
+    fn uniform_runs_drop_the_stamp_column_until_a_write_needs_it() {
+        // One batch: every entry at stamp 3, so no column.
+        let r = Run::from_entries(&[e(1, 3), e(4, 3), e(7, 3)], 0, 10);
+        assert!(!r.stamped());
+        assert_eq!(
+            r.heap_bytes(),
+            (HDR + 3) * 4 + 2 * std::mem::size_of::<usize>()
+        );
+        assert_eq!((r.visible(4, 12), r.visible(4, 13)), (None, Some(1.0)));
+        // More writes at the same stamp keep it uniform.
+        let mut r = r;
+        r.insert(1, e(2, 3));
+        assert!(!r.stamped());
+        // A later stamp adds the column; every old entry keeps stamp 3.
+        r.insert(4, e(8, 5));
+        assert!(r.stamped());
+        assert!(matches!(r.stamps(), Stamps::Column(&[3, 3, 3, 3, 5])));
+        assert_eq!((r.visible(8, 14), r.visible(8, 15)), (None, Some(1.0)));
+        assert_eq!(r.visible(7, 13), Some(1.0));
+        // Versions and tombstones are never uniform.
+        for entries in [vec![e(1, 3), e(1, 2)], vec![e(1, 3 | stamp::TOMB)]] {
+            assert!(Run::from_entries(&entries, 0, 0).stamped());
+        }
+        // A tombstone written into a uniform run adds the column.
+        let mut r = Run::from_entries(&[e(1, 3), e(4, 3)], 0, 0);
+        r.replace(0, e(1, 4 | stamp::TOMB));
+        assert!(r.stamped());
+        assert_eq!(r.visible(1, 4), None);
+        assert_eq!((r.visible(4, 2), r.visible(4, 3)), (None, Some(1.0)));
+        // Emptied and refilled: the header stamp follows the new entry.
+        let mut r = Run::from_entries(&[e(1, 9)], 0, 0);
+        r.remove(0..1);
+        r.insert(0, e(2, 4));
+        assert!(!r.stamped());
+        assert_eq!((r.visible(2, 3), r.visible(2, 4)), (None, Some(1.0)));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! older goes. So however often an edge is updated, it holds at most one old
 //! version per open snapshot plus the one a snapshot opened at `W` would see.
 
-use super::run::{stamp, Entry, Run};
+use super::run::{stamp, Entry, Run, Stamps};
 
 /// The commit being applied and the visibility horizon it may prune to.
 #[derive(Debug, Clone, Copy)]
@@ -40,10 +40,11 @@ pub(crate) enum Effect {
 
 /// How many leading versions of a group (newest first) must be kept for
 /// snapshots at or after the watermark offset `wm`.
-pub(crate) fn kept_len(stamps: &[u32], wm: u32) -> usize {
-    match stamps.iter().position(|&s| stamp::offset(s) <= wm) {
+pub(crate) fn kept_len<'a>(stamps: impl Into<Stamps<'a>>, wm: u32) -> usize {
+    let stamps = stamps.into();
+    match stamps.position(|s| stamp::offset(s) <= wm) {
         None => stamps.len(),
-        Some(k) if stamp::is_tomb(stamps[k]) => k,
+        Some(k) if stamp::is_tomb(stamps.get(k)) => k,
         Some(k) => k + 1,
     }
 }
@@ -57,9 +58,9 @@ pub(crate) fn offset_of(ts: u64, base: u64) -> u32 {
 /// Which version of a group (newest first) a reader at offset `r` sees:
 /// `Some(index into the group)` if the edge is present.
 #[inline]
-pub(crate) fn visible_in_group(stamps: &[u32], r: u32) -> Option<usize> {
-    let k = stamps.iter().position(|&s| stamp::offset(s) <= r)?;
-    (!stamp::is_tomb(stamps[k])).then_some(k)
+pub(crate) fn visible_in_group(stamps: Stamps<'_>, r: u32) -> Option<usize> {
+    let k = stamps.position(|s| stamp::offset(s) <= r)?;
+    (!stamp::is_tomb(stamps.get(k))).then_some(k)
 }
 
 impl Run {
@@ -77,9 +78,9 @@ impl Run {
             self.insert(g.start, e);
             return Effect::Added;
         }
-        let was_live = !stamp::is_tomb(self.stamps()[g.start]);
+        let was_live = !stamp::is_tomb(self.stamps().get(g.start));
         let keep = kept_len(
-            &self.stamps()[g.clone()],
+            self.stamps().slice(g.clone()),
             offset_of(s.watermark, self.base()),
         );
         if keep == 0 {
@@ -100,13 +101,13 @@ impl Run {
     /// Deletes edge `dst` if it is present in the latest state.
     pub(crate) fn kill(&mut self, dst: u32, s: &Stamping) -> Effect {
         let g = self.group(dst);
-        if g.is_empty() || stamp::is_tomb(self.stamps()[g.start]) {
+        if g.is_empty() || stamp::is_tomb(self.stamps().get(g.start)) {
             return Effect::Unchanged;
         }
         self.rebase_if_needed(s);
         let g = self.group(dst);
         let keep = kept_len(
-            &self.stamps()[g.clone()],
+            self.stamps().slice(g.clone()),
             offset_of(s.watermark, self.base()),
         );
         self.remove(g.start + keep..g.end);
@@ -127,14 +128,14 @@ impl Run {
     /// Weight of `dst` in the latest state (what the next commit builds on).
     pub(crate) fn latest(&self, dst: u32) -> Option<f64> {
         let g = self.group(dst);
-        (!g.is_empty() && !stamp::is_tomb(self.stamps()[g.start])).then(|| self.weight(g.start))
+        (!g.is_empty() && !stamp::is_tomb(self.stamps().get(g.start))).then(|| self.weight(g.start))
     }
 
     /// Weight of `dst` as a snapshot at `ts` sees it.
     pub(crate) fn visible(&self, dst: u32, ts: u64) -> Option<f64> {
         let g = self.group(dst);
         let r = offset_of(ts, self.base());
-        visible_in_group(&self.stamps()[g.clone()], r).map(|k| self.weight(g.start + k))
+        visible_in_group(self.stamps().slice(g.clone()), r).map(|k| self.weight(g.start + k))
     }
 
     /// Drops every version no snapshot can see and re-bases stamps on the
@@ -177,11 +178,11 @@ pub(crate) fn pruned_entries(run: &Run, watermark: u64) -> Vec<Entry> {
         while j < d.len() && d[j] == d[i] {
             j += 1;
         }
-        for k in i..i + kept_len(&st[i..j], wm) {
-            let off = stamp::offset(st[k]).saturating_sub(wm);
-            let tomb = st[k] & stamp::TOMB;
+        for k in i..i + kept_len(st.slice(i..j), wm) {
+            let off = stamp::offset(st.get(k)).saturating_sub(wm);
+            let tomb = st.get(k) & stamp::TOMB;
             out.push(Entry {
-                dst: d[k],
+                dst: d[i],
                 stamp: off | tomb,
                 weight: run.weight(k),
             });
@@ -207,18 +208,18 @@ mod tests {
     fn kept_len_keeps_what_snapshots_at_or_after_the_watermark_need() {
         let t = stamp::TOMB;
         assert_eq!(
-            kept_len(&[9, 7, 5, 3], 6),
+            kept_len(&[9, 7, 5, 3][..], 6),
             3,
             "9 and 7 are newer, 5 serves W"
         );
-        assert_eq!(kept_len(&[9, 7 | t, 5], 6), 3, "a snapshot at 6 sees 5");
+        assert_eq!(kept_len(&[9, 7 | t, 5][..], 6), 3, "a snapshot at 6 sees 5");
         assert_eq!(
-            kept_len(&[9, 7 | t, 5], 8),
+            kept_len(&[9, 7 | t, 5][..], 8),
             1,
             "newest <= W is a tombstone: absent anyway"
         );
-        assert_eq!(kept_len(&[4, 2], 10), 1);
-        assert_eq!(kept_len(&[12, 11], 10), 2);
+        assert_eq!(kept_len(&[4, 2][..], 10), 1);
+        assert_eq!(kept_len(&[12, 11][..], 10), 2);
     }
 
     #[test]
