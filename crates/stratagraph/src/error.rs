@@ -132,6 +132,57 @@ pub enum Error {
         /// How many commits a snapshot may lag.
         window: u64,
     },
+    /// A stored file (or an in-memory image of one) fails a structural check
+    /// or a checksum. The offset lets an operator look at the damage with a
+    /// hex dump, and tells apart a torn tail from a bad block in the middle.
+    #[error("file {file}: corrupt at byte offset {offset}: {what}")]
+    Corrupt {
+        /// Path of the file, or the name given to an in-memory buffer.
+        file: String,
+        /// Byte offset of the first byte found wrong (for a truncated file:
+        /// its length).
+        offset: u64,
+        /// What was expected there.
+        what: String,
+    },
+    /// A stored file is intact but written in a format version this build
+    /// cannot read (written by a newer stratagraph, or not a stratagraph
+    /// file at all). Kept apart from `Corrupt` so that a downgrade is not
+    /// mistaken for damage.
+    #[error("file {file}: format version {found} is not supported (this build reads version {supported})")]
+    UnsupportedFormat {
+        /// Path of the file, or the name given to an in-memory buffer.
+        file: String,
+        /// The version recorded in the file.
+        found: u32,
+        /// The version this build writes and reads.
+        supported: u32,
+    },
+    /// An operating-system call on a file failed. The `std::io::Error`
+    /// itself is not kept so that `Error` stays `Clone` and `PartialEq`; its
+    /// kind and text are.
+    #[error("file {file}: {op} failed: {message}")]
+    Io {
+        /// The path the call was made on.
+        file: String,
+        /// The call that failed (`"open"`, `"write"`, `"sync"`, ...).
+        op: &'static str,
+        /// The kind of the underlying I/O error, for callers that branch on it.
+        kind: std::io::ErrorKind,
+        /// The underlying error's text.
+        message: String,
+    },
+    /// The engine asked the CSR segment writer to store input that breaks the
+    /// segment's invariants (unsorted, out of range, a NaN weight, ...). This
+    /// is a bug in the engine, not in user input, and is reported rather than
+    /// written so that a bad file never reaches disk.
+    #[error("segment writer refused vertex {vertex}: {what}")]
+    InvalidSegmentInput {
+        /// The internal vertex id being written.
+        vertex: u32,
+        /// Which invariant was broken, and at which entry.
+        what: String,
+    },
 }
 
 /// Result alias for the engine.

@@ -1,0 +1,488 @@
+//! The byte layout of a segment file: constants, the fixed header, and the
+//! section layout both the writer and the reader derive from the counts.
+//!
+//! `docs/FORMAT.md` is the prose version of this file; the two must change
+//! together. The header is encoded field by field with explicit
+//! little-endian conversions (rather than cast from a `repr(C)` struct) so
+//! that the byte offsets in the document are visibly the ones in the code.
+
+use crate::error::{Error, Result};
+
+/// First eight bytes of every segment file. The leading non-ASCII byte and
+/// the trailing CR LF catch files mangled by 7-bit or text-mode transfers,
+/// the same trick PNG uses.
+pub(crate) const MAGIC: [u8; 8] = *b"\x89SGCSR\r\n";
+
+/// The only format version this build writes and reads.
+pub(crate) const VERSION: u32 = 1;
+
+/// Size of the fixed header. Room is left after the version-1 fields so
+/// that a later version can add fields without moving the first section.
+pub(crate) const HEADER_LEN: usize = 256;
+
+/// Every section and the checksum table start at a multiple of this, so a
+/// column is aligned for any element type and starts on a cache line.
+pub(crate) const ALIGN: u64 = 64;
+
+/// Default checksum block: large enough that the table is tiny (4 bytes per
+/// 64 KiB), small enough that `verify` can name the damaged region.
+pub(crate) const DEFAULT_BLOCK_SIZE: u32 = 64 * 1024;
+/// Smallest block size a file may declare.
+pub(crate) const MIN_BLOCK_SIZE: u32 = 64;
+/// Largest block size a file may declare.
+pub(crate) const MAX_BLOCK_SIZE: u32 = 1 << 30;
+
+/// Timestamp bit marking a tombstone in the `stamps` column.
+pub(crate) const TOMB_BIT: u64 = 1 << 63;
+/// The commit-timestamp part of a stamp.
+pub(crate) const TS_MASK: u64 = TOMB_BIT - 1;
+
+/// Flag: the segment holds in-edges (clear: out-edges).
+pub(crate) const FLAG_IN: u32 = 1 << 0;
+/// Flag: the `weights` section is present.
+pub(crate) const FLAG_WEIGHTED: u32 = 1 << 1;
+/// Flag: the timestamp side table is present (`stamp_count > 0`).
+pub(crate) const FLAG_STAMPS: u32 = 1 << 2;
+/// Flag: some stamp is a tombstone.
+pub(crate) const FLAG_TOMBS: u32 = 1 << 3;
+/// Flag: some vertex lists one destination more than once (versions).
+pub(crate) const FLAG_MULTI: u32 = 1 << 4;
+/// Every flag version 1 defines; any other bit set is refused.
+pub(crate) const KNOWN_FLAGS: u32 = FLAG_IN | FLAG_WEIGHTED | FLAG_STAMPS | FLAG_TOMBS | FLAG_MULTI;
+
+// Header field offsets (bytes from the start of the file).
+pub(crate) const OFF_MAGIC: usize = 0;
+pub(crate) const OFF_VERSION: usize = 8;
+pub(crate) const OFF_HEADER_LEN: usize = 12;
+pub(crate) const OFF_FLAGS: usize = 16;
+pub(crate) const OFF_BLOCK_SIZE: usize = 20;
+pub(crate) const OFF_LO: usize = 24;
+pub(crate) const OFF_HI: usize = 28;
+pub(crate) const OFF_ENTRY_COUNT: usize = 32;
+pub(crate) const OFF_STAMP_COUNT: usize = 40;
+pub(crate) const OFF_MAX_TS: usize = 48;
+pub(crate) const OFF_FILE_LEN: usize = 56;
+/// Start of the section directory: `(offset: u64, len: u64)` per section,
+/// in [`Section`] order, then the checksum table's pair.
+pub(crate) const OFF_SECTIONS: usize = 64;
+pub(crate) const OFF_TABLE: usize = OFF_SECTIONS + 16 * SECTION_COUNT;
+pub(crate) const OFF_TABLE_CRC: usize = OFF_TABLE + 16;
+/// Reserved bytes (zero in version 1) run from here to the header crc.
+pub(crate) const OFF_RESERVED: usize = OFF_TABLE_CRC + 4;
+pub(crate) const OFF_HEADER_CRC: usize = HEADER_LEN - 4;
+
+/// The data sections, in file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    Offsets = 0,
+    Dsts = 1,
+    StampIdx = 2,
+    Stamps = 3,
+    Weights = 4,
+}
+
+pub(crate) const SECTION_COUNT: usize = 5;
+
+impl Section {
+    pub(crate) const ALL: [Section; SECTION_COUNT] = [
+        Section::Offsets,
+        Section::Dsts,
+        Section::StampIdx,
+        Section::Stamps,
+        Section::Weights,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Section::Offsets => "offsets",
+            Section::Dsts => "dsts",
+            Section::StampIdx => "stamp_idx",
+            Section::Stamps => "stamps",
+            Section::Weights => "weights",
+        }
+    }
+
+    /// Bytes per element.
+    pub(crate) fn width(self) -> u64 {
+        match self {
+            Section::Offsets | Section::Dsts | Section::StampIdx => 4,
+            Section::Stamps | Section::Weights => 8,
+        }
+    }
+
+    /// Where this section's `(offset, len)` pair sits in the header.
+    pub(crate) fn header_offset(self) -> usize {
+        OFF_SECTIONS + 16 * self as usize
+    }
+}
+
+/// A byte range of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Extent {
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl Extent {
+    pub(crate) fn end(self) -> u64 {
+        self.offset.saturating_add(self.len)
+    }
+
+    /// As a `usize` range, if it fits the address space.
+    pub(crate) fn range(self) -> Option<std::ops::Range<usize>> {
+        let start = usize::try_from(self.offset).ok()?;
+        let end = usize::try_from(self.offset.checked_add(self.len)?).ok()?;
+        Some(start..end)
+    }
+}
+
+/// Everything the version-1 header records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub flags: u32,
+    pub block_size: u32,
+    pub lo: u32,
+    pub hi: u32,
+    pub entry_count: u64,
+    pub stamp_count: u64,
+    pub max_ts: u64,
+    pub file_len: u64,
+    pub sections: [Extent; SECTION_COUNT],
+    pub table: Extent,
+    pub table_crc: u32,
+}
+
+pub(crate) fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a) * a
+}
+
+/// Number of checksum blocks covering `data_len` bytes.
+pub(crate) fn block_count(data_len: u64, block_size: u32) -> u64 {
+    data_len.div_ceil(u64::from(block_size.max(1)))
+}
+
+/// The element count each section must hold.
+pub(crate) fn expected_elements(
+    section: Section,
+    vertices: u64,
+    entries: u64,
+    stamps: u64,
+    weighted: bool,
+) -> u64 {
+    match section {
+        Section::Offsets => vertices + 1,
+        Section::Dsts => entries,
+        Section::StampIdx | Section::Stamps => stamps,
+        Section::Weights if weighted => entries,
+        Section::Weights => 0,
+    }
+}
+
+/// The canonical layout a writer produces for the given counts: sections in
+/// order, each at the next aligned offset, then the checksum table.
+/// Returns `(sections, table, file_len)`.
+pub(crate) fn layout(
+    vertices: u64,
+    entries: u64,
+    stamps: u64,
+    weighted: bool,
+    block_size: u32,
+) -> ([Extent; SECTION_COUNT], Extent, u64) {
+    let mut sections = [Extent::default(); SECTION_COUNT];
+    let mut pos = HEADER_LEN as u64;
+    for s in Section::ALL {
+        let offset = align_up(pos, ALIGN);
+        let len = expected_elements(s, vertices, entries, stamps, weighted) * s.width();
+        sections[s as usize] = Extent { offset, len };
+        pos = offset + len;
+    }
+    let table_offset = align_up(pos, ALIGN);
+    let blocks = block_count(table_offset - HEADER_LEN as u64, block_size);
+    let table = Extent {
+        offset: table_offset,
+        len: 4 * blocks,
+    };
+    (sections, table, table.end())
+}
+
+fn put_u32(buf: &mut [u8; HEADER_LEN], at: usize, v: u32) {
+    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(buf: &mut [u8; HEADER_LEN], at: usize, v: u64) {
+    buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u32(buf: &[u8; HEADER_LEN], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&buf[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+
+fn get_u64(buf: &[u8; HEADER_LEN], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&buf[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+pub(crate) fn corrupt(file: &str, offset: u64, what: impl Into<String>) -> Error {
+    Error::Corrupt {
+        file: file.to_string(),
+        offset,
+        what: what.into(),
+    }
+}
+
+impl Header {
+    /// The header bytes, its own crc included.
+    pub(crate) fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[OFF_MAGIC..OFF_MAGIC + 8].copy_from_slice(&MAGIC);
+        put_u32(&mut b, OFF_VERSION, VERSION);
+        put_u32(&mut b, OFF_HEADER_LEN, HEADER_LEN as u32);
+        put_u32(&mut b, OFF_FLAGS, self.flags);
+        put_u32(&mut b, OFF_BLOCK_SIZE, self.block_size);
+        put_u32(&mut b, OFF_LO, self.lo);
+        put_u32(&mut b, OFF_HI, self.hi);
+        put_u64(&mut b, OFF_ENTRY_COUNT, self.entry_count);
+        put_u64(&mut b, OFF_STAMP_COUNT, self.stamp_count);
+        put_u64(&mut b, OFF_MAX_TS, self.max_ts);
+        put_u64(&mut b, OFF_FILE_LEN, self.file_len);
+        for s in Section::ALL {
+            let e = self.sections[s as usize];
+            put_u64(&mut b, s.header_offset(), e.offset);
+            put_u64(&mut b, s.header_offset() + 8, e.len);
+        }
+        put_u64(&mut b, OFF_TABLE, self.table.offset);
+        put_u64(&mut b, OFF_TABLE + 8, self.table.len);
+        put_u32(&mut b, OFF_TABLE_CRC, self.table_crc);
+        let crc = crc32c::crc32c(&b[..OFF_HEADER_CRC]);
+        put_u32(&mut b, OFF_HEADER_CRC, crc);
+        b
+    }
+
+    /// Parses and checks the header found at the start of `bytes`, a file of
+    /// `bytes.len()` bytes named `file`. Checks everything that can be
+    /// checked without reading the sections: identity, integrity, that every
+    /// field is in range and consistent with the others, and that the
+    /// sections and table lie inside the file in order and aligned.
+    pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Header> {
+        let actual = bytes.len() as u64;
+        if let Some(m) = bytes.get(..8) {
+            if m != MAGIC {
+                return Err(corrupt(file, 0, "bad magic: not a stratagraph CSR segment"));
+            }
+        }
+        let Some(head) = bytes.get(..HEADER_LEN) else {
+            return Err(corrupt(
+                file,
+                actual,
+                format!("truncated: the file ends before the end of the {HEADER_LEN}-byte header"),
+            ));
+        };
+        let mut b = [0u8; HEADER_LEN];
+        b.copy_from_slice(head);
+        // The version is looked at before the crc: a newer writer may lay out
+        // its header differently, and its files should read as "too new"
+        // rather than "damaged".
+        let version = get_u32(&b, OFF_VERSION);
+        if version != VERSION {
+            return Err(Error::UnsupportedFormat {
+                file: file.to_string(),
+                found: version,
+                supported: VERSION,
+            });
+        }
+        let stored_crc = get_u32(&b, OFF_HEADER_CRC);
+        if crc32c::crc32c(&b[..OFF_HEADER_CRC]) != stored_crc {
+            return Err(corrupt(
+                file,
+                OFF_HEADER_CRC as u64,
+                "header checksum mismatch",
+            ));
+        }
+        if let Some(i) = b[OFF_RESERVED..OFF_HEADER_CRC].iter().position(|&x| x != 0) {
+            return Err(corrupt(
+                file,
+                (OFF_RESERVED + i) as u64,
+                "reserved header byte is not zero",
+            ));
+        }
+        let header_len = get_u32(&b, OFF_HEADER_LEN);
+        if header_len as usize != HEADER_LEN {
+            return Err(corrupt(
+                file,
+                OFF_HEADER_LEN as u64,
+                format!("header length {header_len}, version {VERSION} requires {HEADER_LEN}"),
+            ));
+        }
+        let mut sections = [Extent::default(); SECTION_COUNT];
+        for s in Section::ALL {
+            sections[s as usize] = Extent {
+                offset: get_u64(&b, s.header_offset()),
+                len: get_u64(&b, s.header_offset() + 8),
+            };
+        }
+        let h = Header {
+            flags: get_u32(&b, OFF_FLAGS),
+            block_size: get_u32(&b, OFF_BLOCK_SIZE),
+            lo: get_u32(&b, OFF_LO),
+            hi: get_u32(&b, OFF_HI),
+            entry_count: get_u64(&b, OFF_ENTRY_COUNT),
+            stamp_count: get_u64(&b, OFF_STAMP_COUNT),
+            max_ts: get_u64(&b, OFF_MAX_TS),
+            file_len: get_u64(&b, OFF_FILE_LEN),
+            sections,
+            table: Extent {
+                offset: get_u64(&b, OFF_TABLE),
+                len: get_u64(&b, OFF_TABLE + 8),
+            },
+            table_crc: get_u32(&b, OFF_TABLE_CRC),
+        };
+        h.check(file, actual)?;
+        Ok(h)
+    }
+
+    /// Field-level consistency, including the file length.
+    fn check(&self, file: &str, actual: u64) -> Result<()> {
+        let bad = |at: usize, what: String| Err(corrupt(file, at as u64, what));
+        if self.file_len != actual {
+            // A short file is the common case (torn copy): name its end.
+            let offset = actual.min(self.file_len);
+            return Err(corrupt(
+                file,
+                offset,
+                format!(
+                    "file is {actual} bytes but its header records {} bytes{}",
+                    self.file_len,
+                    if actual < self.file_len {
+                        " (truncated)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        if self.flags & !KNOWN_FLAGS != 0 {
+            return bad(
+                OFF_FLAGS,
+                format!("unknown flag bits {:#x}", self.flags & !KNOWN_FLAGS),
+            );
+        }
+        if !self.block_size.is_power_of_two()
+            || !(MIN_BLOCK_SIZE..=MAX_BLOCK_SIZE).contains(&self.block_size)
+        {
+            return bad(
+                OFF_BLOCK_SIZE,
+                format!("checksum block size {} is not a power of two in [{MIN_BLOCK_SIZE}, {MAX_BLOCK_SIZE}]", self.block_size),
+            );
+        }
+        if self.hi < self.lo {
+            return bad(
+                OFF_HI,
+                format!("vertex range end {} below its start {}", self.hi, self.lo),
+            );
+        }
+        if self.entry_count > u64::from(u32::MAX) {
+            return bad(
+                OFF_ENTRY_COUNT,
+                format!(
+                    "entry count {} does not fit the u32 offsets",
+                    self.entry_count
+                ),
+            );
+        }
+        if self.stamp_count > self.entry_count {
+            return bad(
+                OFF_STAMP_COUNT,
+                format!(
+                    "stamp count {} exceeds entry count {}",
+                    self.stamp_count, self.entry_count
+                ),
+            );
+        }
+        let has_stamps = self.flags & FLAG_STAMPS != 0;
+        if has_stamps != (self.stamp_count > 0) {
+            return bad(
+                OFF_FLAGS,
+                "stamp flag disagrees with the stamp count".into(),
+            );
+        }
+        if !has_stamps && self.flags & (FLAG_TOMBS | FLAG_MULTI) != 0 {
+            return bad(
+                OFF_FLAGS,
+                "tombstone or multi-version flag without stamps".into(),
+            );
+        }
+        if !has_stamps && self.max_ts != 0 {
+            return bad(OFF_MAX_TS, format!("max_ts {} without stamps", self.max_ts));
+        }
+        let vertices = u64::from(self.hi - self.lo);
+        let weighted = self.flags & FLAG_WEIGHTED != 0;
+        let mut prev_end = HEADER_LEN as u64;
+        for s in Section::ALL {
+            let e = self.sections[s as usize];
+            let at = s.header_offset();
+            let want = expected_elements(s, vertices, self.entry_count, self.stamp_count, weighted)
+                * s.width();
+            if e.len != want {
+                return bad(
+                    at + 8,
+                    format!("{} section is {} bytes, expected {want}", s.name(), e.len),
+                );
+            }
+            if e.offset % ALIGN != 0 || e.offset < prev_end {
+                return bad(
+                    at,
+                    format!(
+                        "{} section offset {} is not {ALIGN}-aligned at or after {prev_end}",
+                        s.name(),
+                        e.offset
+                    ),
+                );
+            }
+            prev_end = e.offset.checked_add(e.len).ok_or_else(|| {
+                corrupt(file, at as u64, format!("{} section overflows", s.name()))
+            })?;
+        }
+        let t = self.table;
+        if t.offset % ALIGN != 0 || t.offset < prev_end {
+            return bad(
+                OFF_TABLE,
+                format!(
+                    "checksum table offset {} is not {ALIGN}-aligned at or after {prev_end}",
+                    t.offset
+                ),
+            );
+        }
+        let blocks = block_count(t.offset - HEADER_LEN as u64, self.block_size);
+        if t.len != 4 * blocks {
+            return bad(
+                OFF_TABLE + 8,
+                format!(
+                    "checksum table is {} bytes, {blocks} blocks need {}",
+                    t.len,
+                    4 * blocks
+                ),
+            );
+        }
+        if t.offset.checked_add(t.len) != Some(self.file_len) {
+            return bad(
+                OFF_FILE_LEN,
+                format!(
+                    "file length {} is not the end of the checksum table",
+                    self.file_len
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    pub(crate) fn section(&self, s: Section) -> Extent {
+        self.sections[s as usize]
+    }
+
+    pub(crate) fn flag(&self, f: u32) -> bool {
+        self.flags & f != 0
+    }
+}

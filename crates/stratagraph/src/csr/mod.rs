@@ -1,0 +1,65 @@
+//! Immutable CSR segments: the unit a flushed or compacted LSM level is
+//! made of.
+//!
+//! A segment holds the adjacency lists of a contiguous range of internal
+//! vertex ids `[lo, hi)` in one direction, as a plain CSR (`offsets`,
+//! `dsts`) plus two optional columns: a timestamp side table for the few
+//! entries some live snapshot still needs to see versioned, and weights when
+//! any weight differs from 1.0. A reader whose snapshot is newer than every
+//! stamp scans `dsts` as a bare slice (DESIGN.md principle 1), and a segment
+//! is never modified after it is written, so readers share it through an
+//! `Arc` without locks (principle 3).
+//!
+//! - `format`: byte layout and header (documented in `docs/FORMAT.md`);
+//! - `writer`: `SegmentWriter`, validated input, buffer or crash-safe file;
+//! - `reader`: `Segment`, open-time checks, `verify`, read calls;
+//! - `storage`: owned aligned buffer vs. memory map, atomic file write.
+
+// Columns are cast straight from the file bytes, which are little-endian.
+#[cfg(target_endian = "big")]
+compile_error!("stratagraph segment files are little-endian and read by casting; big-endian targets are not supported");
+
+mod format;
+mod reader;
+mod storage;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+pub(crate) use reader::Segment;
+pub(crate) use storage::SegmentBytes;
+pub(crate) use writer::SegmentWriter;
+
+/// Which adjacency a segment stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// Out-edges (source `v`, destinations listed); also undirected graphs.
+    Out,
+    /// In-edges of a directed graph (target `v`, sources listed).
+    In,
+}
+
+/// One entry handed to the writer: an edge version.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SegEntry {
+    pub dst: u32,
+    /// Commit timestamp, or 0 when the version is older than every live
+    /// snapshot (then it is stored without a stamp).
+    pub ts: u64,
+    /// The version deletes the edge; needs a timestamp.
+    pub tomb: bool,
+    pub weight: f64,
+}
+
+impl SegEntry {
+    /// An unversioned edge of weight 1.0: what most of a compacted level is.
+    pub(crate) fn plain(dst: u32) -> Self {
+        SegEntry {
+            dst,
+            ts: 0,
+            tomb: false,
+            weight: 1.0,
+        }
+    }
+}

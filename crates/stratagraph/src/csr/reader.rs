@@ -1,0 +1,551 @@
+//! Reading a segment: opening (structural checks in O(vertices + stamps)),
+//! the full `verify`, and the column and per-vertex read calls.
+//!
+//! Once `open` succeeds the offsets are known to be monotonic and in range,
+//! so the common calls index straight into the columns. Bytes inside the
+//! `dsts`, `stamps` and `weights` columns are only checked by `verify`; a
+//! damaged value there gives a wrong answer but never a panic, because every
+//! access below is a checked `get` with a harmless fallback.
+
+use super::format::{
+    block_count, corrupt, Extent, Header, Section, FLAG_IN, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
+    FLAG_WEIGHTED, HEADER_LEN, TOMB_BIT, TS_MASK,
+};
+use super::storage::{self, SegmentBytes, Storage};
+use super::Direction;
+use crate::error::Result;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+/// An immutable, checked segment. Clones share the bytes.
+#[derive(Clone)]
+pub(crate) struct Segment {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    storage: Storage,
+    header: Header,
+}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let h = &self.inner.header;
+        f.debug_struct("Segment")
+            .field("name", &self.inner.name)
+            .field("vertices", &(h.lo..h.hi))
+            .field("entries", &h.entry_count)
+            .field("stamps", &h.stamp_count)
+            .field("max_ts", &h.max_ts)
+            .finish()
+    }
+}
+
+/// Decodes a stamp into `(commit timestamp, is tombstone)`.
+#[inline]
+fn unstamp(s: u64) -> (u64, bool) {
+    (s & TS_MASK, s & TOMB_BIT != 0)
+}
+
+/// Views `e` of `bytes` as a column of `T`; empty if it does not fit (which
+/// `open` rules out, so the fallback only keeps the code panic-free).
+#[inline]
+fn column<T: bytemuck::Pod>(bytes: &[u8], e: Extent) -> &[T] {
+    e.range()
+        .and_then(|r| bytes.get(r))
+        .and_then(|b| bytemuck::try_cast_slice(b).ok())
+        .unwrap_or(&[])
+}
+
+impl Segment {
+    /// Opens an in-memory image. `name` stands for the file name in errors.
+    pub(crate) fn from_bytes(bytes: SegmentBytes, name: impl Into<String>) -> Result<Segment> {
+        Self::build(Storage::Owned(bytes), name.into())
+    }
+
+    /// Opens the file at `path` by memory-mapping it.
+    pub(crate) fn open(path: &Path) -> Result<Segment> {
+        let storage = storage::map_file(path)?;
+        Self::build(storage, path.display().to_string())
+    }
+
+    /// Reads the whole file at `path` into memory and opens that, for
+    /// callers that want no file mapping (the in-memory home loading a
+    /// file, or platforms where mapping is unwelcome).
+    pub(crate) fn load(path: &Path) -> Result<Segment> {
+        let bytes = storage::read_file(path)?;
+        Self::build(Storage::Owned(bytes), path.display().to_string())
+    }
+
+    fn build(storage: Storage, name: String) -> Result<Segment> {
+        let header = Header::decode(storage.bytes(), &name)?;
+        let seg = Segment {
+            inner: Arc::new(Inner {
+                name,
+                storage,
+                header,
+            }),
+        };
+        seg.check_table()?;
+        seg.check_offsets()?;
+        seg.check_stamps()?;
+        Ok(seg)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.inner.storage.bytes()
+    }
+
+    fn header(&self) -> &Header {
+        &self.inner.header
+    }
+
+    fn col<T: bytemuck::Pod>(&self, s: Section) -> &[T] {
+        column(self.bytes(), self.header().section(s))
+    }
+
+    /// The checksum table's own crc (cheap: 4 bytes per block).
+    fn check_table(&self) -> Result<()> {
+        let t = self.header().table;
+        let table = t.range().and_then(|r| self.bytes().get(r)).unwrap_or(&[]);
+        if crc32c::crc32c(table) != self.header().table_crc {
+            return Err(corrupt(
+                self.name(),
+                t.offset,
+                "checksum table does not match its crc",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Offsets start at 0, never decrease and end at the entry count: after
+    /// this, every vertex's entry range lies inside the entry columns.
+    fn check_offsets(&self) -> Result<()> {
+        let base = self.header().section(Section::Offsets).offset;
+        let offs = self.offsets();
+        let at = |i: usize| base + 4 * i as u64;
+        if offs.first() != Some(&0) {
+            return Err(corrupt(self.name(), at(0), "first offset is not 0"));
+        }
+        if let Some(i) = offs.windows(2).position(|w| w[0] > w[1]) {
+            return Err(corrupt(
+                self.name(),
+                at(i + 1),
+                format!(
+                    "offset {} of vertex {} decreases from {}",
+                    offs[i + 1],
+                    self.lo() as u64 + i as u64 + 1,
+                    offs[i]
+                ),
+            ));
+        }
+        let last = offs.last().copied().unwrap_or(0);
+        if u64::from(last) != self.header().entry_count {
+            return Err(corrupt(
+                self.name(),
+                at(offs.len().saturating_sub(1)),
+                format!(
+                    "last offset {last} is not the entry count {}",
+                    self.header().entry_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `stamp_idx` strictly increasing and in range; stamps carry a nonzero
+    /// timestamp; the header's `max_ts` and tombstone flag match them.
+    fn check_stamps(&self) -> Result<()> {
+        let h = self.header();
+        let idx = self.stamp_index();
+        let ibase = h.section(Section::StampIdx).offset;
+        let sbase = h.section(Section::Stamps).offset;
+        if let Some(i) = idx.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(corrupt(
+                self.name(),
+                ibase + 4 * (i as u64 + 1),
+                format!(
+                    "stamp_idx {} does not increase after {}",
+                    idx[i + 1],
+                    idx[i]
+                ),
+            ));
+        }
+        if let Some(&last) = idx.last() {
+            if u64::from(last) >= h.entry_count {
+                return Err(corrupt(
+                    self.name(),
+                    ibase + 4 * (idx.len() as u64 - 1),
+                    format!("stamp_idx {last} is past the entry count {}", h.entry_count),
+                ));
+            }
+        }
+        let mut max = 0;
+        let mut tombs = false;
+        for (i, &s) in self.stamps().iter().enumerate() {
+            let (ts, tomb) = unstamp(s);
+            if ts == 0 {
+                return Err(corrupt(
+                    self.name(),
+                    sbase + 8 * i as u64,
+                    "stamp with timestamp 0",
+                ));
+            }
+            max = max.max(ts);
+            tombs |= tomb;
+        }
+        if max != h.max_ts {
+            return Err(corrupt(
+                self.name(),
+                super::format::OFF_MAX_TS as u64,
+                format!("max_ts {} but the newest stamp is {max}", h.max_ts),
+            ));
+        }
+        if tombs != h.flag(FLAG_TOMBS) {
+            return Err(corrupt(
+                self.name(),
+                super::format::OFF_FLAGS as u64,
+                "tombstone flag disagrees with the stamps",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Full check: every block checksum, then the invariants `open` does not
+    /// look at (sorted destinations, version order, finite weights, the
+    /// multi-version and weighted flags). Reads the whole file.
+    pub(crate) fn verify(&self) -> Result<()> {
+        let h = self.header();
+        let bytes = self.bytes();
+        let data_end = h.table.offset;
+        let bs = u64::from(h.block_size);
+        let table: &[u32] = column(bytes, h.table);
+        let blocks = block_count(data_end - HEADER_LEN as u64, h.block_size);
+        for b in 0..blocks {
+            let start = HEADER_LEN as u64 + b * bs;
+            let end = (start + bs).min(data_end);
+            let data = Extent {
+                offset: start,
+                len: end - start,
+            }
+            .range()
+            .and_then(|r| bytes.get(r))
+            .unwrap_or(&[]);
+            let want = table.get(b as usize).copied();
+            if want != Some(crc32c::crc32c(data)) {
+                return Err(corrupt(
+                    self.name(),
+                    start,
+                    format!("checksum mismatch in block {b} (bytes {start}..{end})"),
+                ));
+            }
+        }
+        self.verify_order()?;
+        self.verify_weights()
+    }
+
+    fn verify_order(&self) -> Result<()> {
+        let dbase = self.header().section(Section::Dsts).offset;
+        let dsts = self.dsts();
+        let offs = self.offsets();
+        let mut multi = false;
+        for (k, w) in offs.windows(2).enumerate() {
+            let v = self.lo() + k as u32;
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            for e in a + 1..b.min(dsts.len()) {
+                let (p, d) = (dsts[e - 1], dsts[e]);
+                let bad = |what: String| Err(corrupt(self.name(), dbase + 4 * e as u64, what));
+                if p > d {
+                    return bad(format!("vertex {v}: destination {d} after {p}"));
+                }
+                if p == d {
+                    multi = true;
+                    let (pt, _) = self.stamp_of(e - 1);
+                    let (t, _) = self.stamp_of(e);
+                    if pt <= t {
+                        return bad(format!(
+                            "vertex {v}: versions of destination {d} not newest first"
+                        ));
+                    }
+                }
+            }
+        }
+        if multi != self.header().flag(FLAG_MULTI) {
+            return Err(corrupt(
+                self.name(),
+                super::format::OFF_FLAGS as u64,
+                "multi-version flag disagrees with the destinations",
+            ));
+        }
+        Ok(())
+    }
+
+    fn verify_weights(&self) -> Result<()> {
+        let Some(w) = self.weights() else {
+            return Ok(());
+        };
+        let base = self.header().section(Section::Weights).offset;
+        if let Some(i) = w.iter().position(|x| !x.is_finite()) {
+            return Err(corrupt(
+                self.name(),
+                base + 8 * i as u64,
+                format!("weight {} is not finite", w[i]),
+            ));
+        }
+        if w.iter().all(|&x| x == 1.0) {
+            return Err(corrupt(
+                self.name(),
+                super::format::OFF_FLAGS as u64,
+                "weights section present but every weight is 1.0",
+            ));
+        }
+        Ok(())
+    }
+
+    // ---- metadata ----
+
+    /// The file path, or the name given to the in-memory image.
+    pub(crate) fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    pub(crate) fn direction(&self) -> Direction {
+        if self.header().flag(FLAG_IN) {
+            Direction::In
+        } else {
+            Direction::Out
+        }
+    }
+
+    fn lo(&self) -> u32 {
+        self.header().lo
+    }
+
+    /// The vertices this segment covers, `[lo, hi)`.
+    pub(crate) fn vertex_range(&self) -> Range<u32> {
+        self.header().lo..self.header().hi
+    }
+
+    pub(crate) fn entry_count(&self) -> usize {
+        self.header().entry_count as usize
+    }
+
+    pub(crate) fn stamp_count(&self) -> usize {
+        self.header().stamp_count as usize
+    }
+
+    /// The newest timestamp in the side table (0 if there is none).
+    pub(crate) fn max_ts(&self) -> u64 {
+        self.header().max_ts
+    }
+
+    pub(crate) fn has_stamps(&self) -> bool {
+        self.header().flag(FLAG_STAMPS)
+    }
+
+    pub(crate) fn has_tombstones(&self) -> bool {
+        self.header().flag(FLAG_TOMBS)
+    }
+
+    pub(crate) fn is_weighted(&self) -> bool {
+        self.header().flag(FLAG_WEIGHTED)
+    }
+
+    /// Size of the file or image in bytes.
+    pub(crate) fn byte_len(&self) -> u64 {
+        self.header().file_len
+    }
+
+    /// Whether the bytes are a file mapping (rather than owned memory).
+    pub(crate) fn is_mapped(&self) -> bool {
+        matches!(self.inner.storage, Storage::Mapped(_))
+    }
+
+    // ---- whole columns ----
+
+    /// `hi - lo + 1` entry offsets: vertex `lo + i` owns entries
+    /// `offsets[i]..offsets[i + 1]`.
+    pub(crate) fn offsets(&self) -> &[u32] {
+        self.col(Section::Offsets)
+    }
+
+    /// All destinations, every version included.
+    pub(crate) fn dsts(&self) -> &[u32] {
+        self.col(Section::Dsts)
+    }
+
+    /// Entry indices that carry a stamp, ascending.
+    pub(crate) fn stamp_index(&self) -> &[u32] {
+        self.col(Section::StampIdx)
+    }
+
+    /// The stamps of `stamp_index()`, same order (bit 63 = tombstone).
+    pub(crate) fn stamps(&self) -> &[u64] {
+        self.col(Section::Stamps)
+    }
+
+    /// One weight per entry, or `None` when every weight is 1.0.
+    pub(crate) fn weights(&self) -> Option<&[f64]> {
+        self.is_weighted().then(|| self.col(Section::Weights))
+    }
+
+    // ---- per entry / per vertex ----
+
+    /// Entry indices of vertex `v` (empty outside the segment).
+    #[inline]
+    pub(crate) fn entry_range(&self, v: u32) -> Range<usize> {
+        let Some(i) = v.checked_sub(self.lo()) else {
+            return 0..0;
+        };
+        let offs = self.offsets();
+        match (offs.get(i as usize), offs.get(i as usize + 1)) {
+            (Some(&a), Some(&b)) if a <= b => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// `v`'s destinations, raw: all versions and tombstones included.
+    #[inline]
+    pub(crate) fn entries_of(&self, v: u32) -> &[u32] {
+        self.dsts().get(self.entry_range(v)).unwrap_or(&[])
+    }
+
+    /// `(timestamp, tombstone)` of entry `e`; `(0, false)` if it has no stamp.
+    pub(crate) fn stamp_of(&self, e: usize) -> (u64, bool) {
+        if !self.has_stamps() {
+            return (0, false);
+        }
+        let idx = self.stamp_index();
+        let Ok(e32) = u32::try_from(e) else {
+            return (0, false);
+        };
+        match idx.binary_search(&e32) {
+            Ok(k) => unstamp(self.stamps().get(k).copied().unwrap_or(0)),
+            Err(_) => (0, false),
+        }
+    }
+
+    /// Weight of entry `e` (1.0 in an unweighted segment or out of range).
+    #[inline]
+    pub(crate) fn weight(&self, e: usize) -> f64 {
+        match self.weights() {
+            Some(w) => w.get(e).copied().unwrap_or(1.0),
+            None => 1.0,
+        }
+    }
+
+    /// Whether a snapshot at `ts` sees every entry of every vertex as is:
+    /// no stamps at all, or all stamps at or before `ts` with no tombstone
+    /// and no second version to hide. Then `offsets()` and `dsts()` are a
+    /// plain CSR for that snapshot.
+    #[inline]
+    pub(crate) fn is_plain_at(&self, ts: u64) -> bool {
+        let h = self.header();
+        !h.flag(FLAG_STAMPS) || (ts >= h.max_ts && h.flags & (FLAG_TOMBS | FLAG_MULTI) == 0)
+    }
+
+    /// First position in the side table at or after entry `start`, and
+    /// whether any stamp falls in `start..end`.
+    #[inline]
+    fn stamps_within(&self, r: &Range<usize>) -> (usize, bool) {
+        let idx = self.stamp_index();
+        let k = idx.partition_point(|&i| (i as usize) < r.start);
+        (k, idx.get(k).is_some_and(|&i| (i as usize) < r.end))
+    }
+
+    /// Whether scanning `v` at `ts` is a plain slice loop with no per-entry
+    /// check: the segment is plain at `ts`, or `v` has no stamped entry (and
+    /// so no versions or tombstones).
+    pub(crate) fn scan_is_plain(&self, v: u32, ts: u64) -> bool {
+        self.is_plain_at(ts) || !self.stamps_within(&self.entry_range(v)).1
+    }
+
+    /// Calls `f(dst, entry index)` for every destination of `v` a snapshot
+    /// at `ts` sees, ascending: per destination the newest version with
+    /// timestamp `<= ts`, skipped if it is a tombstone.
+    #[inline]
+    pub(crate) fn for_each_visible(&self, v: u32, ts: u64, mut f: impl FnMut(u32, usize)) {
+        let r = self.entry_range(v);
+        let Some(d) = self.dsts().get(r.clone()) else {
+            return;
+        };
+        if self.is_plain_at(ts) {
+            for (k, &dst) in d.iter().enumerate() {
+                f(dst, r.start + k);
+            }
+            return;
+        }
+        let (first, any) = self.stamps_within(&r);
+        if !any {
+            for (k, &dst) in d.iter().enumerate() {
+                f(dst, r.start + k);
+            }
+            return;
+        }
+        self.resolve_versions(r.start, d, first, ts, f);
+    }
+
+    /// The versioned scan: walks the entries and the side table together.
+    fn resolve_versions(
+        &self,
+        start: usize,
+        d: &[u32],
+        mut s: usize,
+        ts: u64,
+        mut f: impl FnMut(u32, usize),
+    ) {
+        let idx = self.stamp_index();
+        let stamps = self.stamps();
+        let mut k = 0;
+        while k < d.len() {
+            let dst = d[k];
+            let mut seen: Option<(usize, bool)> = None;
+            while k < d.len() && d[k] == dst {
+                let e = start + k;
+                while idx.get(s).is_some_and(|&i| (i as usize) < e) {
+                    s += 1;
+                }
+                let (ets, tomb) = match idx.get(s) {
+                    Some(&i) if i as usize == e => unstamp(stamps.get(s).copied().unwrap_or(0)),
+                    _ => (0, false),
+                };
+                if seen.is_none() && ets <= ts {
+                    seen = Some((e, tomb));
+                }
+                k += 1;
+            }
+            if let Some((e, false)) = seen {
+                f(dst, e);
+            }
+        }
+    }
+
+    /// Weight of edge `v -> dst` as a snapshot at `ts` sees it, or `None`
+    /// if absent there. Binary search on `v`'s destinations.
+    pub(crate) fn visible_weight(&self, v: u32, dst: u32, ts: u64) -> Option<f64> {
+        let r = self.entry_range(v);
+        let d = self.dsts().get(r.clone())?;
+        let mut k = d.partition_point(|&x| x < dst);
+        while d.get(k) == Some(&dst) {
+            let e = r.start + k;
+            let (ets, tomb) = self.stamp_of(e);
+            if ets <= ts {
+                return (!tomb).then(|| self.weight(e));
+            }
+            k += 1;
+        }
+        None
+    }
+
+    /// Number of destinations of `v` a snapshot at `ts` sees.
+    pub(crate) fn degree(&self, v: u32, ts: u64) -> usize {
+        if self.scan_is_plain(v, ts) {
+            return self.entry_range(v).len();
+        }
+        let mut n = 0;
+        self.for_each_visible(v, ts, |_, _| n += 1);
+        n
+    }
+}

@@ -1,0 +1,178 @@
+//! Where a segment's bytes live: an owned, 8-byte-aligned buffer (the
+//! in-memory home, and freshly written segments) or a read-only memory map
+//! of a file (the on-disk home). Also the crash-safe file write shared by
+//! both ways of producing a file.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The bytes of one segment, held in `u64` words so that every column (all
+/// of which start at 64-byte offsets) can be viewed as `&[u32]`, `&[u64]`
+/// or `&[f64]` without copying.
+#[derive(Clone)]
+pub(crate) struct SegmentBytes {
+    words: Box<[u64]>,
+    len: usize,
+}
+
+impl SegmentBytes {
+    /// `len` zero bytes.
+    pub(crate) fn zeroed(len: usize) -> Self {
+        SegmentBytes {
+            words: vec![0u64; len.div_ceil(8)].into_boxed_slice(),
+            len,
+        }
+    }
+
+    /// An aligned copy of `bytes` (for buffers that arrive unaligned, such as
+    /// a file read into a `Vec<u8>`).
+    pub(crate) fn copy_from_slice(bytes: &[u8]) -> Self {
+        let mut b = Self::zeroed(bytes.len());
+        b.as_bytes_mut().copy_from_slice(bytes);
+        b
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        let all: &[u8] = bytemuck::cast_slice(&self.words);
+        &all[..self.len]
+    }
+
+    pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
+        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        &mut all[..self.len]
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Writes these bytes as the file `path`, crash-safely (see
+    /// [`write_atomically`]).
+    pub(crate) fn write_file(&self, path: &Path) -> Result<()> {
+        write_atomically(path, |f| {
+            f.write_all(self.as_bytes()).map_err(|e| (e, "write"))
+        })
+    }
+}
+
+impl std::fmt::Debug for SegmentBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SegmentBytes({} bytes)", self.len)
+    }
+}
+
+/// A segment's backing store.
+pub(crate) enum Storage {
+    Owned(SegmentBytes),
+    Mapped(memmap2::Mmap),
+}
+
+impl Storage {
+    #[inline]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Owned(b) => b.as_bytes(),
+            Storage::Mapped(m) => m,
+        }
+    }
+}
+
+pub(crate) fn io_error(path: &Path, op: &'static str, e: &std::io::Error) -> Error {
+    Error::Io {
+        file: path.display().to_string(),
+        op,
+        kind: e.kind(),
+        message: e.to_string(),
+    }
+}
+
+/// Maps `file` read-only.
+///
+/// This is the crate's one `unsafe` call. `Mmap::map` is unsafe because the
+/// mapped bytes are shared with the file: if another process truncated the
+/// file the process would get `SIGBUS`, and if it rewrote bytes the slices
+/// handed out would change under the borrow checker's feet. Segment files
+/// are never modified in place: the engine writes a new file under a
+/// temporary name and renames it into place, and deletes a file only when no
+/// snapshot holds it. Outside tampering is out of contract; even then every
+/// reader uses checked indexing, so changed bytes give wrong answers, not
+/// out-of-bounds accesses.
+#[allow(unsafe_code)]
+fn map_readonly(file: &File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: see above: segment files are immutable once published.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+/// Opens `path` and maps it.
+pub(crate) fn map_file(path: &Path) -> Result<Storage> {
+    let file = File::open(path).map_err(|e| io_error(path, "open", &e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| io_error(path, "stat", &e))?
+        .len();
+    if len == 0 {
+        // Mapping zero bytes is an error on some systems; an empty buffer
+        // reports the truncation the same way as any other short file.
+        return Ok(Storage::Owned(SegmentBytes::zeroed(0)));
+    }
+    let map = map_readonly(&file).map_err(|e| io_error(path, "mmap", &e))?;
+    Ok(Storage::Mapped(map))
+}
+
+/// Reads all of `path` into an owned aligned buffer.
+pub(crate) fn read_file(path: &Path) -> Result<SegmentBytes> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, "read", &e))?;
+    Ok(SegmentBytes::copy_from_slice(&bytes))
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".tmp");
+    PathBuf::from(s)
+}
+
+/// Creates `path` with the content `fill` writes, so that after a crash at
+/// any point `path` either does not exist or is complete: the bytes go to
+/// `path.tmp`, which is synced, renamed over `path`, and the directory is
+/// synced so the rename itself is durable. `fill` reports which operation
+/// failed along with the error.
+pub(crate) fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> std::result::Result<(), (std::io::Error, &'static str)>,
+) -> Result<()> {
+    let tmp = tmp_path(path);
+    let result = (|| {
+        let mut f = File::create(&tmp).map_err(|e| io_error(&tmp, "create", &e))?;
+        fill(&mut f).map_err(|(e, op)| io_error(&tmp, op, &e))?;
+        f.sync_all().map_err(|e| io_error(&tmp, "sync", &e))?;
+        drop(f);
+        std::fs::rename(&tmp, path).map_err(|e| io_error(path, "rename", &e))?;
+        sync_parent(path)
+    })();
+    if result.is_err() {
+        // Best effort: a leftover temporary file is harmless (it is never
+        // opened as a segment) but wastes space.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(unix)]
+fn sync_parent(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let d = File::open(dir).map_err(|e| io_error(dir, "open directory", &e))?;
+    d.sync_all()
+        .map_err(|e| io_error(dir, "sync directory", &e))
+}
+
+/// Directories cannot be opened for syncing on every platform; where they
+/// cannot, the rename is as durable as the platform makes it.
+#[cfg(not(unix))]
+fn sync_parent(_path: &Path) -> Result<()> {
+    Ok(())
+}

@@ -1,0 +1,648 @@
+//! Segment tests: round trips against a reference model, damage detection
+//! (every truncation, every bit flip), writer input checks, the fast path.
+#![allow(clippy::unwrap_used)]
+
+use super::format::{self, HEADER_LEN, MAGIC, TS_MASK};
+use super::*;
+use crate::error::Error;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What a test asks to store: per vertex, its entries in writer order.
+#[derive(Debug, Clone)]
+struct Spec {
+    lo: u32,
+    hi: u32,
+    dir: Direction,
+    block_size: u32,
+    vertices: BTreeMap<u32, Vec<SegEntry>>,
+}
+
+impl Spec {
+    fn build(&self) -> SegmentBytes {
+        let mut w = SegmentWriter::new(self.lo, self.dir).with_block_size(self.block_size);
+        for (&v, es) in &self.vertices {
+            w.push_vertex(v, es).unwrap();
+        }
+        w.finish(self.hi).unwrap()
+    }
+
+    fn build_file(&self, path: &Path) -> u64 {
+        let mut w = SegmentWriter::new(self.lo, self.dir).with_block_size(self.block_size);
+        for (&v, es) in &self.vertices {
+            w.push_vertex(v, es).unwrap();
+        }
+        w.finish_file(self.hi, path).unwrap()
+    }
+
+    fn entries(&self, v: u32) -> &[SegEntry] {
+        self.vertices.get(&v).map_or(&[], |e| e.as_slice())
+    }
+
+    /// The reference answer: per destination, the first (newest) version
+    /// with timestamp <= ts; absent if none or a tombstone.
+    fn visible(&self, v: u32, ts: u64) -> Vec<(u32, f64)> {
+        let mut groups: BTreeMap<u32, Vec<SegEntry>> = BTreeMap::new();
+        for e in self.entries(v) {
+            groups.entry(e.dst).or_default().push(*e);
+        }
+        groups
+            .into_iter()
+            .filter_map(|(dst, vs)| {
+                let e = vs.into_iter().find(|e| e.ts <= ts)?;
+                (!e.tomb).then_some((dst, e.weight))
+            })
+            .collect()
+    }
+
+    fn all(&self) -> impl Iterator<Item = &SegEntry> {
+        self.vertices.values().flatten()
+    }
+}
+
+fn weight_of(k: u8) -> f64 {
+    [1.0, 0.5, 2.0, -3.25][k as usize % 4]
+}
+
+/// Versions of one destination, newest first.
+fn arb_group(versioned: bool, weighted: bool) -> impl Strategy<Value = Vec<(u64, bool, f64)>> {
+    (
+        prop::collection::btree_set(1u64..60, 0..3),
+        any::<bool>(),
+        prop::collection::vec(any::<bool>(), 3),
+        prop::collection::vec(any::<u8>(), 4),
+    )
+        .prop_map(move |(tss, zero_tail, tombs, ws)| {
+            let mut out: Vec<(u64, bool, f64)> = Vec::new();
+            if versioned {
+                for (i, ts) in tss.into_iter().rev().enumerate() {
+                    out.push((ts, tombs[i], 0.0));
+                }
+            }
+            if out.is_empty() || zero_tail {
+                out.push((0, false, 0.0));
+            }
+            for (i, o) in out.iter_mut().enumerate() {
+                o.2 = if weighted { weight_of(ws[i]) } else { 1.0 };
+            }
+            out
+        })
+}
+
+fn arb_spec() -> impl Strategy<Value = Spec> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        0u32..5,
+        0u32..4,
+        any::<bool>(),
+        0usize..3,
+    )
+        .prop_flat_map(|(versioned, weighted, lo, extra, inn, bs)| {
+            let vertex =
+                prop::collection::btree_map(0u32..40, arb_group(versioned, weighted), 0..8);
+            prop::collection::btree_map(lo..lo + 12, vertex, 0..8).prop_map(move |vs| {
+                let top = vs.keys().next_back().map_or(lo, |&v| v + 1);
+                let vertices = vs
+                    .into_iter()
+                    .map(|(v, groups)| {
+                        let es = groups
+                            .into_iter()
+                            .flat_map(|(dst, g)| {
+                                g.into_iter().map(move |(ts, tomb, weight)| SegEntry {
+                                    dst,
+                                    ts,
+                                    tomb,
+                                    weight,
+                                })
+                            })
+                            .collect();
+                        (v, es)
+                    })
+                    .collect();
+                Spec {
+                    lo,
+                    hi: top + extra,
+                    dir: if inn { Direction::In } else { Direction::Out },
+                    block_size: [64, 256, 65536][bs],
+                    vertices,
+                }
+            })
+        })
+}
+
+const SNAPSHOTS: [u64; 9] = [0, 1, 7, 20, 35, 59, 60, 1000, TS_MASK];
+
+/// Compares every column and every read call with the spec.
+fn check(seg: &Segment, spec: &Spec) {
+    seg.verify().unwrap();
+    assert_eq!(seg.vertex_range(), spec.lo..spec.hi);
+    assert_eq!(seg.direction(), spec.dir);
+
+    let mut offsets = vec![0u32];
+    let mut dsts = Vec::new();
+    let mut stamp_idx = Vec::new();
+    let mut stamps = Vec::new();
+    let mut weights = Vec::new();
+    for v in spec.lo..spec.hi {
+        for e in spec.entries(v) {
+            if e.ts != 0 {
+                stamp_idx.push(dsts.len() as u32);
+                stamps.push(e.ts | if e.tomb { 1 << 63 } else { 0 });
+            }
+            dsts.push(e.dst);
+            weights.push(e.weight);
+        }
+        offsets.push(dsts.len() as u32);
+    }
+    let weighted = weights.iter().any(|&w| w != 1.0);
+    assert_eq!(seg.offsets(), &offsets[..]);
+    assert_eq!(seg.dsts(), &dsts[..]);
+    assert_eq!(seg.stamp_index(), &stamp_idx[..]);
+    assert_eq!(seg.stamps(), &stamps[..]);
+    assert_eq!(seg.entry_count(), dsts.len());
+    assert_eq!(seg.stamp_count(), stamps.len());
+    assert_eq!(seg.has_stamps(), !stamps.is_empty());
+    assert_eq!(seg.has_tombstones(), spec.all().any(|e| e.tomb));
+    assert_eq!(seg.max_ts(), spec.all().map(|e| e.ts).max().unwrap_or(0));
+    assert_eq!(seg.is_weighted(), weighted);
+    assert_eq!(seg.weights(), weighted.then_some(&weights[..]));
+    for (i, &w) in weights.iter().enumerate() {
+        assert_eq!(seg.weight(i), w);
+    }
+
+    for v in spec.lo.saturating_sub(1)..spec.hi + 2 {
+        let raw: Vec<u32> = spec.entries(v).iter().map(|e| e.dst).collect();
+        assert_eq!(seg.entries_of(v), &raw[..], "entries_of({v})");
+        for ts in SNAPSHOTS {
+            let want = spec.visible(v, ts);
+            let mut got = Vec::new();
+            seg.for_each_visible(v, ts, |d, e| got.push((d, seg.weight(e))));
+            assert_eq!(got, want, "vertex {v} at ts {ts}");
+            assert_eq!(seg.degree(v, ts), want.len());
+            if seg.scan_is_plain(v, ts) {
+                let all: Vec<(u32, f64)> =
+                    spec.entries(v).iter().map(|e| (e.dst, e.weight)).collect();
+                assert_eq!(all, want, "plain scan of {v} at {ts} would be wrong");
+            }
+            let model: BTreeMap<u32, f64> = want.into_iter().collect();
+            for dst in 0..42 {
+                assert_eq!(
+                    seg.visible_weight(v, dst, ts),
+                    model.get(&dst).copied(),
+                    "edge {v}->{dst} at {ts}"
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn round_trip_memory_and_file(spec in arb_spec()) {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = spec.build();
+
+        let mem = Segment::from_bytes(bytes.clone(), "mem").unwrap();
+        prop_assert!(!mem.is_mapped());
+        check(&mem, &spec);
+
+        let p1 = dir.path().join("a.seg");
+        bytes.write_file(&p1).unwrap();
+        let mapped = Segment::open(&p1).unwrap();
+        prop_assert!(mapped.is_mapped());
+        check(&mapped, &spec);
+        check(&Segment::load(&p1).unwrap(), &spec);
+
+        // The streaming writer produces the same bytes.
+        let p2 = dir.path().join("b.seg");
+        let len = spec.build_file(&p2);
+        prop_assert_eq!(len, bytes.len() as u64);
+        prop_assert_eq!(std::fs::read(&p2).unwrap(), bytes.as_bytes().to_vec());
+        check(&Segment::open(&p2).unwrap(), &spec);
+
+        // No temporary file is left behind.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        prop_assert_eq!(names.len(), 2);
+    }
+}
+
+/// A small segment with every optional part: stamps, tombstones, versions,
+/// weights, empty vertices, several checksum blocks.
+fn sample() -> Spec {
+    let e = |dst, ts, tomb, weight| SegEntry {
+        dst,
+        ts,
+        tomb,
+        weight,
+    };
+    let mut vertices = BTreeMap::new();
+    vertices.insert(
+        3,
+        vec![e(1, 0, false, 1.0), e(4, 9, true, 1.0), e(4, 0, false, 2.5)],
+    );
+    vertices.insert(5, vec![e(0, 12, false, 0.5), e(7, 0, false, 1.0)]);
+    vertices.insert(6, (0..20).map(SegEntry::plain).collect());
+    Spec {
+        lo: 2,
+        hi: 9,
+        dir: Direction::Out,
+        block_size: 64,
+        vertices,
+    }
+}
+
+/// Calls every read entry point over and beyond the range; must not panic.
+fn exercise(seg: &Segment) {
+    let _ = (
+        seg.offsets(),
+        seg.dsts(),
+        seg.stamp_index(),
+        seg.stamps(),
+        seg.weights(),
+    );
+    let _ = (
+        seg.max_ts(),
+        seg.entry_count(),
+        seg.is_weighted(),
+        seg.has_stamps(),
+    );
+    for e in 0..seg.entry_count() + 2 {
+        let _ = (seg.weight(e), seg.stamp_of(e));
+    }
+    let r = seg.vertex_range();
+    for v in r.start.saturating_sub(1)..r.end.saturating_add(2).min(64) {
+        let _ = seg.entries_of(v);
+        for ts in [0, 5, 9, 12, 100, u64::MAX] {
+            let _ = seg.scan_is_plain(v, ts);
+            let _ = seg.degree(v, ts);
+            seg.for_each_visible(v, ts, |d, e| {
+                let _ = (d, seg.weight(e));
+            });
+            for dst in 0..25 {
+                let _ = seg.visible_weight(v, dst, ts);
+            }
+        }
+    }
+}
+
+fn assert_corrupt_at(err: &Error, file: &str, max_offset: u64) {
+    match err {
+        Error::Corrupt {
+            file: f, offset, ..
+        } => {
+            assert_eq!(f, file);
+            assert!(
+                *offset <= max_offset,
+                "offset {offset} beyond {max_offset}: {err}"
+            );
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+#[test]
+fn sample_round_trips() {
+    let spec = sample();
+    let seg = Segment::from_bytes(spec.build(), "sample").unwrap();
+    check(&seg, &spec);
+    assert!(seg.byte_len() > 3 * 64, "sample should span several blocks");
+}
+
+#[test]
+fn every_truncation_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = sample().build();
+    let path = dir.path().join("t.seg");
+    let name = path.display().to_string();
+    for len in 0..full.len() {
+        let cut = &full.as_bytes()[..len];
+        std::fs::write(&path, cut).unwrap();
+        let err = Segment::open(&path).unwrap_err();
+        assert_corrupt_at(&err, &name, len as u64);
+        assert!(err.to_string().contains(&name), "{err}");
+        let err = Segment::from_bytes(SegmentBytes::copy_from_slice(cut), "cut").unwrap_err();
+        assert_corrupt_at(&err, "cut", len as u64);
+    }
+    // One byte too many is refused as well.
+    let mut long = full.as_bytes().to_vec();
+    long.push(0);
+    let err = Segment::from_bytes(SegmentBytes::copy_from_slice(&long), "long").unwrap_err();
+    assert_corrupt_at(&err, "long", long.len() as u64);
+}
+
+#[test]
+fn every_bit_flip_is_detected_in_memory() {
+    let full = sample().build();
+    let mut opened_but_bad = 0;
+    for byte in 0..full.len() {
+        for bit in 0..8 {
+            let mut b = full.clone();
+            b.as_bytes_mut()[byte] ^= 1 << bit;
+            match Segment::from_bytes(b, "flip") {
+                Err(e) => assert!(e.to_string().contains("flip"), "{e}"),
+                Ok(seg) => {
+                    opened_but_bad += 1;
+                    let err = seg.verify().unwrap_err();
+                    assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+                    exercise(&seg);
+                }
+            }
+        }
+    }
+    // Most of the file is column data, which only `verify` reads.
+    assert!(opened_but_bad > 0);
+}
+
+#[test]
+fn every_byte_damage_is_detected_in_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = sample().build();
+    let path = dir.path().join("f.seg");
+    for byte in 0..full.len() {
+        for pattern in [0xFFu8, 0x80] {
+            let mut b = full.as_bytes().to_vec();
+            b[byte] ^= pattern;
+            std::fs::write(&path, &b).unwrap();
+            match Segment::open(&path) {
+                Err(_) => {}
+                Ok(seg) => {
+                    assert!(
+                        seg.verify().is_err(),
+                        "byte {byte} ^ {pattern:#x} not detected"
+                    );
+                    exercise(&seg);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn header_damage_names_the_field() {
+    let full = sample().build();
+    let mut b = full.clone();
+    b.as_bytes_mut()[format::OFF_LO] ^= 1;
+    let err = Segment::from_bytes(b, "h").unwrap_err();
+    assert_eq!(
+        err,
+        Error::Corrupt {
+            file: "h".into(),
+            offset: format::OFF_HEADER_CRC as u64,
+            what: "header checksum mismatch".into()
+        }
+    );
+
+    let mut b = full.clone();
+    b.as_bytes_mut()[0] = b'X';
+    assert_corrupt_at(&Segment::from_bytes(b, "m").unwrap_err(), "m", 0);
+
+    let mut b = full.clone();
+    b.as_bytes_mut()[format::OFF_VERSION] = 2;
+    assert_eq!(
+        Segment::from_bytes(b, "v").unwrap_err(),
+        Error::UnsupportedFormat {
+            file: "v".into(),
+            found: 2,
+            supported: 1
+        }
+    );
+}
+
+#[test]
+fn data_damage_is_found_by_verify_at_its_block() {
+    let spec = sample();
+    let full = spec.build();
+    let seg = Segment::from_bytes(full.clone(), "ok").unwrap();
+    let last_dst = seg.dsts().len() - 1;
+    // The last destination of vertex 6, deep inside the dsts column.
+    let dsts_at = full
+        .as_bytes()
+        .windows(4)
+        .position(|w| w == 19u32.to_le_bytes())
+        .unwrap();
+    assert_eq!(seg.dsts()[last_dst], 19);
+    let mut b = full.clone();
+    b.as_bytes_mut()[dsts_at] = 3; // now unsorted, and the block crc is off
+    let seg = Segment::from_bytes(b, "d").unwrap();
+    match seg.verify().unwrap_err() {
+        Error::Corrupt { file, offset, what } => {
+            assert_eq!(file, "d");
+            assert_eq!(offset % 64, 0);
+            assert!(
+                offset <= dsts_at as u64 && dsts_at as u64 - offset < 64,
+                "{offset} vs {dsts_at}"
+            );
+            assert!(what.contains("checksum"), "{what}");
+        }
+        e => panic!("{e:?}"),
+    }
+    exercise(&seg);
+}
+
+#[test]
+fn writer_refuses_bad_input() {
+    let e = |dst, ts, tomb, weight| SegEntry {
+        dst,
+        ts,
+        tomb,
+        weight,
+    };
+    let refused = |r: crate::error::Result<()>, vertex: u32, needle: &str| match r {
+        Err(Error::InvalidSegmentInput { vertex: v, what }) => {
+            assert_eq!(v, vertex);
+            assert!(what.contains(needle), "{what:?} lacks {needle:?}");
+        }
+        other => panic!("expected InvalidSegmentInput, got {other:?}"),
+    };
+    let mut w = SegmentWriter::new(10, Direction::Out);
+    refused(w.push_vertex(9, &[]), 9, "below the segment start");
+    refused(
+        w.push_vertex(10, &[SegEntry::plain(5), SegEntry::plain(4)]),
+        10,
+        "not sorted",
+    );
+    refused(
+        w.push_vertex(10, &[e(1, 0, false, f64::NAN)]),
+        10,
+        "not finite",
+    );
+    refused(
+        w.push_vertex(10, &[e(1, 0, false, f64::INFINITY)]),
+        10,
+        "not finite",
+    );
+    refused(
+        w.push_vertex(10, &[e(1, 0, true, 1.0)]),
+        10,
+        "tombstone without a timestamp",
+    );
+    refused(
+        w.push_vertex(10, &[e(1, 1 << 63, false, 1.0)]),
+        10,
+        "63 bits",
+    );
+    refused(
+        w.push_vertex(10, &[e(1, 3, false, 1.0), e(1, 5, false, 1.0)]),
+        10,
+        "newest first",
+    );
+    refused(
+        w.push_vertex(10, &[SegEntry::plain(1), SegEntry::plain(1)]),
+        10,
+        "newest first",
+    );
+    refused(w.push_vertex(u32::MAX, &[]), u32::MAX, "exclusive");
+    // Refusals left the writer untouched.
+    assert_eq!(w.entry_count(), 0);
+    w.push_vertex(12, &[SegEntry::plain(1)]).unwrap();
+    refused(w.push_vertex(12, &[]), 12, "not ascending");
+    refused(w.push_vertex(11, &[]), 11, "not ascending");
+    assert!(matches!(
+        SegmentWriter::new(10, Direction::Out).finish(9),
+        Err(Error::InvalidSegmentInput { .. })
+    ));
+    let mut w2 = SegmentWriter::new(0, Direction::Out);
+    w2.push_vertex(4, &[]).unwrap();
+    assert!(matches!(
+        w2.finish(4),
+        Err(Error::InvalidSegmentInput { .. })
+    ));
+    let w3 = SegmentWriter::new(0, Direction::Out).with_block_size(100);
+    assert!(matches!(
+        w3.finish(1),
+        Err(Error::InvalidSegmentInput { .. })
+    ));
+
+    let seg = Segment::from_bytes(w.finish(14).unwrap(), "ok").unwrap();
+    assert_eq!(seg.vertex_range(), 10..14);
+    assert_eq!(seg.entries_of(12), &[1]);
+}
+
+#[test]
+fn writer_refuses_more_entries_than_offsets_address() {
+    let mut w = SegmentWriter::new(0, Direction::Out).with_max_entries(3);
+    w.push_vertex(0, &[SegEntry::plain(1), SegEntry::plain(2)])
+        .unwrap();
+    match w.push_vertex(1, &[SegEntry::plain(1), SegEntry::plain(2)]) {
+        Err(Error::InvalidSegmentInput { vertex: 1, what }) => {
+            assert!(what.contains("entries"), "{what}")
+        }
+        other => panic!("{other:?}"),
+    }
+    w.push_vertex(1, &[SegEntry::plain(1)]).unwrap();
+    assert_eq!(
+        Segment::from_bytes(w.finish(2).unwrap(), "cap")
+            .unwrap()
+            .entry_count(),
+        3
+    );
+}
+
+#[test]
+fn fast_path_is_taken_when_expected() {
+    // No stamps at all: plain at every timestamp.
+    let mut w = SegmentWriter::new(0, Direction::Out);
+    w.push_vertex(0, &[SegEntry::plain(1), SegEntry::plain(2)])
+        .unwrap();
+    let seg = Segment::from_bytes(w.finish(2).unwrap(), "plain").unwrap();
+    assert!(!seg.has_stamps());
+    assert!(seg.is_plain_at(0) && seg.scan_is_plain(0, 0) && seg.scan_is_plain(1, 0));
+
+    // Stamps but no tombstone or second version: plain from max_ts on; a
+    // vertex with no stamped entry is plain at any timestamp.
+    let mut w = SegmentWriter::new(0, Direction::Out);
+    let newer = SegEntry {
+        ts: 30,
+        ..SegEntry::plain(2)
+    };
+    w.push_vertex(0, &[SegEntry::plain(1), newer]).unwrap();
+    w.push_vertex(1, &[SegEntry::plain(5)]).unwrap();
+    let seg = Segment::from_bytes(w.finish(2).unwrap(), "stamped").unwrap();
+    assert_eq!(seg.max_ts(), 30);
+    assert!(!seg.is_plain_at(29) && seg.is_plain_at(30) && seg.is_plain_at(u64::MAX));
+    assert!(!seg.scan_is_plain(0, 29) && seg.scan_is_plain(0, 30));
+    assert!(seg.scan_is_plain(1, 0));
+    assert_eq!(seg.degree(0, 29), 1);
+    assert_eq!(seg.degree(0, 30), 2);
+
+    // A tombstone keeps the per-entry check even after max_ts.
+    let mut w = SegmentWriter::new(0, Direction::Out);
+    let tomb = SegEntry {
+        ts: 30,
+        tomb: true,
+        ..SegEntry::plain(2)
+    };
+    w.push_vertex(0, &[SegEntry::plain(1), tomb, SegEntry::plain(2)])
+        .unwrap();
+    let seg = Segment::from_bytes(w.finish(1).unwrap(), "tomb").unwrap();
+    assert!(!seg.is_plain_at(u64::MAX) && !seg.scan_is_plain(0, 100));
+    assert_eq!(seg.degree(0, 29), 2);
+    assert_eq!(seg.degree(0, 30), 1);
+    assert_eq!(seg.visible_weight(0, 2, 29), Some(1.0));
+    assert_eq!(seg.visible_weight(0, 2, 30), None);
+}
+
+#[test]
+fn empty_segment_round_trips() {
+    let spec = Spec {
+        lo: 7,
+        hi: 7,
+        dir: Direction::In,
+        block_size: 64,
+        vertices: BTreeMap::new(),
+    };
+    let seg = Segment::from_bytes(spec.build(), "empty").unwrap();
+    check(&seg, &spec);
+    assert_eq!(seg.offsets(), &[0]);
+}
+
+/// The bytes of a fixed segment are pinned, so a change to the layout
+/// cannot slip in without a format version bump and a FORMAT.md edit.
+#[test]
+fn format_is_stable() {
+    let b = sample().build();
+    let bytes = b.as_bytes();
+    assert_eq!(&bytes[..8], &MAGIC);
+    assert_eq!(&bytes[8..12], &1u32.to_le_bytes());
+    assert_eq!(&bytes[12..16], &(HEADER_LEN as u32).to_le_bytes());
+    // flags: weighted | stamps | tombs | multi
+    assert_eq!(&bytes[16..20], &0b11110u32.to_le_bytes());
+    assert_eq!(&bytes[24..28], &2u32.to_le_bytes());
+    assert_eq!(&bytes[28..32], &9u32.to_le_bytes());
+    assert_eq!(&bytes[32..40], &25u64.to_le_bytes());
+    assert_eq!(&bytes[40..48], &2u64.to_le_bytes());
+    assert_eq!(&bytes[48..56], &12u64.to_le_bytes());
+    assert_eq!(&bytes[56..64], &(bytes.len() as u64).to_le_bytes());
+    // (offset, len) of offsets, dsts, stamp_idx, stamps, weights, table.
+    let dir: [(u64, u64); 6] = [
+        (256, 32),
+        (320, 100),
+        (448, 8),
+        (512, 16),
+        (576, 200),
+        (832, 36),
+    ];
+    for (i, (o, l)) in dir.into_iter().enumerate() {
+        let at = 64 + 16 * i;
+        assert_eq!(&bytes[at..at + 8], &o.to_le_bytes(), "section {i} offset");
+        assert_eq!(&bytes[at + 8..at + 16], &l.to_le_bytes(), "section {i} len");
+    }
+    assert_eq!(bytes.len(), 868);
+    assert_eq!(format!("{:#010x}", crc32c::crc32c(bytes)), "0xa7cd9b9e");
+}
+
+#[test]
+fn segments_are_shareable_across_threads() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Segment>();
+    let seg = Segment::from_bytes(sample().build(), "shared").unwrap();
+    let other = seg.clone();
+    let n = std::thread::spawn(move || other.degree(6, 0))
+        .join()
+        .unwrap();
+    assert_eq!(n, seg.degree(6, 0));
+}

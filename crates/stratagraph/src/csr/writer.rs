@@ -1,0 +1,372 @@
+//! Building a segment: vertices arrive in ascending order with their sorted
+//! entries; `finish` lays the columns out as a buffer or streams them to a
+//! file.
+//!
+//! Input is checked as it arrives and a refused `push_vertex` leaves the
+//! writer as it was, so a bug upstream surfaces as a typed error at the
+//! vertex that caused it instead of as a file that `verify` later rejects.
+
+use super::format::{
+    self, Header, Section, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
+    FLAG_WEIGHTED, HEADER_LEN, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE, TOMB_BIT, TS_MASK,
+};
+use super::storage::{write_atomically, SegmentBytes};
+use super::{Direction, SegEntry};
+use crate::error::{Error, Result};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Accumulates one segment's columns in memory.
+#[derive(Debug)]
+pub(crate) struct SegmentWriter {
+    lo: u32,
+    direction: Direction,
+    block_size: u32,
+    /// Entry offsets of the vertices pushed so far (and skipped before them);
+    /// always holds at least the leading 0.
+    offsets: Vec<u32>,
+    dsts: Vec<u32>,
+    stamp_idx: Vec<u32>,
+    stamps: Vec<u64>,
+    /// Stays empty until the first weight other than 1.0 arrives, so an
+    /// unweighted segment costs nothing for weights while it is built.
+    weights: Vec<f64>,
+    max_ts: u64,
+    tombs: bool,
+    multi: bool,
+    /// Entry capacity; `u32::MAX` except in tests of the limit.
+    max_entries: u64,
+}
+
+fn refuse(vertex: u32, what: impl Into<String>) -> Error {
+    Error::InvalidSegmentInput {
+        vertex,
+        what: what.into(),
+    }
+}
+
+impl SegmentWriter {
+    /// A writer for the segment starting at vertex `lo`.
+    pub(crate) fn new(lo: u32, direction: Direction) -> Self {
+        SegmentWriter {
+            lo,
+            direction,
+            block_size: DEFAULT_BLOCK_SIZE,
+            offsets: vec![0],
+            dsts: Vec::new(),
+            stamp_idx: Vec::new(),
+            stamps: Vec::new(),
+            weights: Vec::new(),
+            max_ts: 0,
+            tombs: false,
+            multi: false,
+            max_entries: u64::from(u32::MAX),
+        }
+    }
+
+    /// Uses checksum blocks of `bytes` bytes (a power of two in
+    /// [64, 2^30]; checked by `finish`). Small blocks let tests put many
+    /// blocks in a small file.
+    pub(crate) fn with_block_size(mut self, bytes: u32) -> Self {
+        self.block_size = bytes;
+        self
+    }
+
+    #[cfg(test)]
+    pub(crate) fn with_max_entries(mut self, n: u64) -> Self {
+        self.max_entries = n;
+        self
+    }
+
+    /// The first vertex not yet pushed or skipped.
+    fn next_vertex(&self) -> u64 {
+        u64::from(self.lo) + self.offsets.len() as u64 - 1
+    }
+
+    pub(crate) fn entry_count(&self) -> usize {
+        self.dsts.len()
+    }
+
+    /// Appends vertex `v` with `entries`, sorted by destination ascending
+    /// with the versions of one destination adjacent and strictly newest
+    /// first. Vertices between the previous one and `v` get empty lists.
+    pub(crate) fn push_vertex(&mut self, v: u32, entries: &[SegEntry]) -> Result<()> {
+        let next = self.next_vertex();
+        if u64::from(v) < next {
+            return Err(refuse(
+                v,
+                if v < self.lo {
+                    format!("below the segment start {}", self.lo)
+                } else {
+                    format!(
+                        "not ascending: vertices up to {} were already written",
+                        next - 1
+                    )
+                },
+            ));
+        }
+        if v == u32::MAX {
+            return Err(refuse(
+                v,
+                "u32::MAX cannot be stored: a segment's end is exclusive",
+            ));
+        }
+        if (self.dsts.len() + entries.len()) as u64 > self.max_entries {
+            return Err(refuse(
+                v,
+                format!(
+                    "segment would hold {} entries, more than the {} its u32 offsets can address",
+                    self.dsts.len() + entries.len(),
+                    self.max_entries
+                ),
+            ));
+        }
+        check_entries(v, entries)?;
+
+        let count = self.dsts.len() as u32;
+        let skipped = (u64::from(v) - next) as usize;
+        self.offsets.extend(std::iter::repeat_n(count, skipped));
+        for (i, e) in entries.iter().enumerate() {
+            let idx = self.dsts.len() as u32;
+            self.dsts.push(e.dst);
+            if e.ts != 0 {
+                self.stamp_idx.push(idx);
+                self.stamps.push(e.ts | if e.tomb { TOMB_BIT } else { 0 });
+                self.max_ts = self.max_ts.max(e.ts);
+                self.tombs |= e.tomb;
+            }
+            if i > 0 && entries[i - 1].dst == e.dst {
+                self.multi = true;
+            }
+            if e.weight != 1.0 && self.weights.is_empty() {
+                self.weights.resize(idx as usize, 1.0);
+            }
+            if !self.weights.is_empty() || e.weight != 1.0 {
+                self.weights.push(e.weight);
+            }
+        }
+        self.offsets.push(self.dsts.len() as u32);
+        Ok(())
+    }
+
+    fn header_for(&self, hi: u32) -> Result<Header> {
+        let next = self.next_vertex();
+        if u64::from(hi) < next {
+            return Err(refuse(
+                hi,
+                format!("segment end {hi} is below vertices already written (next is {next})"),
+            ));
+        }
+        let bs = self.block_size;
+        if !bs.is_power_of_two() || !(MIN_BLOCK_SIZE..=MAX_BLOCK_SIZE).contains(&bs) {
+            return Err(refuse(
+                hi,
+                format!("checksum block size {bs} is not a power of two in [{MIN_BLOCK_SIZE}, {MAX_BLOCK_SIZE}]"),
+            ));
+        }
+        let weighted = !self.weights.is_empty();
+        let (sections, table, file_len) = format::layout(
+            u64::from(hi - self.lo),
+            self.dsts.len() as u64,
+            self.stamps.len() as u64,
+            weighted,
+            bs,
+        );
+        let mut flags = 0;
+        for (on, f) in [
+            (self.direction == Direction::In, FLAG_IN),
+            (weighted, FLAG_WEIGHTED),
+            (!self.stamps.is_empty(), FLAG_STAMPS),
+            (self.tombs, FLAG_TOMBS),
+            (self.multi, FLAG_MULTI),
+        ] {
+            if on {
+                flags |= f;
+            }
+        }
+        Ok(Header {
+            flags,
+            block_size: bs,
+            lo: self.lo,
+            hi,
+            entry_count: self.dsts.len() as u64,
+            stamp_count: self.stamps.len() as u64,
+            max_ts: self.max_ts,
+            file_len,
+            sections,
+            table,
+            table_crc: 0,
+        })
+    }
+
+    /// Pads the offsets to `hi` (vertices after the last pushed one are
+    /// empty) and returns the header with every field but the table crc.
+    fn close(&mut self, hi: u32) -> Result<Header> {
+        let header = self.header_for(hi)?;
+        let count = self.dsts.len() as u32;
+        self.offsets.resize((hi - self.lo) as usize + 1, count);
+        Ok(header)
+    }
+
+    /// Streams the data sections and checksum table after the header;
+    /// returns the table's crc.
+    fn emit<W: Write>(&self, h: &Header, out: W) -> std::io::Result<u32> {
+        let mut w = BlockWriter::new(out, h.block_size);
+        let cols: [&[u8]; 5] = [
+            bytemuck::cast_slice(&self.offsets),
+            bytemuck::cast_slice(&self.dsts),
+            bytemuck::cast_slice(&self.stamp_idx),
+            bytemuck::cast_slice(&self.stamps),
+            bytemuck::cast_slice(&self.weights),
+        ];
+        for s in Section::ALL {
+            let e = h.section(s);
+            w.pad_to(e.offset)?;
+            w.put(cols[s as usize])?;
+        }
+        w.pad_to(h.table.offset)?;
+        let crcs = w.finish_blocks();
+        let table: &[u8] = bytemuck::cast_slice(&crcs);
+        w.out.write_all(table)?;
+        w.out.flush()?;
+        Ok(crc32c::crc32c(table))
+    }
+
+    /// Ends the segment at `hi` (exclusive) and returns its bytes.
+    pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
+        let mut h = self.close(hi)?;
+        let mut buf = SegmentBytes::zeroed(h.file_len as usize);
+        let body = &mut buf.as_bytes_mut()[HEADER_LEN..];
+        h.table_crc = self
+            .emit(&h, std::io::Cursor::new(body))
+            .map_err(|e| refuse(hi, format!("internal layout error: {e}")))?;
+        buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
+        Ok(buf)
+    }
+
+    /// Ends the segment at `hi` and writes it straight to the file `path`
+    /// (crash-safely, as [`SegmentBytes::write_file`]) without first building
+    /// the whole image in memory. Returns the file length.
+    pub(crate) fn finish_file(mut self, hi: u32, path: &Path) -> Result<u64> {
+        let mut h = self.close(hi)?;
+        write_atomically(path, |f| {
+            let io = |e| (e, "write");
+            f.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
+            let out = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
+            h.table_crc = self.emit(&h, out).map_err(io)?;
+            f.seek(SeekFrom::Start(0)).map_err(|e| (e, "seek"))?;
+            f.write_all(&h.encode()).map_err(io)
+        })?;
+        Ok(h.file_len)
+    }
+}
+
+/// Checks one vertex's entries against the segment invariants.
+fn check_entries(v: u32, entries: &[SegEntry]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        if !e.weight.is_finite() {
+            return Err(refuse(
+                v,
+                format!(
+                    "entry {i} (dst {}): weight {} is not finite",
+                    e.dst, e.weight
+                ),
+            ));
+        }
+        if e.ts & !TS_MASK != 0 {
+            return Err(refuse(
+                v,
+                format!(
+                    "entry {i} (dst {}): timestamp {} needs more than 63 bits",
+                    e.dst, e.ts
+                ),
+            ));
+        }
+        if e.tomb && e.ts == 0 {
+            return Err(refuse(
+                v,
+                format!("entry {i} (dst {}): tombstone without a timestamp", e.dst),
+            ));
+        }
+        if let Some(p) = i.checked_sub(1).map(|p| &entries[p]) {
+            if p.dst > e.dst {
+                return Err(refuse(
+                    v,
+                    format!(
+                        "entry {i}: destination {} after {}: not sorted ascending",
+                        e.dst, p.dst
+                    ),
+                ));
+            }
+            if p.dst == e.dst && p.ts <= e.ts {
+                return Err(refuse(
+                    v,
+                    format!(
+                        "entry {i}: versions of destination {} not strictly newest first (ts {} after {})",
+                        e.dst, e.ts, p.ts
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A writer that knows its file position (starting at the header's end)
+/// and checksums everything through it in fixed blocks.
+struct BlockWriter<W: Write> {
+    out: W,
+    pos: u64,
+    block_size: usize,
+    in_block: usize,
+    crc: u32,
+    crcs: Vec<u32>,
+}
+
+impl<W: Write> BlockWriter<W> {
+    fn new(out: W, block_size: u32) -> Self {
+        BlockWriter {
+            out,
+            pos: HEADER_LEN as u64,
+            block_size: block_size as usize,
+            in_block: 0,
+            crc: 0,
+            crcs: Vec::new(),
+        }
+    }
+
+    fn put(&mut self, mut b: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(b)?;
+        self.pos += b.len() as u64;
+        while !b.is_empty() {
+            let n = (self.block_size - self.in_block).min(b.len());
+            self.crc = crc32c::crc32c_append(self.crc, &b[..n]);
+            self.in_block += n;
+            b = &b[n..];
+            if self.in_block == self.block_size {
+                self.crcs.push(self.crc);
+                self.crc = 0;
+                self.in_block = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Zero padding up to `pos`.
+    fn pad_to(&mut self, pos: u64) -> std::io::Result<()> {
+        const ZEROS: [u8; ALIGN as usize] = [0; ALIGN as usize];
+        while self.pos < pos {
+            let n = (pos - self.pos).min(ALIGN) as usize;
+            self.put(&ZEROS[..n])?;
+        }
+        Ok(())
+    }
+
+    fn finish_blocks(&mut self) -> Vec<u32> {
+        if self.in_block > 0 {
+            self.crcs.push(self.crc);
+            self.in_block = 0;
+        }
+        std::mem::take(&mut self.crcs)
+    }
+}
