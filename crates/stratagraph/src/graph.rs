@@ -111,6 +111,13 @@ impl Graph {
         }
     }
 
+    /// The shared state, for tests of engine modules that work on it (the
+    /// flush tests now; the LSM layer once it is wired in).
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     /// The options the store was created with.
     pub fn options(&self) -> &Options {
         &self.shared.opts

@@ -119,6 +119,41 @@ impl EdgeSet {
         out
     }
 
+    /// Calls `f(dst, ts, tomb, weight)` for every version that a snapshot at
+    /// or after `watermark` can need, in run order (by destination, newest
+    /// first), with absolute timestamps: every version newer than the
+    /// watermark, and the newest one at or below it. That one is reported
+    /// with timestamp 0 ("older than every snapshot") when it is live; a
+    /// tombstone keeps its timestamp, since it must still hide older copies
+    /// of the edge in lower levels. What a flush writes to a segment.
+    pub(crate) fn for_each_version(&self, watermark: u64, mut f: impl FnMut(u32, u64, bool, f64)) {
+        for run in self.runs() {
+            let base = run.base();
+            let wm = offset_of(watermark, base);
+            let (d, st) = (run.dsts(), run.stamps());
+            let mut i = 0;
+            while i < d.len() {
+                let mut j = i + 1;
+                while j < d.len() && d[j] == d[i] {
+                    j += 1;
+                }
+                for k in i..j {
+                    let s = st.get(k);
+                    let off = stamp::offset(s);
+                    let tomb = stamp::is_tomb(s);
+                    if off <= wm {
+                        // Newest at or below the watermark; older ones are dead.
+                        let ts = if tomb { base + u64::from(off) } else { 0 };
+                        f(d[i], ts, tomb, run.weight(k));
+                        break;
+                    }
+                    f(d[i], base + u64::from(off), tomb, run.weight(k));
+                }
+                i = j;
+            }
+        }
+    }
+
     /// Inserts or re-weights one edge.
     pub(crate) fn put(&mut self, dst: u32, weight: f64, s: &Stamping) -> Effect {
         self.write(dst, s, |run| run.put(dst, weight, s))
