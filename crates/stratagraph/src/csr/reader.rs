@@ -467,20 +467,34 @@ impl Segment {
     /// timestamp `<= ts`, skipped if it is a tombstone.
     #[inline]
     pub(crate) fn for_each_visible(&self, v: u32, ts: u64, mut f: impl FnMut(u32, usize)) {
+        self.for_each_decided(v, ts, |dst, e, tomb| {
+            if !tomb {
+                f(dst, e);
+            }
+        });
+    }
+
+    /// Calls `f(dst, entry index, tombstone)` for every destination of `v`
+    /// that has a version with timestamp `<= ts`, ascending, reporting that
+    /// newest such version. Tombstones are reported too: when segments are
+    /// stacked, a tombstone here decides the edge is absent, whatever older
+    /// segments hold.
+    #[inline]
+    pub(crate) fn for_each_decided(&self, v: u32, ts: u64, mut f: impl FnMut(u32, usize, bool)) {
         let r = self.entry_range(v);
         let Some(d) = self.dsts().get(r.clone()) else {
             return;
         };
         if self.is_plain_at(ts) {
             for (k, &dst) in d.iter().enumerate() {
-                f(dst, r.start + k);
+                f(dst, r.start + k, false);
             }
             return;
         }
         let (first, any) = self.stamps_within(&r);
         if !any {
             for (k, &dst) in d.iter().enumerate() {
-                f(dst, r.start + k);
+                f(dst, r.start + k, false);
             }
             return;
         }
@@ -494,7 +508,7 @@ impl Segment {
         d: &[u32],
         mut s: usize,
         ts: u64,
-        mut f: impl FnMut(u32, usize),
+        mut f: impl FnMut(u32, usize, bool),
     ) {
         let idx = self.stamp_index();
         let stamps = self.stamps();
@@ -516,8 +530,8 @@ impl Segment {
                 }
                 k += 1;
             }
-            if let Some((e, false)) = seen {
-                f(dst, e);
+            if let Some((e, tomb)) = seen {
+                f(dst, e, tomb);
             }
         }
     }
@@ -525,6 +539,13 @@ impl Segment {
     /// Weight of edge `v -> dst` as a snapshot at `ts` sees it, or `None`
     /// if absent there. Binary search on `v`'s destinations.
     pub(crate) fn visible_weight(&self, v: u32, dst: u32, ts: u64) -> Option<f64> {
+        self.decided(v, dst, ts).flatten()
+    }
+
+    /// What this segment says about edge `v -> dst` at `ts`: `None` if it
+    /// holds no version at or before `ts` (older segments decide),
+    /// `Some(None)` if that version is a tombstone, else `Some(Some(weight))`.
+    pub(crate) fn decided(&self, v: u32, dst: u32, ts: u64) -> Option<Option<f64>> {
         let r = self.entry_range(v);
         let d = self.dsts().get(r.clone())?;
         let mut k = d.partition_point(|&x| x < dst);
@@ -532,7 +553,7 @@ impl Segment {
             let e = r.start + k;
             let (ets, tomb) = self.stamp_of(e);
             if ets <= ts {
-                return (!tomb).then(|| self.weight(e));
+                return Some((!tomb).then(|| self.weight(e)));
             }
             k += 1;
         }

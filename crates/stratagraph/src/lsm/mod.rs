@@ -1,8 +1,11 @@
 //! The LSM layer: CSR levels below the MemGraph (issue 3).
 //!
-//! Built so far: `flush`, which turns MemGraph adjacency into immutable CSR
-//! segments (`crate::csr`) carrying exactly the versions that live and
-//! future snapshots can need, checked against held snapshots by its tests.
+//! Built so far, not yet wired into `Graph`:
+//! - `flush` turns MemGraph adjacency into immutable CSR segments
+//!   (`crate::csr`) carrying exactly the versions that live and future
+//!   snapshots can need, checked against held snapshots by its tests;
+//! - `merge` reads a vertex across a MemGraph set stacked on segments,
+//!   checked against a model of the full history.
 //!
 //! The plan the next pieces follow, in order:
 //! 1. *Freeze.* Vertex existence and the commit locks stay in a vertex table
@@ -26,3 +29,4 @@
 //! 5. *Two homes*: segments as owned buffers or files, with a manifest.
 
 pub(crate) mod flush;
+pub(crate) mod merge;

@@ -125,6 +125,29 @@ impl Run {
         Effect::Removed
     }
 
+    /// Deletes `dst` even when this run holds no version of it, for an edge
+    /// that lives in an older source (a segment below the MemGraph): the
+    /// tombstone is what hides it there.
+    // Only the LSM tests write through it until the LSM write path is wired.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn bury(&mut self, dst: u32, s: &Stamping) -> Effect {
+        if !self.group(dst).is_empty() {
+            return self.kill(dst, s);
+        }
+        self.rebase_if_needed(s);
+        let at = self.group(dst).start;
+        let t = offset_of(s.ts, self.base());
+        self.insert(
+            at,
+            Entry {
+                dst,
+                stamp: t | stamp::TOMB,
+                weight: 1.0,
+            },
+        );
+        Effect::Removed
+    }
+
     /// Weight of `dst` in the latest state (what the next commit builds on).
     pub(crate) fn latest(&self, dst: u32) -> Option<f64> {
         let g = self.group(dst);
