@@ -8,6 +8,7 @@
 
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::graph::Shared;
+use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, Write};
 use crate::txn::check_edge;
 use crate::util::bucket;
@@ -102,10 +103,14 @@ fn adjacency_items(mut forward: Vec<Item>, directed: bool, bound: u32) -> Vec<It
 
 /// Applies sorted, deduplicated writes grouped by owner in parallel.
 /// Returns (effects in item order, vertices created).
+/// `bury` marks deletes known to be live (the mirror side of deletes that
+/// took effect), which bury without a look-up.
 fn apply_grouped(
     shared: &Shared,
+    layers: &Layers,
     items: &[Item],
     incoming: bool,
+    bury: bool,
     st: &Stamping,
 ) -> (Vec<Effect>, i64) {
     let groups: Vec<&[Item]> = items.chunk_by(|a, b| a.0 == b.0).collect();
@@ -113,9 +118,13 @@ fn apply_grouped(
         .par_iter()
         .map(|group| {
             let owner = group[0].0;
-            let writes: Vec<Write> = group
+            let mut writes: Vec<Write> = group
                 .iter()
-                .map(|&(_, dst, weight)| Write { dst, weight })
+                .map(|&(_, dst, weight)| Write {
+                    dst,
+                    weight,
+                    below: bury && weight.is_none(),
+                })
                 .collect();
             let mut effects = Vec::with_capacity(writes.len());
             let mut state = shared.mem.lock(owner);
@@ -129,6 +138,11 @@ fn apply_grouped(
             } else {
                 state.out_mut()
             };
+            if !layers.is_empty() && !bury {
+                for w in &mut writes {
+                    w.below = layers.live_only_below(set, owner, w.dst, incoming);
+                }
+            }
             set.apply_sorted(&writes, st, &mut effects);
             (effects, created)
         })
@@ -213,9 +227,10 @@ pub(crate) fn insert_edges(
             });
         }
     }
+    let layers = shared.layers.read().clone();
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let (effects, mut created) = apply_grouped(shared, &items, false, &st);
+    let (effects, mut created) = apply_grouped(shared, &layers, &items, false, false, &st);
     let added = items
         .iter()
         .zip(&effects)
@@ -223,7 +238,7 @@ pub(crate) fn insert_edges(
         .count() as i64;
     if directed {
         let rev = reverse_items(&items, &effects, Effect::Added, shared.ids.bound());
-        created += apply_grouped(shared, &rev, true, &st).1;
+        created += apply_grouped(shared, &layers, &rev, true, false, &st).1;
     }
     Ok(ticket.publish(added, created))
 }
@@ -237,6 +252,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
         at: BatchIndex(Some(i)),
     };
     let _gate = shared.writers.write();
+    let layers = shared.layers.read().clone();
     // Resolve in parallel, then report the *first* missing edge (rayon's
     // `collect::<Result>` would return an arbitrary one).
     let resolved: Vec<Option<Item>> = edges
@@ -246,8 +262,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
             let di = shared.ids.lookup(d)?;
             shared
                 .mem
-                .read(si, |st| st.out.latest(di))
-                .flatten()
+                .read_or_empty(si, |st| layers.latest(&st.out, si, di, false))
                 .map(|_| (si, di, None))
         })
         .collect();
@@ -259,7 +274,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
     let items = adjacency_items(resolved, directed, shared.ids.bound());
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let (effects, _) = apply_grouped(shared, &items, false, &st);
+    let (effects, _) = apply_grouped(shared, &layers, &items, false, false, &st);
     let removed = items
         .iter()
         .zip(&effects)
@@ -267,7 +282,7 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
         .count() as i64;
     if directed {
         let rev = reverse_items(&items, &effects, Effect::Removed, shared.ids.bound());
-        apply_grouped(shared, &rev, true, &st);
+        apply_grouped(shared, &layers, &rev, true, true, &st);
     }
     Ok(ticket.publish(-removed, 0))
 }

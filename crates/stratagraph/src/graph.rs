@@ -3,6 +3,8 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
+use crate::lsm::layers::Layers;
+use crate::lsm::maintain::{self, LsmState};
 use crate::mem::{MemGraph, MemoryUsage, Stamping};
 use crate::options::Options;
 use crate::snapshot::Snapshot;
@@ -20,6 +22,9 @@ pub(crate) struct Shared {
     pub clock: Clock,
     /// Transactions hold it shared while committing; batches exclusively.
     pub writers: RwLock<()>,
+    /// The flushed runs below the MemGraph; replaced whole by each flush.
+    pub layers: RwLock<Arc<Layers>>,
+    pub lsm: LsmState,
     pool: Option<rayon::ThreadPool>,
 }
 
@@ -58,14 +63,21 @@ pub struct Stats {
     pub memory: MemoryUsage,
     /// Memory of the id dictionary.
     pub id_bytes: usize,
+    /// Bytes of the flushed runs below the MemGraph.
+    pub run_bytes: usize,
+    /// Flushed runs below the MemGraph.
+    pub runs: usize,
+    /// Flushes whose versions still wait to leave the MemGraph because an
+    /// older snapshot is open.
+    pub pending_cleanups: usize,
     /// Snapshots currently open.
     pub open_snapshots: usize,
 }
 
 impl Stats {
-    /// Total bytes (MemGraph + id dictionary).
+    /// Total bytes (MemGraph + runs + id dictionary).
     pub fn total_bytes(&self) -> usize {
-        self.memory.slot_bytes + self.memory.adjacency_bytes + self.id_bytes
+        self.memory.slot_bytes + self.memory.adjacency_bytes + self.run_bytes + self.id_bytes
     }
 }
 
@@ -106,6 +118,8 @@ impl Graph {
                 mem: MemGraph::new(),
                 clock: Clock::new(),
                 writers: RwLock::new(()),
+                layers: RwLock::new(Arc::new(Layers::default())),
+                lsm: LsmState::default(),
                 pool: pool.flatten(),
             }),
         }
@@ -189,7 +203,9 @@ impl Graph {
     /// or `VertexIdsExhausted`, naming the first offending element's index;
     /// `SnapshotTooOld`. On error nothing is applied.
     pub fn insert_edges(&self, edges: &[(VertexId, VertexId, f64)]) -> Result<Timestamp> {
-        self.run(|| batch::insert_edges(&self.shared, edges))
+        let ts = self.run(|| batch::insert_edges(&self.shared, edges))?;
+        maintain::note_writes(&self.shared, 2 * edges.len());
+        Ok(ts)
     }
 
     /// Deletes a batch of edges atomically at one timestamp. An edge listed
@@ -199,7 +215,9 @@ impl Graph {
     /// `EdgeNotFound` naming the first missing edge's index, or
     /// `SnapshotTooOld`; on error nothing is applied.
     pub fn delete_edges(&self, edges: &[(VertexId, VertexId)]) -> Result<Timestamp> {
-        self.run(|| batch::delete_edges(&self.shared, edges))
+        let ts = self.run(|| batch::delete_edges(&self.shared, edges))?;
+        maintain::note_writes(&self.shared, 2 * edges.len());
+        Ok(ts)
     }
 
     /// Creates a batch of vertices atomically (existing ones are left alone).
@@ -215,6 +233,7 @@ impl Graph {
     pub fn stats(&self) -> Stats {
         let snap = self.snapshot();
         let bound = self.shared.ids.bound();
+        let layers = self.shared.layers.read().clone();
         Stats {
             timestamp: snap.timestamp(),
             vertices: snap.vertex_count(),
@@ -222,7 +241,26 @@ impl Graph {
             ids_assigned: bound,
             memory: self.shared.mem.usage(bound),
             id_bytes: self.shared.ids.memory_bytes(),
+            run_bytes: layers.bytes(),
+            runs: layers.runs.len(),
+            pending_cleanups: self.shared.lsm.pending_cleanups(),
             open_snapshots: self.shared.clock.open_snapshots() - 1,
         }
+    }
+
+    /// Writes everything committed so far out of the MemGraph into a run
+    /// below it, on the calling thread, and drops the written versions from
+    /// the MemGraph unless an older snapshot still needs them there.
+    /// Flushes also happen on their own, in the background, whenever the
+    /// MemGraph outgrows `Options::memgraph_bytes`; this is for callers that
+    /// want it now (before a long read-only phase, or in tests).
+    ///
+    /// # Errors
+    /// The error an earlier background flush hit, if any, or this flush's.
+    pub fn flush(&self) -> Result<()> {
+        if let Some(e) = maintain::take_background_error(&self.shared) {
+            return Err(e);
+        }
+        maintain::flush(&self.shared).map(drop)
     }
 }

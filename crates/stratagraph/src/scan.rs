@@ -8,6 +8,7 @@
 //! the snapshot (Teseo's fast path; DESIGN principle 1); otherwise each
 //! destination's versions are resolved against the snapshot timestamp.
 
+use crate::csr::Segment;
 use crate::mem::{offset_of, visible_in_group, EdgeSet, Run};
 
 /// Position inside an `EdgeSet`, yielding `(destination, run, index)` of
@@ -99,13 +100,74 @@ impl Cursor {
 
 /// Neighbours of one vertex at a snapshot, ascending by internal id.
 pub struct Neighbors {
-    cursor: Cursor,
+    from: Feed,
+}
+
+/// Where an iterator's edges come from: a MemGraph set walked in place, or
+/// a list merged from the MemGraph and the runs below it.
+enum Feed {
+    Set(Cursor),
+    List(std::vec::IntoIter<(u32, f64)>),
+    /// A plain stretch of one segment's destination column.
+    Slice(Segment, std::ops::Range<usize>),
+}
+
+impl Feed {
+    #[inline]
+    fn next(&mut self) -> Option<(u32, f64)> {
+        match self {
+            Feed::Set(c) => {
+                let i = c.advance()?;
+                let run = c.run();
+                Some((run.dsts()[i], run.weight(i)))
+            }
+            Feed::List(l) => l.next(),
+            Feed::Slice(seg, r) => {
+                let e = r.next()?;
+                Some((seg.dsts().get(e).copied().unwrap_or(0), seg.weight(e)))
+            }
+        }
+    }
+
+    #[inline]
+    fn next_dst(&mut self) -> Option<u32> {
+        match self {
+            Feed::Set(c) => {
+                let i = c.advance()?;
+                Some(c.run().dsts()[i])
+            }
+            Feed::List(l) => l.next().map(|e| e.0),
+            Feed::Slice(seg, r) => r.next().map(|e| seg.dsts().get(e).copied().unwrap_or(0)),
+        }
+    }
+
+    fn remaining_bound(&self) -> usize {
+        match self {
+            Feed::Set(c) => c.remaining_bound(),
+            Feed::List(l) => l.len(),
+            Feed::Slice(_, r) => r.len(),
+        }
+    }
 }
 
 impl Neighbors {
     pub(crate) fn new(set: Option<EdgeSet>, ts: u64) -> Self {
         Neighbors {
-            cursor: Cursor::new(set, ts),
+            from: Feed::Set(Cursor::new(set, ts)),
+        }
+    }
+
+    /// Neighbours already resolved (merged across layers), ascending.
+    pub(crate) fn from_list(list: Vec<(u32, f64)>) -> Self {
+        Neighbors {
+            from: Feed::List(list.into_iter()),
+        }
+    }
+
+    /// The entries `range` of a segment that is plain for the snapshot.
+    pub(crate) fn from_segment(seg: Segment, range: std::ops::Range<usize>) -> Self {
+        Neighbors {
+            from: Feed::Slice(seg, range),
         }
     }
 }
@@ -115,18 +177,17 @@ impl Iterator for Neighbors {
 
     #[inline]
     fn next(&mut self) -> Option<u32> {
-        let i = self.cursor.advance()?;
-        Some(self.cursor.run().dsts()[i])
+        self.from.next_dst()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.cursor.remaining_bound()))
+        (0, Some(self.from.remaining_bound()))
     }
 }
 
 /// Neighbours with the weights of the connecting edges.
 pub struct WeightedNeighbors {
-    cursor: Cursor,
+    from: Feed,
     /// For in-edges of a directed graph the weight lives with the source's
     /// out-edge; this looks it up.
     lookup: Option<Box<dyn Fn(u32) -> f64 + Send + Sync>>,
@@ -139,7 +200,18 @@ impl WeightedNeighbors {
         lookup: Option<Box<dyn Fn(u32) -> f64 + Send + Sync>>,
     ) -> Self {
         WeightedNeighbors {
-            cursor: Cursor::new(set, ts),
+            from: Feed::Set(Cursor::new(set, ts)),
+            lookup,
+        }
+    }
+
+    /// Edges already resolved (merged across layers), ascending.
+    pub(crate) fn from_list(
+        list: Vec<(u32, f64)>,
+        lookup: Option<Box<dyn Fn(u32) -> f64 + Send + Sync>>,
+    ) -> Self {
+        WeightedNeighbors {
+            from: Feed::List(list.into_iter()),
             lookup,
         }
     }
@@ -150,15 +222,12 @@ impl Iterator for WeightedNeighbors {
 
     #[inline]
     fn next(&mut self) -> Option<(u32, f64)> {
-        let i = self.cursor.advance()?;
-        let run = self.cursor.run();
-        let d = run.dsts()[i];
-        let w = run.weight(i);
+        let (d, w) = self.from.next()?;
         Some((d, self.lookup.as_ref().map_or(w, |f| f(d))))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.cursor.remaining_bound()))
+        (0, Some(self.from.remaining_bound()))
     }
 }
 

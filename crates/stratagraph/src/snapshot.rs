@@ -1,10 +1,14 @@
 //! `Snapshot`: a consistent, immutable view of the graph at one timestamp.
 
+use crate::csr::Segment;
 use crate::graph::Shared;
+use crate::lsm::layers::Layers;
+use crate::lsm::merge::{self, Merger};
 use crate::mem::EdgeSet;
 use crate::scan::{self, Neighbors, WeightedNeighbors};
 use crate::version::Timestamp;
 use crate::VertexId;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// Everything committed at or before one timestamp, and nothing after it,
@@ -17,6 +21,10 @@ use std::sync::Arc;
 /// long-lived ones when done.
 pub struct Snapshot {
     shared: Arc<Shared>,
+    /// The runs below the MemGraph when the snapshot was taken; holding
+    /// them keeps the MemGraph from dropping versions this snapshot would
+    /// otherwise miss (see `lsm::maintain`).
+    layers: Arc<Layers>,
     ts: Timestamp,
     edges: u64,
     vertices: u64,
@@ -28,6 +36,7 @@ impl Clone for Snapshot {
         self.shared.clock.reopen_snapshot(self.ts);
         Snapshot {
             shared: self.shared.clone(),
+            layers: self.layers.clone(),
             ..*self
         }
     }
@@ -54,8 +63,12 @@ impl Snapshot {
         let p = shared.clock.open_snapshot();
         // Every vertex visible at p.ts got its id before p.ts was published.
         let bound = shared.ids.bound();
+        // Taken after the timestamp: a run published in between was flushed
+        // at a watermark no newer than p.ts, so it is exact for p.ts.
+        let layers = shared.layers.read().clone();
         Snapshot {
             shared,
+            layers,
             ts: p.ts,
             edges: p.edges,
             vertices: p.vertices,
@@ -142,10 +155,72 @@ impl Snapshot {
             return None;
         }
         let ts = self.ts;
-        self.shared
+        if self.layers.is_empty() {
+            return self
+                .shared
+                .mem
+                .read(s, |st| st.out.visible(d, ts))
+                .flatten();
+        }
+        self.shared.mem.read_or_empty(s, |st| {
+            merge::weight(&self.layers.sources(&st.out, false), s, d, ts)
+        })
+    }
+
+    /// The one segment holding all of `v`'s edges in one direction visible
+    /// here, when the MemGraph holds none of them and a single run holds `v`
+    /// (`Ok(None)`: nothing anywhere); `Err(())` when the merge is needed.
+    /// The MemGraph check needs no lock held afterwards: anything a writer
+    /// adds later is newer than this snapshot, and the clean-up only drops
+    /// versions that runs this snapshot holds already have.
+    fn single_segment(&self, v: u32, inn: bool) -> Result<Option<&Segment>, ()> {
+        if v >= self.bound {
+            return Ok(None);
+        }
+        let inn = inn && self.shared.opts.directed;
+        let mem_empty = self
+            .shared
             .mem
-            .read(s, |st| st.out.visible(d, ts))
-            .flatten()
+            .read(v, |st| {
+                if inn {
+                    st.inn.is_empty()
+                } else {
+                    st.out.is_empty()
+                }
+            })
+            .unwrap_or(true);
+        if !mem_empty {
+            return Err(());
+        }
+        let mut holders = self
+            .layers
+            .segments(inn)
+            .filter(|s| !s.entry_range(v).is_empty());
+        match (holders.next(), holders.next()) {
+            (first, None) => Ok(first),
+            _ => Err(()),
+        }
+    }
+
+    /// `v`'s edges in one direction merged across the MemGraph and the runs
+    /// below it, with weights: the read path once anything was flushed.
+    fn merged(&self, v: u32, inn: bool) -> Vec<(u32, f64)> {
+        let mut out = Vec::new();
+        if v >= self.bound {
+            return out;
+        }
+        let inn = inn && self.shared.opts.directed;
+        let ts = self.ts;
+        self.shared.mem.read_or_empty(v, |st| {
+            let set = if inn { &st.inn } else { &st.out };
+            MERGER.with(|m| {
+                m.borrow_mut()
+                    .visit(&self.layers.sources(set, inn), v, ts, |d, w| {
+                        out.push((d, w))
+                    });
+            });
+        });
+        out
     }
 
     /// Out-degree of `v` (`None` if `v` does not exist).
@@ -209,29 +284,57 @@ impl Snapshot {
 
     /// Out-degree of internal id `v` (0 for absent vertices).
     pub fn out_degree_of(&self, v: u32) -> usize {
-        let ts = self.ts;
-        self.with_set(v, false, |s| scan::degree(s, ts))
-            .unwrap_or(0)
+        self.degree(v, false)
     }
 
     /// In-degree of internal id `v` (0 for absent vertices).
     pub fn in_degree_of(&self, v: u32) -> usize {
+        self.degree(v, true)
+    }
+
+    fn degree(&self, v: u32, inn: bool) -> usize {
         let ts = self.ts;
-        self.with_set(v, true, |s| scan::degree(s, ts)).unwrap_or(0)
+        if self.layers.is_empty() {
+            return self.with_set(v, inn, |s| scan::degree(s, ts)).unwrap_or(0);
+        }
+        match self.single_segment(v, inn) {
+            Ok(None) => 0,
+            Ok(Some(seg)) => seg.degree(v, ts),
+            Err(()) => self.merged(v, inn).len(),
+        }
     }
 
     /// Out-neighbours of internal id `v`, ascending.
     pub fn out_neighbors_of(&self, v: u32) -> Neighbors {
+        if !self.layers.is_empty() {
+            return self.layered_neighbors(v, false);
+        }
         Neighbors::new(self.out_set(v), self.ts)
     }
 
     /// In-neighbours of internal id `v`, ascending.
     pub fn in_neighbors_of(&self, v: u32) -> Neighbors {
+        if !self.layers.is_empty() {
+            return self.layered_neighbors(v, true);
+        }
         Neighbors::new(self.in_set(v), self.ts)
+    }
+
+    fn layered_neighbors(&self, v: u32, inn: bool) -> Neighbors {
+        match self.single_segment(v, inn) {
+            Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
+                Neighbors::from_segment(seg.clone(), seg.entry_range(v))
+            }
+            Ok(None) => Neighbors::from_list(Vec::new()),
+            _ => Neighbors::from_list(self.merged(v, inn)),
+        }
     }
 
     /// Out-neighbours of internal id `v` with edge weights.
     pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors {
+        if !self.layers.is_empty() {
+            return WeightedNeighbors::from_list(self.merged(v, false), None);
+        }
         WeightedNeighbors::new(self.out_set(v), self.ts, None)
     }
 
@@ -243,6 +346,9 @@ impl Snapshot {
         }
         let me = self.clone();
         let lookup = Box::new(move |src: u32| me.weight_of(src, v).unwrap_or(1.0));
+        if !self.layers.is_empty() {
+            return WeightedNeighbors::from_list(self.merged(v, true), Some(lookup));
+        }
         WeightedNeighbors::new(self.in_set(v), self.ts, Some(lookup))
     }
 
@@ -266,6 +372,17 @@ impl Snapshot {
     /// a larger one is cloned (an `Arc` increment, amortised over its edges).
     #[inline]
     fn visit(&self, v: u32, inn: bool, mut f: impl FnMut(u32)) {
+        if !self.layers.is_empty() {
+            match self.single_segment(v, inn) {
+                Ok(None) => {}
+                // Immutable: scanned in place, no lock, no copy.
+                Ok(Some(seg)) => seg.for_each_visible(v, self.ts, |d, _| f(d)),
+                // Merged into a list first, so `f` runs with no lock or
+                // scratch borrowed (it may read this snapshot again).
+                Err(()) => self.merged(v, inn).into_iter().for_each(|(d, _)| f(d)),
+            }
+            return;
+        }
         const COPY: usize = 64;
         let ts = self.ts;
         let mut buf = [0u32; COPY];
@@ -286,4 +403,9 @@ impl Snapshot {
             None => {}
         }
     }
+}
+
+thread_local! {
+    /// Scratch lists for merged reads, reused across calls on one thread.
+    static MERGER: RefCell<Merger> = RefCell::new(Merger::default());
 }

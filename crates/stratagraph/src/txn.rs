@@ -17,6 +17,8 @@
 
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::graph::Shared;
+use crate::lsm::layers::Layers;
+use crate::lsm::maintain;
 use crate::mem::{Effect, Stamping, VertexState};
 use crate::snapshot::Snapshot;
 use crate::version::Timestamp;
@@ -318,7 +320,10 @@ impl WriteTxn {
             return Ok(shared.clock.visible());
         }
         let _gate = shared.writers.read();
-        let (lockset, mut guards) = self.lock_all(&shared);
+        // Any `Layers` will do: the MemGraph keeps every version a run holds
+        // until all holders of older ones (this commit too) are gone.
+        let layers = shared.layers.read().clone();
+        let (lockset, mut guards) = self.lock_all(&shared, &layers);
         let ticket = shared.clock.take();
         let ts = ticket.ts();
         let st = shared.stamping(ts)?;
@@ -329,15 +334,19 @@ impl WriteTxn {
         if !shared.opts.auto_create_vertices {
             self.check_endpoints_alive(&mut locked)?;
         }
-        let (d_edges, d_vertices) = self.apply(&mut locked, &st);
+        let (d_edges, d_vertices) = self.apply(&mut locked, &layers, &st);
         drop(guards);
-        Ok(ticket.publish(d_edges, d_vertices))
+        let ts = ticket.publish(d_edges, d_vertices);
+        drop(layers);
+        maintain::note_writes(&shared, 2 * self.edges.len());
+        Ok(ts)
     }
 
     /// Locks every vertex the commit writes, in ascending order.
     fn lock_all<'s>(
         &self,
         shared: &'s Shared,
+        layers: &Layers,
     ) -> (Vec<u32>, Vec<RwLockWriteGuard<'s, VertexState>>) {
         let mut ids: Vec<u32> = self.vertices.keys().copied().collect();
         for &(s, d) in self.edges.keys() {
@@ -358,9 +367,16 @@ impl WriteTxn {
             for &v in &deleted {
                 let i = ids.binary_search(&v).unwrap_or(0);
                 let st = &guards[i];
-                for set in [&st.out, &st.inn] {
+                let dirs: &[bool] = if shared.opts.directed {
+                    &[false, true]
+                } else {
+                    &[false]
+                };
+                for &inn in dirs {
+                    let set = if inn { &st.inn } else { &st.out };
                     missing.extend(
-                        set.latest_dsts()
+                        layers
+                            .latest_dsts(set, v, inn)
                             .into_iter()
                             .filter(|n| ids.binary_search(n).is_err()),
                     );
@@ -400,12 +416,12 @@ impl WriteTxn {
 
     /// Applies the net writes under the locks; returns the change in edge and
     /// vertex counts.
-    fn apply(&self, locked: &mut Locked<'_, '_>, st: &Stamping) -> (i64, i64) {
+    fn apply(&self, locked: &mut Locked<'_, '_>, layers: &Layers, st: &Stamping) -> (i64, i64) {
         let directed = self.shared.opts.directed;
         let (mut d_edges, mut d_vertices) = (0i64, 0i64);
         for (&v, &w) in &self.vertices {
             if w != VertexWrite::Created && locked.get(v).life.alive() {
-                d_edges -= remove_all_edges(locked, v, directed, st);
+                d_edges -= remove_all_edges(locked, layers, v, directed, st);
                 locked.get(v).life.set(st.ts, false, st.watermark);
                 d_vertices -= 1;
             }
@@ -426,7 +442,7 @@ impl WriteTxn {
                             d_vertices += 1;
                         }
                     }
-                    let effect = locked.get(s).out_mut().put(d, weight, st);
+                    let effect = layers.put(locked.get(s).out_mut(), s, d, weight, false, st);
                     if directed {
                         if effect == Effect::Added {
                             locked.get(d).in_mut().put(s, 1.0, st);
@@ -437,12 +453,13 @@ impl WriteTxn {
                     d_edges += i64::from(effect == Effect::Added);
                 }
                 None => {
-                    let effect = locked.get(s).out_mut().kill(d, st);
+                    let effect = layers.kill(locked.get(s).out_mut(), s, d, false, st);
                     if effect == Effect::Removed {
+                        // The mirror is live too, maybe only below: bury.
                         if directed {
-                            locked.get(d).in_mut().kill(s, st);
+                            locked.get(d).in_mut().bury(s, st);
                         } else if s != d {
-                            locked.get(d).out_mut().kill(s, st);
+                            locked.get(d).out_mut().bury(s, st);
                         }
                         d_edges -= 1;
                     }
@@ -470,24 +487,31 @@ impl Locked<'_, '_> {
 }
 
 /// Deletes every edge of `v` (both directions); returns how many edges went.
-fn remove_all_edges(locked: &mut Locked<'_, '_>, v: u32, directed: bool, st: &Stamping) -> i64 {
+/// Edges may live only in runs below the MemGraph, so every delete buries.
+fn remove_all_edges(
+    locked: &mut Locked<'_, '_>,
+    layers: &Layers,
+    v: u32,
+    directed: bool,
+    st: &Stamping,
+) -> i64 {
     let mut removed = 0;
-    let outs = locked.get(v).out.latest_dsts();
+    let outs = layers.latest_dsts(&locked.get(v).out, v, false);
     for d in outs {
-        locked.get(v).out_mut().kill(d, st);
+        locked.get(v).out_mut().bury(d, st);
         if directed {
-            locked.get(d).in_mut().kill(v, st);
+            locked.get(d).in_mut().bury(v, st);
         } else if d != v {
-            locked.get(d).out_mut().kill(v, st);
+            locked.get(d).out_mut().bury(v, st);
         }
         removed += 1;
     }
     if directed {
-        let ins = locked.get(v).inn.latest_dsts();
+        let ins = layers.latest_dsts(&locked.get(v).inn, v, true);
         for s in ins {
-            locked.get(v).in_mut().kill(s, st);
+            locked.get(v).in_mut().bury(s, st);
             if s != v {
-                locked.get(s).out_mut().kill(v, st);
+                locked.get(s).out_mut().bury(v, st);
                 removed += 1;
             }
         }

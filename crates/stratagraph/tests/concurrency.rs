@@ -70,7 +70,22 @@ fn check(snap: &Snapshot, logs: &[Log]) {
 
 #[test]
 fn readers_see_consistent_snapshots_while_writers_commit() {
-    let g = Graph::in_memory(Options::default());
+    writers_and_readers(Options::default());
+}
+
+/// The same, with a MemGraph budget small enough that background flushes
+/// publish runs and clean the MemGraph all through the run.
+#[test]
+fn readers_see_consistent_snapshots_while_flushes_run() {
+    let g = writers_and_readers(Options {
+        memgraph_bytes: 16 << 10,
+        ..Options::default()
+    });
+    assert!(g.stats().runs > 1, "background flushes ran");
+}
+
+fn writers_and_readers(opts: Options) -> Graph {
+    let g = Graph::in_memory(opts);
     let stop = Arc::new(AtomicBool::new(false));
     let logs: Arc<Vec<Log>> = Arc::new((0..WRITERS).map(|_| Mutex::new(Vec::new())).collect());
     let commits = AtomicU64::new(0);
@@ -140,13 +155,27 @@ fn readers_see_consistent_snapshots_while_writers_commit() {
         "writers made progress"
     );
     assert!(reads.load(Ordering::Relaxed) > 5, "readers made progress");
+    g
 }
 
 /// An old snapshot, held while many later commits rewrite the same
 /// vertices, still reads exactly what it read at first.
 #[test]
 fn old_snapshot_is_stable_under_heavy_rewrites() {
-    let g = Graph::in_memory(Options::default());
+    old_snapshot_stays(Options::default());
+}
+
+/// The same while flushes write runs and clean the MemGraph under it.
+#[test]
+fn old_snapshot_is_stable_across_flushes() {
+    old_snapshot_stays(Options {
+        memgraph_bytes: 8 << 10,
+        ..Options::default()
+    });
+}
+
+fn old_snapshot_stays(opts: Options) {
+    let g = Graph::in_memory(opts);
     let edges: Vec<(u64, u64, f64)> = (0..2000).map(|i| (i % 50, (i * 7) % 400, 1.0)).collect();
     g.insert_edges(&edges).unwrap();
     let old = g.snapshot();

@@ -27,6 +27,8 @@ enum Step {
     Snap,
     Check(usize),
     Drop(usize),
+    /// Flush the MemGraph into a run below it (on this thread).
+    Flush,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -98,6 +100,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::Snap),
         2 => (0usize..8).prop_map(Step::Check),
         1 => (0usize..8).prop_map(Step::Drop),
+        1 => Just(Step::Flush),
     ]
 }
 
@@ -327,6 +330,19 @@ fn run(steps: Vec<Step>, opts: Options) {
                     Err(()) => assert!(matches!(r, Err(Error::SnapshotTooOld { .. })), "{r:?}"),
                 }
             }
+            Step::Flush => {
+                g.flush().unwrap();
+                let stats = g.stats();
+                assert!(
+                    stats.runs > 0 || m.states.iter().all(|s| s.edges.is_empty()),
+                    "a flush after edge writes wrote no run"
+                );
+                // With no older snapshot open, the clean-up ran: nothing
+                // waits to leave the MemGraph.
+                if open.is_empty() {
+                    assert_eq!(stats.pending_cleanups, 0);
+                }
+            }
             Step::Snap => {
                 let s = g.snapshot();
                 assert_eq!(s.timestamp(), m.ts);
@@ -367,6 +383,21 @@ proptest! {
     #[test]
     fn store_without_auto_creation_matches_model(steps in prop::collection::vec(step(), 1..60)) {
         run(steps, Options { auto_create_vertices: false, ..Options::default() });
+    }
+
+    /// Explicit flushes plus a MemGraph budget so small that nearly every
+    /// commit also starts a background flush: reads must merge the
+    /// MemGraph with any number of runs, old snapshots included, while runs
+    /// are published and the MemGraph is cleaned under them.
+    #[test]
+    fn flushing_store_matches_model(steps in prop::collection::vec(step(), 1..60)) {
+        run(steps.clone(), Options { memgraph_bytes: 64, ..Options::default() });
+        run(steps, Options { memgraph_bytes: 64, ..Options::undirected() });
+    }
+
+    #[test]
+    fn flushing_store_with_tiny_stamp_window_matches_model(steps in prop::collection::vec(step(), 1..80)) {
+        run(steps, Options { memgraph_bytes: 256, stamp_window: 6, ..Options::default() });
     }
 
     #[test]

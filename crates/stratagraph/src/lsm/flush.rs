@@ -18,9 +18,9 @@ use crate::mem::{EdgeSet, MemGraph};
 
 /// The segment entries of one edge set, as `EdgeSet::for_each_version`
 /// reports them.
-fn entries_of(set: &EdgeSet, watermark: u64, out: &mut Vec<SegEntry>) {
+fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<SegEntry>) {
     out.clear();
-    set.for_each_version(watermark, |dst, ts, tomb, weight| {
+    set.for_each_version(watermark, span.0, span.1, |dst, ts, tomb, weight| {
         out.push(SegEntry {
             dst,
             ts,
@@ -30,20 +30,27 @@ fn entries_of(set: &EdgeSet, watermark: u64, out: &mut Vec<SegEntry>) {
     });
 }
 
-/// Writes vertices `0..bound` of `mem` in one direction as one segment.
-/// `inn` selects in-edges (directed graphs only).
+/// Writes the versions committed in `span` = (after, up to] of vertices
+/// `0..bound` of `mem` in one direction as one segment, for snapshots at or
+/// after `watermark`. `inn` selects in-edges (directed graphs only).
 pub(crate) fn flush_direction(
     mem: &MemGraph,
     bound: u32,
     inn: bool,
     watermark: u64,
+    span: (u64, u64),
 ) -> Result<SegmentBytes> {
     let direction = if inn { Direction::In } else { Direction::Out };
     let mut writer = SegmentWriter::new(0, direction);
     let mut entries = Vec::new();
     for v in 0..bound {
         let present = mem.read(v, |s| {
-            entries_of(if inn { &s.inn } else { &s.out }, watermark, &mut entries);
+            entries_of(
+                if inn { &s.inn } else { &s.out },
+                watermark,
+                span,
+                &mut entries,
+            );
         });
         if present.is_some() && !entries.is_empty() {
             writer.push_vertex(v, &entries)?;
@@ -56,6 +63,7 @@ pub(crate) fn flush_direction(
 mod tests {
     use super::*;
     use crate::csr::Segment;
+    use crate::lsm::merge::Source;
     use crate::{Graph, Options, Snapshot};
 
     /// A small deterministic generator (the test must not depend on a
@@ -69,6 +77,16 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (self.0 >> 33) % n
         }
+    }
+
+    /// Small enough that runs re-base (and prune) several times per test.
+    const WINDOW: u32 = 256;
+
+    /// Drops held snapshots about to pin the watermark past the stamp
+    /// window, so writes keep succeeding while older snapshots stay held.
+    fn retire_old(held: &mut Vec<Snapshot>, g: &Graph) {
+        let now = g.snapshot().timestamp();
+        held.retain(|s| now - s.timestamp() < u64::from(WINDOW) / 2);
     }
 
     /// What the segment says `v`'s neighbours are at `ts`, with weights.
@@ -95,7 +113,7 @@ mod tests {
     fn flush_matches_snapshots(directed: bool, seed: u64) {
         let g = Graph::in_memory(Options {
             directed,
-            stamp_window: 64, // re-base often, so stamps cross run bases
+            stamp_window: WINDOW, // re-base often, so stamps cross run bases
             ..Options::default()
         });
         let mut rng = Lcg(seed);
@@ -113,13 +131,10 @@ mod tests {
                 }
                 _ => g.insert_vertex(a).map(drop),
             };
-            if step % 97 == 0 {
+            if step % 37 == 0 {
                 held.push(g.snapshot());
             }
-            // Drop some old snapshots so the watermark moves and prunes.
-            if step % 500 == 499 {
-                held.drain(..held.len() / 2);
-            }
+            retire_old(&mut held, &g);
         }
         held.push(g.snapshot());
         let shared = g.shared();
@@ -127,7 +142,7 @@ mod tests {
         let bound = shared.ids.bound();
         let directions: &[bool] = if directed { &[false, true] } else { &[false] };
         for &inn in directions {
-            let bytes = flush_direction(&shared.mem, bound, inn, watermark).unwrap();
+            let bytes = flush_direction(&shared.mem, bound, inn, watermark, (0, u64::MAX)).unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
             seg.verify().unwrap();
             for s in &held {
@@ -152,6 +167,97 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A flush at a past cut followed by the clean-up of the MemGraph: the
+    /// cleaned sets stacked on the segment (`merge`) must answer every held
+    /// snapshot as the MemGraph did before, across runs with different
+    /// bases and versions pruned past the cut.
+    fn flush_then_clean_keeps_snapshots(directed: bool, seed: u64) {
+        let g = Graph::in_memory(Options {
+            directed,
+            stamp_window: WINDOW,
+            ..Options::default()
+        });
+        let mut rng = Lcg(seed);
+        let mut held: Vec<Snapshot> = Vec::new();
+        for step in 0..2000 {
+            let (a, b) = (rng.next(40), rng.next(40));
+            let _ = match rng.next(10) {
+                0..=5 => g.insert_edge(a, b, (rng.next(3) + 1) as f64).map(drop),
+                6..=8 => g.delete_edge(a, b).map(drop),
+                _ => g.delete_vertex(a).map(drop),
+            };
+            if step % 37 == 0 {
+                held.push(g.snapshot());
+            }
+            retire_old(&mut held, &g);
+        }
+        held.push(g.snapshot());
+        let shared = g.shared();
+        let bound = shared.ids.bound();
+        let wm = held[0].timestamp();
+        let cut = held[held.len() / 2].timestamp();
+        let directions: &[bool] = if directed { &[false, true] } else { &[false] };
+        let want: Vec<Vec<Vec<Vec<u32>>>> = directions
+            .iter()
+            .map(|&inn| {
+                held.iter()
+                    .map(|s| {
+                        (0..bound)
+                            .map(|v| from_snapshot(s, v, inn).into_iter().map(|e| e.0).collect())
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let segs: Vec<Segment> = directions
+            .iter()
+            .map(|&inn| {
+                let b = flush_direction(&shared.mem, bound, inn, wm, (0, cut)).unwrap();
+                Segment::from_bytes(b, "cut").unwrap()
+            })
+            .collect();
+        let mut dropped = 0;
+        for v in 0..bound {
+            let mut st = shared.mem.lock(v);
+            dropped += usize::from(st.out.drop_upto(cut));
+            dropped += usize::from(st.inn.drop_upto(cut));
+        }
+        assert!(dropped > 0, "the clean-up had nothing to do");
+        let mut merger = crate::lsm::merge::Merger::default();
+        for (di, &inn) in directions.iter().enumerate() {
+            for (si, s) in held.iter().enumerate() {
+                for v in 0..bound {
+                    let mut got = Vec::new();
+                    shared.mem.read(v, |st| {
+                        let set = if inn { &st.inn } else { &st.out };
+                        let sources = [Source::Mem(set), Source::Seg(&segs[di])];
+                        merger.visit(&sources, v, s.timestamp(), |d, _| got.push(d));
+                    });
+                    // Vertices absent at `s` are filtered by existence.
+                    let want_v = if s.contains(v) {
+                        &want[di][si][v as usize]
+                    } else {
+                        &got
+                    };
+                    assert_eq!(
+                        &got,
+                        want_v,
+                        "seed {seed} inn {inn} v {v} ts {}",
+                        s.timestamp()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flush_and_clean_up_answer_every_live_snapshot() {
+        for seed in 21..25 {
+            flush_then_clean_keeps_snapshots(true, seed);
+            flush_then_clean_keeps_snapshots(false, seed + 100);
         }
     }
 
@@ -181,7 +287,7 @@ mod tests {
         // version collapses to one unstamped entry and the tombstone goes.
         let wm = g.snapshot().timestamp();
         let seg = Segment::from_bytes(
-            flush_direction(&shared.mem, shared.ids.bound(), false, wm).unwrap(),
+            flush_direction(&shared.mem, shared.ids.bound(), false, wm, (0, u64::MAX)).unwrap(),
             "quiet",
         )
         .unwrap();

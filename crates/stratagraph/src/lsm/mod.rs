@@ -29,4 +29,6 @@
 //! 5. *Two homes*: segments as owned buffers or files, with a manifest.
 
 pub(crate) mod flush;
+pub(crate) mod layers;
+pub(crate) mod maintain;
 pub(crate) mod merge;

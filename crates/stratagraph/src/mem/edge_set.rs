@@ -45,6 +45,9 @@ pub(crate) struct Write {
     pub dst: u32,
     /// `Some(weight)` inserts, `None` deletes.
     pub weight: Option<f64>,
+    /// The set holds no version of `dst` but a run below the MemGraph holds
+    /// it live: an insert updates it, a delete must bury it.
+    pub below: bool,
 }
 
 impl Default for EdgeSet {
@@ -96,6 +99,7 @@ impl EdgeSet {
     }
 
     /// Weight of `dst` in the latest state.
+    #[cfg(test)] // writers use `decided` (it tells "no version" apart)
     pub(crate) fn latest(&self, dst: u32) -> Option<f64> {
         self.run_for(dst).latest(dst)
     }
@@ -154,14 +158,26 @@ impl EdgeSet {
         Some((!stamp::is_tomb(group.get(k))).then(|| run.weight(g.start + k)))
     }
 
-    /// Calls `f(dst, ts, tomb, weight)` for every version that a snapshot at
-    /// or after `watermark` can need, in run order (by destination, newest
-    /// first), with absolute timestamps: every version newer than the
-    /// watermark, and the newest one at or below it. That one is reported
-    /// with timestamp 0 ("older than every snapshot") when it is live; a
-    /// tombstone keeps its timestamp, since it must still hide older copies
-    /// of the edge in lower levels. What a flush writes to a segment.
-    pub(crate) fn for_each_version(&self, watermark: u64, mut f: impl FnMut(u32, u64, bool, f64)) {
+    /// Calls `f(dst, ts, tomb, weight)` for every version committed after
+    /// `from` and up to `cut` that a snapshot at or after `watermark` can
+    /// need, in run
+    /// order (by destination, newest first), with absolute timestamps: every
+    /// version newer than the watermark, and the newest one at or below it.
+    /// That one is reported with timestamp 0 ("older than every snapshot")
+    /// when it is live; a tombstone keeps its timestamp, since it must still
+    /// hide older copies of the edge in lower levels. What a flush writes;
+    /// versions up to `from` are in earlier flushes' runs already.
+    ///
+    /// A pruned version's stamp says only "at or before the run's base", so
+    /// one whose base is past `cut` is left out: it may be newer than `cut`,
+    /// and it stays in the MemGraph (see `drop_upto`) until a later flush.
+    pub(crate) fn for_each_version(
+        &self,
+        watermark: u64,
+        from: u64,
+        cut: u64,
+        mut f: impl FnMut(u32, u64, bool, f64),
+    ) {
         for run in self.runs() {
             let base = run.base();
             let wm = offset_of(watermark, base);
@@ -176,6 +192,13 @@ impl EdgeSet {
                     let s = st.get(k);
                     let off = stamp::offset(s);
                     let tomb = stamp::is_tomb(s);
+                    let at = base + u64::from(off);
+                    if at > cut {
+                        continue;
+                    }
+                    if at <= from {
+                        break; // this and older versions: flushed before
+                    }
                     if off <= wm {
                         // Newest at or below the watermark; older ones are dead.
                         let ts = if tomb { base + u64::from(off) } else { 0 };
@@ -189,14 +212,57 @@ impl EdgeSet {
         }
     }
 
+    /// Drops every version a flush up to commit `cut` has written to a
+    /// segment (those `for_each_version(_, cut, _)` reports, and the older
+    /// ones it had already pruned away), once no reader can still read this
+    /// set without that segment. Returns whether anything was dropped.
+    pub(crate) fn drop_upto(&mut self, cut: u64) -> bool {
+        let flushed = |r: &Run, s: u32| r.base() + u64::from(stamp::offset(s)) <= cut;
+        let any = self.runs().iter().any(|r| {
+            let st = r.stamps();
+            (0..r.len()).any(|k| flushed(r, st.get(k)))
+        });
+        if !any {
+            return false;
+        }
+        // The rebuilt set needs one base: the newest of the runs' bases.
+        // Every kept version is newer than `cut` or than its own run's base
+        // (offset-0 versions survive only when that base is past `cut`), and
+        // bases are past watermarks, so re-stamping against the newest base
+        // keeps what every live snapshot sees.
+        let base = self.runs().iter().map(Run::base).max().unwrap_or(0);
+        let mut kept = Vec::new();
+        for r in self.runs() {
+            let st = r.stamps();
+            for k in 0..r.len() {
+                let s = st.get(k);
+                if flushed(r, s) {
+                    continue;
+                }
+                let abs = r.base() + u64::from(stamp::offset(s));
+                kept.push(Entry {
+                    dst: r.dsts()[k],
+                    stamp: offset_of(abs, base) | (s & stamp::TOMB),
+                    weight: r.weight(k),
+                });
+            }
+        }
+        *self = if kept.is_empty() {
+            EdgeSet::new()
+        } else {
+            EdgeSet::from_entries(&kept, base)
+        };
+        true
+    }
+
     /// Inserts or re-weights one edge.
     pub(crate) fn put(&mut self, dst: u32, weight: f64, s: &Stamping) -> Effect {
-        self.write(dst, s, |run| run.put(dst, weight, s))
+        self.write(dst, |run| run.put(dst, weight, s))
     }
 
     /// Deletes one edge if present.
     pub(crate) fn kill(&mut self, dst: u32, s: &Stamping) -> Effect {
-        self.write(dst, s, |run| run.kill(dst, s))
+        self.write(dst, |run| run.kill(dst, s))
     }
 
     /// Deletes one edge known to be live in an older source when this set
@@ -204,10 +270,10 @@ impl EdgeSet {
     // Only the LSM tests write through it until the LSM write path is wired.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn bury(&mut self, dst: u32, s: &Stamping) -> Effect {
-        self.write(dst, s, |run| run.bury(dst, s))
+        self.write(dst, |run| run.bury(dst, s))
     }
 
-    fn write(&mut self, dst: u32, s: &Stamping, f: impl FnOnce(&mut Run) -> Effect) -> Effect {
+    fn write(&mut self, dst: u32, f: impl FnOnce(&mut Run) -> Effect) -> Effect {
         let effect = match self {
             EdgeSet::Small(run) => {
                 let e = f(run);
@@ -224,21 +290,8 @@ impl EdgeSet {
                 list.len = list.len + list.blocks[i].len() - before;
                 list.lows[i] = list.lows[i].min(dst);
                 list.rebalance(i);
-                if list.len < BLOCK / 4 {
-                    // Blocks are re-based independently; one run needs one
-                    // base, so re-stamp every entry against the newest.
-                    let base = list
-                        .blocks
-                        .iter()
-                        .map(Run::base)
-                        .fold(s.watermark, u64::max);
-                    let entries: Vec<Entry> = list
-                        .blocks
-                        .iter()
-                        .flat_map(|r| pruned_entries(r, base))
-                        .collect();
-                    *self = EdgeSet::Small(Run::from_entries(&entries, 0, base));
-                }
+                // Deletes leave tombstones, so a list only shrinks back to
+                // one run when a flush's clean-up (`drop_upto`) rebuilds it.
                 e
             }
         };
@@ -257,9 +310,13 @@ impl EdgeSet {
     ) {
         if writes.len() * 16 < self.entries() {
             for w in writes {
-                effects.push(match w.weight {
-                    Some(x) => self.put(w.dst, x, s),
-                    None => self.kill(w.dst, s),
+                effects.push(match (w.weight, w.below) {
+                    (Some(x), below) => match self.put(w.dst, x, s) {
+                        Effect::Added if below => Effect::Updated,
+                        e => e,
+                    },
+                    (None, true) => self.bury(w.dst, s),
+                    (None, false) => self.kill(w.dst, s),
                 });
             }
             return;
@@ -301,7 +358,7 @@ impl EdgeSet {
                         weight,
                     });
                     out.extend_from_slice(&group[..keep]);
-                    effects.push(if live.is_some() {
+                    effects.push(if live.is_some() || (group.is_empty() && w.below) {
                         Effect::Updated
                     } else {
                         Effect::Added
@@ -314,6 +371,14 @@ impl EdgeSet {
                         weight: l.weight,
                     });
                     out.extend_from_slice(&group[..keep]);
+                    effects.push(Effect::Removed);
+                }
+                (None, None) if group.is_empty() && w.below => {
+                    out.push(Entry {
+                        dst: w.dst,
+                        stamp: t | stamp::TOMB,
+                        weight: 1.0,
+                    });
                     effects.push(Effect::Removed);
                 }
                 (None, None) => {
@@ -471,41 +536,16 @@ mod tests {
         }
         ts += 1;
         set.put(n + 1, 1.0, &at(ts));
-        assert!(matches!(set, EdgeSet::Small(_)), "shrinks back to one run");
         let mut want: Vec<u32> = (n - 10..n).collect();
         want.push(n + 1);
         assert_eq!(live(&set, ts), want);
-        assert_eq!(set.latest_dsts(), want);
-    }
-
-    #[test]
-    fn folding_blocks_with_different_bases_keeps_snapshots_exact() {
-        let mut set = EdgeSet::new();
-        let n = 300u32; // splits into two blocks
-        for d in 0..n {
-            set.put(d, 1.0, &at(1));
-        }
-        assert_eq!(set.runs().len(), 2);
-        let split = set.runs()[1].dsts()[0];
-        let mut alive: std::collections::BTreeSet<u32> = (0..n).collect();
-        let mut ts = 1;
-        // Thin the second block first, then the first: each is pruned (and
-        // re-based) against a rising watermark at a different time.
-        let order: Vec<u32> = (split..n - 30).chain(0..split).collect();
-        for d in order {
-            ts += 1;
-            let before = alive.clone();
-            set.kill(d, &at(ts));
-            alive.remove(&d);
-            if let EdgeSet::Small(_) = set {
-                // Folded just now: a snapshot at the watermark (ts - 1) must
-                // still see `d`, the latest state must not.
-                assert_eq!(live(&set, ts - 1), before.into_iter().collect::<Vec<_>>());
-                assert_eq!(live(&set, ts), alive.iter().copied().collect::<Vec<_>>());
-                return;
-            }
-        }
-        panic!("the list never folded back into one run");
+        // Tombstones stay until a flush has written them out; dropping
+        // everything up to the last kill leaves the survivors in one run.
+        assert!(matches!(set, EdgeSet::Large(_)));
+        assert!(set.drop_upto(ts - 1));
+        assert!(matches!(set, EdgeSet::Small(_)), "shrinks back to one run");
+        assert_eq!(live(&set, ts), vec![n + 1]);
+        assert_eq!(set.latest_dsts(), vec![n + 1]);
     }
 
     #[test]
@@ -523,6 +563,7 @@ mod tests {
             .map(|d| Write {
                 dst: d,
                 weight: if d % 4 == 0 { Some(2.0) } else { None },
+                below: false,
             })
             .collect();
         let mut fx_a = Vec::new();

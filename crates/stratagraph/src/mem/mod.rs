@@ -82,6 +82,17 @@ impl MemGraph {
         self.slots.get(v).map(|m| f(&m.read_recursive()))
     }
 
+    /// As `read`, with a never-allocated slot read as an empty vertex (for
+    /// reads that must also look below the MemGraph).
+    #[inline]
+    pub(crate) fn read_or_empty<R>(&self, v: u32, f: impl FnOnce(&VertexState) -> R) -> R {
+        static EMPTY: std::sync::OnceLock<VertexState> = std::sync::OnceLock::new();
+        match self.slots.get(v) {
+            Some(m) => f(&m.read_recursive()),
+            None => f(EMPTY.get_or_init(VertexState::default)),
+        }
+    }
+
     /// Walks every slot below `bound` (locking each briefly).
     pub(crate) fn usage(&self, bound: u32) -> MemoryUsage {
         let mut u = MemoryUsage {

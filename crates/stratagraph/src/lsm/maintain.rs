@@ -1,0 +1,152 @@
+//! Keeping the MemGraph within its budget: when to flush, the flush itself,
+//! and the clean-up that drops flushed versions from the MemGraph.
+//!
+//! A flush never stops writers or readers. It picks a cut (the newest
+//! published commit) and the watermark, writes every version up to the cut
+//! that a snapshot at or after the watermark can need into a run (out- and,
+//! for directed graphs, in-edges), and publishes a new `Layers` with that
+//! run in front. Until then nothing changed for anyone; afterwards, new
+//! snapshots see the run below the MemGraph and find its versions in both
+//! places, which reads the same. The MemGraph drops those versions
+//! (`EdgeSet::drop_upto`) only when every `Layers` older than the run has
+//! been dropped, because holders of those (old snapshots, commits in
+//! flight) know no run and read the versions from the MemGraph.
+//!
+//! Background flushes run on their own thread, started when the versions
+//! written since the last flush exceed `Options::memgraph_bytes`; callers'
+//! threads only count and, at most, spawn.
+
+use super::flush::flush_direction;
+use super::layers::{FlushedRun, Layers};
+use crate::csr::Segment;
+use crate::error::{Error, Result};
+use crate::graph::Shared;
+use crate::version::Timestamp;
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+
+/// Rough MemGraph bytes per edge version written (destination, stamp and
+/// container slack), for the flush trigger.
+const BYTES_PER_VERSION: usize = 12;
+
+/// Flush bookkeeping of one store.
+#[derive(Default)]
+pub(crate) struct LsmState {
+    /// Serialises flushes and clean-ups.
+    flushing: Mutex<()>,
+    /// Clean-ups waiting for old `Layers` to be dropped, oldest first: the
+    /// cut whose versions may go, and the `Layers` that preceded its run.
+    pending: Mutex<Vec<(Timestamp, Weak<Layers>)>>,
+    /// Edge versions written to the MemGraph since the last flush began.
+    written: AtomicUsize,
+    /// A background flush is scheduled or running.
+    scheduled: AtomicBool,
+    /// The cut of the newest run (0: none yet).
+    last_cut: AtomicU64,
+    /// Runs written so far (names segments).
+    runs: AtomicU64,
+    /// The first error a background flush hit, kept for `Graph::flush`.
+    bg_error: Mutex<Option<Error>>,
+}
+
+impl LsmState {
+    /// Flush-related counters for `Stats`.
+    pub(crate) fn pending_cleanups(&self) -> usize {
+        self.pending.lock().len()
+    }
+}
+
+/// Counts `versions` MemGraph writes and starts a background flush when the
+/// MemGraph is over budget.
+pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
+    let lsm = &shared.lsm;
+    let written = lsm.written.fetch_add(versions, Ordering::Relaxed) + versions;
+    if written.saturating_mul(BYTES_PER_VERSION) < shared.opts.memgraph_bytes
+        || lsm.scheduled.swap(true, Ordering::AcqRel)
+    {
+        return;
+    }
+    let shared = Arc::clone(shared);
+    let spawned = std::thread::Builder::new()
+        .name("stratagraph-flush".into())
+        .spawn(move || {
+            if let Err(e) = flush(&shared) {
+                shared.lsm.bg_error.lock().get_or_insert(e);
+            }
+            shared.lsm.scheduled.store(false, Ordering::Release);
+        });
+    if spawned.is_err() {
+        // No thread to be had: the next write tries again.
+        lsm.scheduled.store(false, Ordering::Release);
+    }
+}
+
+/// The error a background flush hit, if any (taken: reported once).
+pub(crate) fn take_background_error(shared: &Shared) -> Option<Error> {
+    shared.lsm.bg_error.lock().take()
+}
+
+/// Flushes everything committed so far into a new run, then cleans up what
+/// it can. Returns whether a run was written (nothing new: no run).
+pub(crate) fn flush(shared: &Shared) -> Result<bool> {
+    let lsm = &shared.lsm;
+    let _one = lsm.flushing.lock();
+    clean_up(shared);
+    let cut = shared.clock.visible();
+    let from = lsm.last_cut.load(Ordering::Acquire);
+    if cut <= from {
+        return Ok(false);
+    }
+    lsm.written.store(0, Ordering::Relaxed);
+    let watermark = shared.clock.watermark().min(cut);
+    let bound = shared.ids.bound();
+    let n = lsm.runs.fetch_add(1, Ordering::Relaxed);
+    // Versions up to `from` are in earlier runs (and may still sit in the
+    // MemGraph when an old snapshot holds back the clean-up).
+    let span = (from, cut);
+    let out = flush_direction(&shared.mem, bound, false, watermark, span)?;
+    let out = Segment::from_bytes(out, format!("memory run {n} (out)"))?;
+    let inn = if shared.opts.directed {
+        let b = flush_direction(&shared.mem, bound, true, watermark, span)?;
+        Some(Segment::from_bytes(b, format!("memory run {n} (in)"))?)
+    } else {
+        None
+    };
+    lsm.last_cut.store(cut, Ordering::Release);
+    if out.entry_count() == 0 && inn.as_ref().is_none_or(|s| s.entry_count() == 0) {
+        return Ok(false); // only vertex changes since the last run
+    }
+    let run = Arc::new(FlushedRun { out, inn, cut });
+    {
+        let mut current = shared.layers.write();
+        let mut runs = vec![run];
+        runs.extend(current.runs.iter().cloned());
+        let old = std::mem::replace(&mut *current, Arc::new(Layers { runs }));
+        lsm.pending.lock().push((cut, Arc::downgrade(&old)));
+    }
+    clean_up(shared);
+    Ok(true)
+}
+
+/// Drops flushed versions from the MemGraph for every pending cut whose
+/// older `Layers` are all gone (in order: a cut waits for the ones before).
+fn clean_up(shared: &Shared) {
+    let ready: Vec<Timestamp> = {
+        let mut pending = shared.lsm.pending.lock();
+        let n = pending
+            .iter()
+            .take_while(|(_, old)| old.strong_count() == 0)
+            .count();
+        pending.drain(..n).map(|(cut, _)| cut).collect()
+    };
+    let Some(&cut) = ready.last() else {
+        return;
+    };
+    // Dropping up to the newest ready cut covers the older ones too.
+    for v in 0..shared.ids.bound() {
+        let mut st = shared.mem.lock(v);
+        st.out.drop_upto(cut);
+        st.inn.drop_upto(cut);
+    }
+}
