@@ -70,6 +70,10 @@ pub struct Stats {
     /// Flushes whose versions still wait to leave the MemGraph because an
     /// older snapshot is open.
     pub pending_cleanups: usize,
+    /// Flushes that wrote a run, since the store was created.
+    pub flushes: u64,
+    /// Compactions (runs merged into one), since the store was created.
+    pub compactions: u64,
     /// Snapshots currently open.
     pub open_snapshots: usize,
 }
@@ -244,6 +248,8 @@ impl Graph {
             run_bytes: layers.bytes(),
             runs: layers.runs.len(),
             pending_cleanups: self.shared.lsm.pending_cleanups(),
+            flushes: self.shared.lsm.counts().0,
+            compactions: self.shared.lsm.counts().1,
             open_snapshots: self.shared.clock.open_snapshots() - 1,
         }
     }

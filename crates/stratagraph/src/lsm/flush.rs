@@ -8,9 +8,10 @@
 //! timestamps, because older copies of their edges may sit in lower levels;
 //! only compaction into the last level may drop them.
 //!
-//! The MemGraph is read vertex by vertex under each vertex's shared lock, so
-//! a flush of a MemGraph that still takes writes sees each vertex at some
-//! moment; the engine flushes only frozen MemGraphs, which nobody writes.
+//! The MemGraph keeps taking writes meanwhile: it is read vertex by vertex
+//! under each vertex's shared lock, and only versions committed in the
+//! flush's span (after the previous run's cut, up to this one's) are
+//! written, so commits that land during the flush wait for the next one.
 
 use crate::csr::{Direction, SegEntry, SegmentBytes, SegmentWriter};
 use crate::error::Result;

@@ -16,6 +16,7 @@
 //! written since the last flush exceed `Options::memgraph_bytes`; callers'
 //! threads only count and, at most, spawn.
 
+use super::compact::compact_direction;
 use super::flush::flush_direction;
 use super::layers::{FlushedRun, Layers};
 use crate::csr::Segment;
@@ -29,6 +30,10 @@ use std::sync::{Arc, Weak};
 /// Rough MemGraph bytes per edge version written (destination, stamp and
 /// container slack), for the flush trigger.
 const BYTES_PER_VERSION: usize = 12;
+
+/// Runs allowed below the MemGraph before they are merged into one: every
+/// read of a vertex spread over several runs merges them, so few is fast.
+const MAX_RUNS: usize = 4;
 
 /// Flush bookkeeping of one store.
 #[derive(Default)]
@@ -46,6 +51,9 @@ pub(crate) struct LsmState {
     last_cut: AtomicU64,
     /// Runs written so far (names segments).
     runs: AtomicU64,
+    /// Flushes and compactions done, for `Stats`.
+    flushes: AtomicU64,
+    compactions: AtomicU64,
     /// The first error a background flush hit, kept for `Graph::flush`.
     bg_error: Mutex<Option<Error>>,
 }
@@ -54,6 +62,14 @@ impl LsmState {
     /// Flush-related counters for `Stats`.
     pub(crate) fn pending_cleanups(&self) -> usize {
         self.pending.lock().len()
+    }
+
+    /// Flushes and compactions done so far.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (
+            self.flushes.load(Ordering::Relaxed),
+            self.compactions.load(Ordering::Relaxed),
+        )
     }
 }
 
@@ -125,8 +141,42 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         let old = std::mem::replace(&mut *current, Arc::new(Layers { runs }));
         lsm.pending.lock().push((cut, Arc::downgrade(&old)));
     }
+    lsm.flushes.fetch_add(1, Ordering::Relaxed);
     clean_up(shared);
+    let layers = shared.layers.read().clone();
+    if layers.runs.len() > MAX_RUNS {
+        compact_all(shared, &layers)?;
+    }
     Ok(true)
+}
+
+/// Merges every run into one. Runs are only added under the flush lock,
+/// which the caller holds, so `layers` is still the current set.
+fn compact_all(shared: &Shared, layers: &Layers) -> Result<()> {
+    let lsm = &shared.lsm;
+    let watermark = shared.clock.watermark();
+    let bound = shared.ids.bound();
+    let n = lsm.runs.fetch_add(1, Ordering::Relaxed);
+    let outs: Vec<&Segment> = layers.runs.iter().map(|r| &r.out).collect();
+    let out = compact_direction(&outs, bound, false, watermark, true)?;
+    let out = Segment::from_bytes(out, format!("memory run {n} (out, compacted)"))?;
+    let inn = if shared.opts.directed {
+        let inns: Vec<&Segment> = layers.segments(true).collect();
+        let b = compact_direction(&inns, bound, true, watermark, true)?;
+        Some(Segment::from_bytes(
+            b,
+            format!("memory run {n} (in, compacted)"),
+        )?)
+    } else {
+        None
+    };
+    let cut = layers.runs.first().map_or(0, |r| r.cut);
+    let merged = Arc::new(FlushedRun { out, inn, cut });
+    // Snapshots holding the old runs keep them alive; the MemGraph is not
+    // touched, so no clean-up waits on this.
+    *shared.layers.write() = Arc::new(Layers { runs: vec![merged] });
+    lsm.compactions.fetch_add(1, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Drops flushed versions from the MemGraph for every pending cut whose

@@ -28,6 +28,7 @@
 //!    dropping tombstones only in the last level.
 //! 5. *Two homes*: segments as owned buffers or files, with a manifest.
 
+pub(crate) mod compact;
 pub(crate) mod flush;
 pub(crate) mod layers;
 pub(crate) mod maintain;

@@ -1,0 +1,118 @@
+//! Compaction: several runs merged into one.
+//!
+//! Runs partition time (each holds the versions of its flush's span), so for
+//! one vertex and destination, listing the runs' versions newest run first
+//! lists them newest first overall. The merged run keeps what snapshots at
+//! or after the watermark `W` can need, as a flush does: versions newer than
+//! `W` with their timestamps, the newest at or below `W` without one. When
+//! the merge reaches the bottom (nothing older below it) a tombstone at or
+//! below `W` has nothing left to hide and goes too, so a quiet graph compacts
+//! to a plain CSR that readers scan as bare slices.
+
+use crate::csr::{Direction, SegEntry, Segment, SegmentBytes, SegmentWriter};
+use crate::error::Result;
+
+/// One version read back from a segment, with where it came from.
+struct Version {
+    dst: u32,
+    /// Index of its segment in the newest-first list.
+    seg: usize,
+    /// Entry index inside that segment (newest first within a destination).
+    entry: usize,
+    ts: u64,
+    tomb: bool,
+    weight: f64,
+}
+
+/// Merges `segs` (newest first; one direction) over vertices `0..bound`.
+/// `bottom`: nothing older lies below them.
+pub(crate) fn compact_direction(
+    segs: &[&Segment],
+    bound: u32,
+    inn: bool,
+    watermark: u64,
+    bottom: bool,
+) -> Result<SegmentBytes> {
+    let direction = if inn { Direction::In } else { Direction::Out };
+    let mut writer = SegmentWriter::new(0, direction);
+    let mut versions: Vec<Version> = Vec::new();
+    let mut entries: Vec<SegEntry> = Vec::new();
+    for v in 0..bound {
+        versions.clear();
+        for (seg, s) in segs.iter().enumerate() {
+            let range = s.entry_range(v);
+            let dsts = s.entries_of(v);
+            for (k, &dst) in dsts.iter().enumerate() {
+                let entry = range.start + k;
+                let (ts, tomb) = s.stamp_of(entry);
+                versions.push(Version {
+                    dst,
+                    seg,
+                    entry,
+                    ts,
+                    tomb,
+                    weight: s.weight(entry),
+                });
+            }
+        }
+        if versions.is_empty() {
+            continue;
+        }
+        versions.sort_unstable_by_key(|x| (x.dst, x.seg, x.entry));
+        entries.clear();
+        keep_needed(&versions, watermark, bottom, &mut entries);
+        if !entries.is_empty() {
+            writer.push_vertex(v, &entries)?;
+        }
+    }
+    writer.finish(bound)
+}
+
+/// The versions (sorted by destination, newest first) that snapshots at or
+/// after `watermark` need.
+fn keep_needed(versions: &[Version], watermark: u64, bottom: bool, out: &mut Vec<SegEntry>) {
+    let mut i = 0;
+    while i < versions.len() {
+        let dst = versions[i].dst;
+        let mut last_ts = None;
+        while i < versions.len() && versions[i].dst == dst {
+            let x = &versions[i];
+            i += 1;
+            // The same version can sit in two runs (a MemGraph version
+            // whose exact time was pruned away is flushed again by a later
+            // run); keep it once.
+            if last_ts == Some(x.ts) {
+                continue;
+            }
+            if x.ts > watermark {
+                last_ts = Some(x.ts);
+                out.push(SegEntry {
+                    dst,
+                    ts: x.ts,
+                    tomb: x.tomb,
+                    weight: x.weight,
+                });
+                continue;
+            }
+            // Newest at or below the watermark: what every snapshot sees
+            // unless something newer hides it; older versions are dead.
+            if !x.tomb {
+                out.push(SegEntry {
+                    weight: x.weight,
+                    ..SegEntry::plain(dst)
+                });
+            } else if !bottom {
+                out.push(SegEntry {
+                    dst,
+                    ts: x.ts,
+                    tomb: true,
+                    weight: x.weight,
+                });
+            }
+            while i < versions.len() && versions[i].dst == dst {
+                i += 1;
+            }
+            break;
+        }
+    }
+}
