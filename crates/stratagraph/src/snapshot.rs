@@ -178,17 +178,19 @@ impl Snapshot {
             return Ok(None);
         }
         let inn = inn && self.shared.opts.directed;
-        let mem_empty = self
-            .shared
-            .mem
-            .read(v, |st| {
-                if inn {
-                    st.inn.is_empty()
-                } else {
-                    st.out.is_empty()
-                }
-            })
-            .unwrap_or(true);
+        let mem = &self.shared.mem;
+        // The dirty bit spares the slot's lock (and cache line) for every
+        // vertex no write touched since the last clean-up.
+        let mem_empty = !mem.may_hold(v)
+            || mem
+                .read(v, |st| {
+                    if inn {
+                        st.inn.is_empty()
+                    } else {
+                        st.out.is_empty()
+                    }
+                })
+                .unwrap_or(true);
         if !mem_empty {
             return Err(());
         }
@@ -362,6 +364,58 @@ impl Snapshot {
     /// Calls `f` with every in-neighbour of internal id `v`, ascending.
     pub fn for_each_in_of(&self, v: u32, f: impl FnMut(u32)) {
         self.visit(v, true, f);
+    }
+
+    /// Calls `f(v, out-neighbours of v)` for every internal id `v` in
+    /// `range` (up to `id_bound()`), ascending, each list ascending: the
+    /// sequential scan, for whole-graph passes. Absent vertices have no
+    /// edges, so they come with empty lists.
+    ///
+    /// Once the graph has been flushed into a single run, a vertex the
+    /// MemGraph holds nothing for (64 checked per word of dirty bits) is
+    /// handed over as a slice of the run's destination column, as from a
+    /// plain CSR; other vertices are resolved and copied first. `f` runs
+    /// with no lock held.
+    pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+        let end = range.end.min(self.bound);
+        let mut buf = Vec::new();
+        let mut slow = |v: u32, f: &mut dyn FnMut(u32, &[u32])| {
+            buf.clear();
+            self.visit(v, false, |d| buf.push(d));
+            f(v, &buf);
+        };
+        let single = match self.layers.runs.as_slice() {
+            [run] if run.out.is_plain_at(self.ts) => Some(&run.out),
+            _ => None,
+        };
+        let Some(seg) = single else {
+            for v in range.start..end {
+                slow(v, &mut f);
+            }
+            return;
+        };
+        let (offs, dsts, covered) = (seg.offsets(), seg.dsts(), seg.vertex_range());
+        let mem = &self.shared.mem;
+        let mut v = range.start;
+        while v < end {
+            let dirty = mem.dirty_bits(v >> 6);
+            let block_end = ((v | 63) + 1).min(end);
+            for u in v..block_end {
+                if dirty & (1u64 << (u & 63)) != 0 || !covered.contains(&u) {
+                    slow(u, &mut f);
+                    continue;
+                }
+                let i = (u - covered.start) as usize;
+                // `open` checked the offsets; `get` keeps a damaged file
+                // from panicking all the same.
+                let list = match (offs.get(i), offs.get(i + 1)) {
+                    (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
+                    _ => &[],
+                };
+                f(u, list);
+            }
+            v = block_end;
+        }
     }
 
     /// The scan behind `for_each_*`. The callback must not run under the

@@ -120,6 +120,23 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
         let k = if directed || s <= d { (s, d) } else { (d, s) };
         want.edges.get(&k).copied()
     };
+    // The sequential scan lists every id's out-neighbours in id order.
+    let mut scanned = Vec::new();
+    snap.scan_out(0..u32::MAX, |v, list| {
+        let ext = snap.external_id_unchecked(v);
+        scanned.extend(list.iter().map(|&d| (ext, snap.external_id_unchecked(d))));
+        assert!(
+            list.windows(2).all(|w| w[0] < w[1]),
+            "{ctx}: scan of {ext} sorted"
+        );
+    });
+    scanned.sort_unstable();
+    let mut want_scan: Vec<(u64, u64)> = (0..N)
+        .flat_map(|a| (0..N).map(move |b| (a, b)))
+        .filter(|&(a, b)| has(a, b).is_some())
+        .collect();
+    want_scan.sort_unstable();
+    assert_eq!(scanned, want_scan, "{ctx}: sequential scan");
     for a in 0..N {
         assert_eq!(
             snap.has_vertex(a),

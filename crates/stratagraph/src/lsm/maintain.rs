@@ -41,8 +41,13 @@ pub(crate) struct LsmState {
     /// Serialises flushes and clean-ups.
     flushing: Mutex<()>,
     /// Clean-ups waiting for old `Layers` to be dropped, oldest first: the
-    /// cut whose versions may go, and the `Layers` that preceded its run.
-    pending: Mutex<Vec<(Timestamp, Weak<Layers>)>>,
+    /// cut whose versions may go, and every `Layers` published before its
+    /// run that was still held when the run was published.
+    pending: Mutex<Vec<(Timestamp, Vec<Weak<Layers>>)>>,
+    /// Every replaced `Layers` that may still be held (flushes and
+    /// compactions both replace them; a holder of any of them may lack a
+    /// run published later).
+    retired: Mutex<Vec<Weak<Layers>>>,
     /// Edge versions written to the MemGraph since the last flush began.
     written: AtomicUsize,
     /// A background flush is scheduled or running.
@@ -139,7 +144,10 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         let mut runs = vec![run];
         runs.extend(current.runs.iter().cloned());
         let old = std::mem::replace(&mut *current, Arc::new(Layers { runs }));
-        lsm.pending.lock().push((cut, Arc::downgrade(&old)));
+        let mut retired = lsm.retired.lock();
+        retired.retain(|w| w.strong_count() > 0);
+        retired.push(Arc::downgrade(&old));
+        lsm.pending.lock().push((cut, retired.clone()));
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
     clean_up(shared);
@@ -174,7 +182,13 @@ fn compact_all(shared: &Shared, layers: &Layers) -> Result<()> {
     let merged = Arc::new(FlushedRun { out, inn, cut });
     // Snapshots holding the old runs keep them alive; the MemGraph is not
     // touched, so no clean-up waits on this.
-    *shared.layers.write() = Arc::new(Layers { runs: vec![merged] });
+    let old = std::mem::replace(
+        &mut *shared.layers.write(),
+        Arc::new(Layers { runs: vec![merged] }),
+    );
+    // Holders of the replaced set lack nothing of today's runs, but they
+    // will lack the next flush's run: its clean-up must wait for them too.
+    lsm.retired.lock().push(Arc::downgrade(&old));
     lsm.compactions.fetch_add(1, Ordering::Relaxed);
     Ok(())
 }
@@ -186,7 +200,7 @@ fn clean_up(shared: &Shared) {
         let mut pending = shared.lsm.pending.lock();
         let n = pending
             .iter()
-            .take_while(|(_, old)| old.strong_count() == 0)
+            .take_while(|(_, older)| older.iter().all(|w| w.strong_count() == 0))
             .count();
         pending.drain(..n).map(|(cut, _)| cut).collect()
     };
@@ -195,8 +209,12 @@ fn clean_up(shared: &Shared) {
     };
     // Dropping up to the newest ready cut covers the older ones too.
     for v in 0..shared.ids.bound() {
-        let mut st = shared.mem.lock(v);
-        st.out.drop_upto(cut);
-        st.inn.drop_upto(cut);
+        if let Some(mut st) = shared.mem.lock_for_clean_up(v) {
+            st.out.drop_upto(cut);
+            st.inn.drop_upto(cut);
+            if st.out.is_empty() && st.inn.is_empty() {
+                shared.mem.mark_clean(v);
+            }
+        }
     }
 }

@@ -19,6 +19,7 @@ pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
 
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{RwLock, RwLockWriteGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Everything the engine keeps about one vertex in memory.
 #[derive(Default)]
@@ -47,6 +48,13 @@ impl VertexState {
 /// The vertex table.
 pub(crate) struct MemGraph {
     slots: SegmentedTable<RwLock<VertexState>>,
+    /// One bit per vertex: set when a writer locks the vertex, cleared by
+    /// the post-flush clean-up once both its sets are empty. A reader that
+    /// finds the bit clear knows, without touching the slot or its lock,
+    /// that the MemGraph holds no edge of the vertex it could see (a write
+    /// sets the bit before its commit is published), so a flushed graph is
+    /// scanned straight from its runs.
+    dirty: SegmentedTable<AtomicU64>,
 }
 
 /// Memory used by a MemGraph, split by what it is spent on.
@@ -64,13 +72,50 @@ impl MemGraph {
     pub(crate) fn new() -> Self {
         MemGraph {
             slots: SegmentedTable::new(),
+            dirty: SegmentedTable::new(),
         }
     }
 
     /// Locks vertex `v` for writing (allocating its slot).
     #[inline]
     pub(crate) fn lock(&self, v: u32) -> RwLockWriteGuard<'_, VertexState> {
-        self.slots.get_or_alloc(v).write()
+        let guard = self.slots.get_or_alloc(v).write();
+        let (word, bit) = (self.dirty.get_or_alloc(v >> 6), 1u64 << (v & 63));
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        guard
+    }
+
+    /// Locks `v` for the post-flush clean-up, which only removes versions
+    /// (so it leaves the dirty bit alone; see `mark_clean`).
+    pub(crate) fn lock_for_clean_up(&self, v: u32) -> Option<RwLockWriteGuard<'_, VertexState>> {
+        self.slots.get(v).map(|m| m.write())
+    }
+
+    /// Clears `v`'s dirty bit; the caller holds `v`'s lock and has seen
+    /// both of its sets empty.
+    pub(crate) fn mark_clean(&self, v: u32) {
+        if let Some(word) = self.dirty.get(v >> 6) {
+            word.fetch_and(!(1u64 << (v & 63)), Ordering::Relaxed);
+        }
+    }
+
+    /// The dirty bits of vertices `64 * block ..`, for scans that test 64
+    /// vertices at a time.
+    #[inline]
+    pub(crate) fn dirty_bits(&self, block: u32) -> u64 {
+        self.dirty
+            .get(block)
+            .map_or(0, |w| w.load(Ordering::Relaxed))
+    }
+
+    /// Whether the MemGraph may hold edges of `v` (see `dirty`).
+    #[inline]
+    pub(crate) fn may_hold(&self, v: u32) -> bool {
+        self.dirty
+            .get(v >> 6)
+            .is_some_and(|w| w.load(Ordering::Relaxed) & (1u64 << (v & 63)) != 0)
     }
 
     /// Runs `f` on vertex `v`'s state under its shared lock; `None` if the
@@ -96,7 +141,7 @@ impl MemGraph {
     /// Walks every slot below `bound` (locking each briefly).
     pub(crate) fn usage(&self, bound: u32) -> MemoryUsage {
         let mut u = MemoryUsage {
-            slot_bytes: self.slots.allocated_bytes(),
+            slot_bytes: self.slots.allocated_bytes() + self.dirty.allocated_bytes(),
             ..MemoryUsage::default()
         };
         for v in 0..bound {
