@@ -231,7 +231,7 @@ impl EdgeSet {
         // bases are past watermarks, so re-stamping against the newest base
         // keeps what every live snapshot sees.
         let base = self.runs().iter().map(Run::base).max().unwrap_or(0);
-        let mut kept = Vec::new();
+        let mut kept: Vec<Entry> = Vec::new();
         for r in self.runs() {
             let st = r.stamps();
             for k in 0..r.len() {
@@ -239,9 +239,18 @@ impl EdgeSet {
                 if flushed(r, s) {
                     continue;
                 }
-                let abs = r.base() + u64::from(stamp::offset(s));
+                let (dst, abs) = (r.dsts()[k], r.base() + u64::from(stamp::offset(s)));
+                // Versions at or before the new base all read as "at or
+                // before it": the newest of them is the one snapshots see,
+                // older ones would only repeat its stamp.
+                if kept
+                    .last()
+                    .is_some_and(|e| e.dst == dst && stamp::offset(e.stamp) == 0)
+                {
+                    continue;
+                }
                 kept.push(Entry {
-                    dst: r.dsts()[k],
+                    dst,
                     stamp: offset_of(abs, base) | (s & stamp::TOMB),
                     weight: r.weight(k),
                 });

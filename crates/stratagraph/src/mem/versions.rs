@@ -82,12 +82,17 @@ impl Run {
             self.insert(g.start, e);
             return Effect::Added;
         }
-        let was_live = !stamp::is_tomb(self.stamps().get(g.start));
+        let newest = self.stamps().get(g.start);
+        let was_live = !stamp::is_tomb(newest);
         let keep = kept_len(
             self.stamps().slice(g.clone()),
             offset_of(s.watermark, self.base()),
         );
-        if keep == 0 {
+        if stamp::offset(newest) == t {
+            // Written earlier by this same commit (a vertex deleted, then
+            // wired again): one commit leaves one version per edge.
+            self.replace(g.start, e);
+        } else if keep == 0 {
             self.replace(g.start, e);
             self.remove(g.start + 1..g.end);
         } else {
@@ -114,17 +119,20 @@ impl Run {
             self.stamps().slice(g.clone()),
             offset_of(s.watermark, self.base()),
         );
-        self.remove(g.start + keep..g.end);
         let t = offset_of(s.ts, self.base());
         let weight = self.weight(g.start);
-        self.insert(
-            g.start,
-            Entry {
-                dst,
-                stamp: t | stamp::TOMB,
-                weight,
-            },
-        );
+        let tomb = Entry {
+            dst,
+            stamp: t | stamp::TOMB,
+            weight,
+        };
+        if stamp::offset(self.stamps().get(g.start)) == t {
+            // Added earlier by this same commit: one version per commit.
+            self.replace(g.start, tomb);
+            return Effect::Removed;
+        }
+        self.remove(g.start + keep..g.end);
+        self.insert(g.start, tomb);
         self.prune_if_worthwhile(s);
         Effect::Removed
     }
