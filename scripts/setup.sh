@@ -11,3 +11,34 @@ if ! command -v cargo >/dev/null 2>&1; then
     fi
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+# Python: the virtual environment the README names (.venv), with the build
+# and test tools, and the stratagraph package built from this checkout.
+export PATH="$HOME/.cargo/bin:$PATH"
+venv=.venv
+if [ ! -x "$venv/bin/python" ]; then
+    if ! python3 -m venv "$venv" 2>/dev/null; then
+        echo "setup: python3 -m venv failed; installing python3-venv" >&2
+        rm -rf "$venv"
+        apt-get update -qq && apt-get install -y -qq python3-venv
+        python3 -m venv "$venv"
+    fi
+fi
+if [ ! -x "$venv/bin/maturin" ] ||
+    ! "$venv/bin/python" -c "import numpy, scipy, networkx, pytest, tqdm" 2>/dev/null; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+        maturin numpy scipy networkx pytest tqdm
+fi
+# An editable install: the pure-Python files are used from the checkout, the
+# extension is rebuilt incrementally (a no-op cargo build when unchanged).
+# Quiet when it works, the whole log when it does not.
+log="$(mktemp)"
+if ! VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --release \
+    -m crates/stratagraph-py/Cargo.toml >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup: building the Python package failed" >&2
+    exit 1
+fi
+rm -f "$log"

@@ -1,0 +1,61 @@
+"""stratagraph: an embedded dynamic graph store with a numpy/networkx front.
+
+Streams of vertex and edge inserts and deletes go in through snapshot-isolated
+transactions or atomic batches; readers take consistent snapshots and run
+look-ups and analytics on them (as numpy arrays) while writes go on.
+
+    >>> import numpy as np, stratagraph as sg
+    >>> g = sg.Graph.in_memory(directed=True)
+    >>> g.add_edges(np.array([1, 2]), np.array([2, 3]))  # doctest: +SKIP
+    >>> s = g.snapshot()
+    >>> s.bfs(1)  # aligned with s.vertices()  # doctest: +SKIP
+
+Errors: every exception raised on purpose derives from ``stratagraph.Error``;
+see its subclasses (``NotFound``, ``InvalidInput``, ...). Bad argument types
+and values raise ``TypeError``/``ValueError`` naming the argument.
+"""
+
+from ._native import (
+    CapacityExceeded,
+    Closed,
+    Corruption,
+    Error,
+    Graph,
+    InternalError,
+    InvalidInput,
+    NotFound,
+    Snapshot,
+    SnapshotTooOld,
+    StorageError,
+    StoreLocked,
+    Transaction,
+    UnsupportedFormat,
+    __version__,
+)
+from ._convert import as_dict, from_networkx
+from ._edgelist import read_edgelist
+
+#: The BFS depth reported for vertices the source cannot reach.
+UNREACHABLE = -1
+
+__all__ = [
+    "CapacityExceeded",
+    "Closed",
+    "Corruption",
+    "Error",
+    "Graph",
+    "InternalError",
+    "InvalidInput",
+    "NotFound",
+    "Snapshot",
+    "SnapshotTooOld",
+    "StorageError",
+    "StoreLocked",
+    "Transaction",
+    "UNREACHABLE",
+    "UnsupportedFormat",
+    "__version__",
+    "as_dict",
+    "from_networkx",
+    "read_edgelist",
+]

@@ -1,0 +1,67 @@
+"""stratagraph: an embedded dynamic graph store with a numpy/networkx front."""
+
+import os
+from typing import Any, Dict, Final, Optional, Union
+
+import numpy.typing as npt
+
+from ._native import CapacityExceeded as CapacityExceeded
+from ._native import Closed as Closed
+from ._native import Corruption as Corruption
+from ._native import Error as Error
+from ._native import Graph as Graph
+from ._native import InternalError as InternalError
+from ._native import InvalidInput as InvalidInput
+from ._native import NotFound as NotFound
+from ._native import Snapshot as Snapshot
+from ._native import SnapshotTooOld as SnapshotTooOld
+from ._native import StorageError as StorageError
+from ._native import StoreLocked as StoreLocked
+from ._native import Transaction as Transaction
+from ._native import UnsupportedFormat as UnsupportedFormat
+from ._native import __version__ as __version__
+
+__all__ = [
+    "CapacityExceeded",
+    "Closed",
+    "Corruption",
+    "Error",
+    "Graph",
+    "InternalError",
+    "InvalidInput",
+    "NotFound",
+    "Snapshot",
+    "SnapshotTooOld",
+    "StorageError",
+    "StoreLocked",
+    "Transaction",
+    "UNREACHABLE",
+    "UnsupportedFormat",
+    "__version__",
+    "as_dict",
+    "from_networkx",
+    "read_edgelist",
+]
+
+UNREACHABLE: Final[int]
+"""The BFS depth reported for vertices the source cannot reach (-1)."""
+
+def from_networkx(G: Any, *, weight: str = "weight", threads: int = 0) -> Graph:
+    """A new in-memory ``Graph`` copying the networkx graph ``G`` (integer
+    nodes; weights from the ``weight`` edge attribute, default 1.0)."""
+
+def as_dict(s: Snapshot, values: npt.ArrayLike) -> Dict[int, Any]:
+    """``{vertex id: value}`` for an array aligned with ``s.vertices()``."""
+
+def read_edgelist(
+    path: Union[str, "os.PathLike[str]"],
+    directed: bool = True,
+    *,
+    comments: Optional[str] = "#",
+    weighted: Optional[bool] = None,
+    progress: Optional[bool] = None,
+    threads: int = 0,
+) -> Graph:
+    """A new in-memory ``Graph`` from a SNAP-style edge list (plain or gzip),
+    loaded in chunks with an optional tqdm progress bar; ``InvalidInput``
+    names the line of a malformed line."""

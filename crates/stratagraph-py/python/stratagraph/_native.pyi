@@ -1,0 +1,301 @@
+"""Type stubs for the native module ``stratagraph._native`` (Rust, PyO3).
+
+Vertex ids are integers in ``0..2**64``. Per-vertex arrays returned by a
+``Snapshot`` are aligned with ``Snapshot.vertices()``.
+"""
+
+import os
+from types import TracebackType
+from typing import Any, Dict, Literal, Optional, Tuple, Type, Union, final, overload
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "CapacityExceeded",
+    "Closed",
+    "Corruption",
+    "Error",
+    "Graph",
+    "InternalError",
+    "InvalidInput",
+    "NotFound",
+    "Snapshot",
+    "SnapshotTooOld",
+    "StorageError",
+    "StoreLocked",
+    "Transaction",
+    "UnsupportedFormat",
+    "_parse_edgelist_chunk",
+    "__version__",
+]
+
+__version__: str
+
+_Id = Union[int, np.integer[Any]]
+_Ids = npt.ArrayLike
+_U64 = npt.NDArray[np.uint64]
+_I64 = npt.NDArray[np.int64]
+_F64 = npt.NDArray[np.float64]
+
+class Error(Exception):
+    """Base class of every error stratagraph raises on purpose."""
+
+class NotFound(Error):
+    """A vertex or edge the call names does not exist (engine:
+    ``VertexNotFound``, ``EdgeNotFound``)."""
+
+class InvalidInput(Error):
+    """A refused value: non-finite weight, forbidden self-loop, an edge to a
+    vertex deleted in the same transaction, a negative weight for ``sssp``,
+    a malformed edge-list line (engine: ``InvalidWeight``, ``SelfLoop``,
+    ``VertexDeletedInTransaction``)."""
+
+class CapacityExceeded(Error):
+    """All 2**32 - 1 internal vertex ids are in use (engine:
+    ``VertexIdsExhausted``)."""
+
+class SnapshotTooOld(Error):
+    """A snapshot has been open for so many commits that a write cannot be
+    stamped next to it; close old snapshots and retry (engine:
+    ``SnapshotTooOld``)."""
+
+class Corruption(Error):
+    """A stored file fails a structural check or a checksum (engine:
+    ``Corrupt``)."""
+
+class UnsupportedFormat(Error):
+    """A stored file is in a format version this build cannot read (engine:
+    ``UnsupportedFormat``)."""
+
+class StorageError(Error):
+    """An operating-system call on a store file failed (engine: ``Io``)."""
+
+class StoreLocked(Error):
+    """Another process holds the on-disk store open. Reserved: no engine
+    error maps to it until on-disk stores exist."""
+
+class InternalError(Error):
+    """The engine detected a bug in itself (engine: ``InvalidSegmentInput``)."""
+
+class Closed(Error):
+    """The graph, snapshot or transaction was closed (or the transaction
+    committed or rolled back)."""
+
+@final
+class Graph:
+    """A dynamic graph store. Create one with ``Graph.in_memory()``; use it
+    as a context manager or call ``close()``. Write methods return the
+    commit timestamp."""
+
+    @staticmethod
+    def in_memory(
+        directed: bool = True,
+        *,
+        threads: int = 0,
+        allow_self_loops: bool = True,
+        auto_create_vertices: bool = True,
+        _stamp_window: Optional[int] = None,
+    ) -> Graph:
+        """A store held entirely in memory. ``threads`` bounds batch-write
+        threads (0 = all cores); ``allow_self_loops=False`` refuses ``(v, v)``
+        edges with ``InvalidInput``; ``auto_create_vertices=False`` makes an
+        edge to a missing vertex raise ``NotFound``. ``_stamp_window`` is a
+        testing aid."""
+    @staticmethod
+    def open(
+        path: Union[str, "os.PathLike[str]"], directed: bool = True, sync: str = "always"
+    ) -> Graph:
+        """Not available yet (no on-disk stores): raises ``NotImplementedError``."""
+    @property
+    def directed(self) -> bool:
+        """Whether edges have a direction."""
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` has been called."""
+    @property
+    def num_vertices(self) -> int:
+        """Number of vertices at the newest commit."""
+    @property
+    def num_edges(self) -> int:
+        """Number of edges at the newest commit (undirected edges once)."""
+    def add_vertex(self, v: _Id) -> int:
+        """Creates ``v`` (no-op if it exists)."""
+    def add_vertices(self, vertices: _Ids) -> int:
+        """Creates every vertex of the array-like atomically."""
+    def remove_vertex(self, v: _Id) -> int:
+        """Deletes ``v`` and its edges; ``NotFound`` if missing."""
+    def remove_vertices(self, vertices: _Ids) -> int:
+        """Deletes all of them and their edges atomically; ``NotFound`` (and
+        nothing deleted) if one is missing."""
+    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> int:
+        """Inserts or re-weights ``u -> v``, creating missing endpoints."""
+    def remove_edge(self, u: _Id, v: _Id) -> int:
+        """Deletes ``u -> v``; ``NotFound`` if missing."""
+    def add_edges(
+        self, src: _Ids, dst: _Ids, weights: Union[None, float, npt.ArrayLike] = None
+    ) -> int:
+        """Inserts ``src[i] -> dst[i]`` atomically at one timestamp; the GIL
+        is released while the engine applies the batch."""
+    def remove_edges(self, src: _Ids, dst: _Ids) -> int:
+        """Deletes ``src[i] -> dst[i]`` atomically; ``NotFound`` (and nothing
+        deleted) if one is missing."""
+    def snapshot(self) -> Snapshot:
+        """A consistent read-only view of everything committed so far."""
+    def transaction(self) -> Transaction:
+        """Starts a write transaction (a context manager)."""
+    def close(self) -> None:
+        """Closes the store; later calls on it, its snapshots and its
+        transactions raise ``Closed``."""
+    def __enter__(self) -> Graph: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> Literal[False]: ...
+
+@final
+class Transaction:
+    """Buffered writes with read-your-writes; committed atomically. As a
+    context manager: commit on normal exit, rollback on an exception."""
+
+    @property
+    def active(self) -> bool:
+        """Whether the transaction can still be used."""
+    def __len__(self) -> int:
+        """Number of buffered writes."""
+    def add_vertex(self, v: _Id) -> bool:
+        """Creates ``v``; ``False`` if it already existed."""
+    def remove_vertex(self, v: _Id) -> None:
+        """Deletes ``v`` and its edges; ``NotFound`` if missing."""
+    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> None:
+        """Inserts or re-weights ``u -> v``."""
+    def remove_edge(self, u: _Id, v: _Id) -> None:
+        """Deletes ``u -> v``; ``NotFound`` if missing."""
+    def has_vertex(self, v: _Id) -> bool:
+        """Whether ``v`` exists, counting this transaction's writes."""
+    def has_edge(self, u: _Id, v: _Id) -> bool:
+        """Whether ``u -> v`` exists, counting this transaction's writes."""
+    def weight(self, u: _Id, v: _Id) -> float:
+        """Weight of ``u -> v``; ``NotFound`` if missing."""
+    def neighbors(self, v: _Id) -> _U64:
+        """Out-neighbours of ``v`` (ascending internal id)."""
+    def in_neighbors(self, v: _Id) -> _U64:
+        """In-neighbours of ``v`` (ascending internal id)."""
+    def commit(self) -> int:
+        """Applies every write atomically; returns the commit timestamp."""
+    def rollback(self) -> None:
+        """Discards every write."""
+    def __enter__(self) -> Transaction: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException] = None,
+        tb: Optional[TracebackType] = None,
+    ) -> Literal[False]: ...
+
+@final
+class Snapshot:
+    """A consistent read-only view at one commit. Per-vertex arrays are
+    aligned with ``vertices()`` (ascending internal id, i.e. first-seen
+    order)."""
+
+    @property
+    def num_vertices(self) -> int:
+        """Number of vertices."""
+    @property
+    def num_edges(self) -> int:
+        """Number of edges (undirected edges once)."""
+    @property
+    def directed(self) -> bool:
+        """Whether edges have a direction."""
+    @property
+    def timestamp(self) -> int:
+        """The commit timestamp this snapshot reads at."""
+    @property
+    def closed(self) -> bool:
+        """Whether the snapshot (or its graph) is closed."""
+    def __len__(self) -> int:
+        """Number of vertices."""
+    def __contains__(self, v: object, /) -> bool:
+        """Whether ``v`` is a vertex (``False`` for non-ids)."""
+    def has_vertex(self, v: _Id) -> bool:
+        """Whether ``v`` is a vertex."""
+    def has_edge(self, u: _Id, v: _Id) -> bool:
+        """Whether ``u -> v`` exists (either direction if undirected)."""
+    def weight(self, u: _Id, v: _Id) -> float:
+        """Weight of ``u -> v``; ``NotFound`` if missing."""
+    @overload
+    def degree(self, v: None = None) -> _I64: ...
+    @overload
+    def degree(self, v: _Id) -> int:
+        """networkx-style degree (in + out; undirected self-loops twice);
+        without ``v`` an array aligned with ``vertices()``."""
+    @overload
+    def out_degree(self, v: None = None) -> _I64: ...
+    @overload
+    def out_degree(self, v: _Id) -> int:
+        """Out-degree; without ``v`` an array aligned with ``vertices()``."""
+    @overload
+    def in_degree(self, v: None = None) -> _I64: ...
+    @overload
+    def in_degree(self, v: _Id) -> int:
+        """In-degree; without ``v`` an array aligned with ``vertices()``."""
+    def neighbors(self, v: _Id) -> _U64:
+        """Out-neighbours (all neighbours if undirected), ascending internal id."""
+    def in_neighbors(self, v: _Id) -> _U64:
+        """In-neighbours, ascending internal id."""
+    def vertices(self) -> _U64:
+        """Every vertex id, in the order all per-vertex arrays use."""
+    @overload
+    def edges(self, weights: Literal[False] = False) -> Tuple[_U64, _U64]: ...
+    @overload
+    def edges(self, weights: Literal[True]) -> Tuple[_U64, _U64, _F64]:
+        """Every edge as ``(src, dst[, weights])`` arrays; undirected edges once."""
+    def bfs(self, source: _Id, *, threads: int = 0) -> _I64:
+        """Hop distances from ``source``; -1 where unreachable."""
+    def sssp(self, source: _Id, *, threads: int = 0) -> _F64:
+        """Weighted distances from ``source``; ``inf`` where unreachable;
+        ``InvalidInput`` for negative weights."""
+    def wcc(self, *, threads: int = 0) -> _U64:
+        """Weakly connected component labels (id of the component's first
+        member in ``vertices()`` order)."""
+    def pagerank(
+        self, *, damping: float = 0.85, iterations: int = 20, threads: int = 0
+    ) -> _F64:
+        """PageRank after exactly ``iterations`` iterations; dangling rank is
+        spread evenly (as networkx's default)."""
+    def lcc(self, *, threads: int = 0) -> _F64:
+        """Local clustering coefficients (Graphalytics definition)."""
+    def cdlp(self, *, iterations: int = 10, threads: int = 0) -> _U64:
+        """Label-propagation communities (Graphalytics CDLP)."""
+    def triangle_count(self, *, threads: int = 0) -> int:
+        """Triangles of the undirected simple graph underneath."""
+    def betweenness(self, source: _Id, *, threads: int = 0) -> _F64:
+        """Single-source Brandes dependencies (unnormalised)."""
+    def to_dict(self, values: npt.ArrayLike) -> Dict[int, Any]:
+        """``{vertex id: value}`` for an array aligned with ``vertices()``."""
+    def to_networkx(self) -> Any:
+        """A ``networkx.DiGraph``/``Graph`` copy with ``weight`` attributes."""
+    def to_scipy(self) -> Any:
+        """The weighted adjacency matrix as ``scipy.sparse.csr_matrix``,
+        rows/columns in ``vertices()`` order."""
+    def close(self) -> None:
+        """Releases the snapshot; later calls raise ``Closed``."""
+    def __enter__(self) -> Snapshot: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> Literal[False]: ...
+
+def _parse_edgelist_chunk(
+    data: bytes,
+    first_line: int,
+    comments: Optional[bytes],
+    weighted: Optional[bool],
+    source: str,
+) -> Tuple[_U64, _U64, Optional[_F64]]:
+    """Parses whole edge-list lines (used by ``read_edgelist``)."""

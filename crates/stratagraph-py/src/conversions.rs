@@ -1,0 +1,249 @@
+//! Argument checking and array conversion at the Python boundary.
+//!
+//! Vertex ids are unsigned 64-bit integers. Python callers pass ints, numpy
+//! scalars, lists or arrays of any integer dtype; these helpers accept all of
+//! them, refuse what would silently change a value (negative ids, floats,
+//! bools), and name the offending argument in the `TypeError`/`ValueError`,
+//! because PyO3's own messages for integer overflow are `OverflowError`s that
+//! do not say which id was wrong.
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyModule};
+
+/// The `numpy` module, imported once per interpreter.
+pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    NUMPY
+        .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))
+        .map(|m| m.bind(py))
+}
+
+/// Python's name for the type of `obj`, for error messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned())
+}
+
+/// One vertex id. `arg` names the parameter in error messages.
+///
+/// # Errors
+/// `TypeError` for anything that is not an integer (bools included: `True`
+/// as a vertex id is almost always a bug), `ValueError` for an integer
+/// outside `0..2**64`.
+pub fn vertex(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<u64> {
+    if let Ok(v) = obj.extract::<u64>() {
+        if !obj.is_instance_of::<PyBool>() {
+            return Ok(v);
+        }
+    }
+    vertex_error(obj, arg)
+}
+
+#[cold]
+fn vertex_error<T>(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<T> {
+    let integral = obj.is_instance_of::<PyInt>() || obj.hasattr("__index__").unwrap_or(false);
+    if integral && !obj.is_instance_of::<PyBool>() {
+        Err(PyValueError::new_err(format!(
+            "{arg}: vertex id {obj} is out of range (ids are integers in 0..2**64)"
+        )))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{arg}: expected an integer vertex id, got {}",
+            type_name(obj)
+        )))
+    }
+}
+
+/// A non-negative count (threads, iterations) that fits `limit`.
+///
+/// # Errors
+/// `ValueError` naming `arg` if `value` is negative or above `limit`.
+pub fn count(value: i64, arg: &str, limit: u64) -> PyResult<u64> {
+    match u64::try_from(value) {
+        Ok(v) if v <= limit => Ok(v),
+        _ => Err(PyValueError::new_err(format!(
+            "{arg}: expected an integer in 0..={limit}, got {value}"
+        ))),
+    }
+}
+
+/// A thread count (0 = all cores).
+pub fn threads(value: i64) -> PyResult<usize> {
+    count(value, "threads", 1 << 16).map(|t| t as usize)
+}
+
+/// `np.asarray(obj)` with a `TypeError` naming `arg` if numpy cannot make
+/// an array of it or `obj` is a scalar, and a `ValueError` if it has more
+/// than one dimension.
+fn as_1d<'py>(obj: &Bound<'py, PyAny>, arg: &str) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let arr = numpy(py)?.call_method1("asarray", (obj,)).map_err(|e| {
+        PyTypeError::new_err(format!(
+            "{arg}: expected an array of vertex ids, got {} ({e})",
+            type_name(obj)
+        ))
+    })?;
+    let ndim: usize = arr.getattr("ndim")?.extract()?;
+    if ndim == 0 {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected an array-like of vertex ids, got {}",
+            type_name(obj)
+        )));
+    }
+    if ndim != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{arg}: expected a 1-D array, got {ndim} dimensions"
+        )));
+    }
+    Ok(arr)
+}
+
+fn dtype_of(arr: &Bound<'_, PyAny>) -> PyResult<(String, String)> {
+    let dtype = arr.getattr("dtype")?;
+    Ok((
+        dtype.getattr("kind")?.extract()?,
+        dtype.getattr("name")?.extract()?,
+    ))
+}
+
+/// A contiguous `uint64` view of `obj` (any buffer, sequence or array of
+/// integers), made without a Python-level loop except for object arrays.
+///
+/// # Errors
+/// `TypeError` for non-integer element types, `ValueError` for negative
+/// ids (naming the first one's index) or more than one dimension.
+pub fn ids<'py>(obj: &Bound<'py, PyAny>, arg: &str) -> PyResult<PyReadonlyArray1<'py, u64>> {
+    if let Ok(a) = obj.cast::<PyArray1<u64>>() {
+        if a.is_contiguous() {
+            return Ok(a.try_readonly()?);
+        }
+    }
+    let py = obj.py();
+    let np = numpy(py)?;
+    let arr = as_1d(obj, arg)?;
+    let size: usize = arr.getattr("size")?.extract()?;
+    let (kind, name) = dtype_of(&arr)?;
+    let arr = match kind.as_str() {
+        _ if size == 0 => arr,
+        "u" => arr,
+        "i" => {
+            let min: i64 = arr.call_method0("min")?.extract()?;
+            if min < 0 {
+                let at: usize = arr.call_method0("argmin")?.extract()?;
+                return Err(PyValueError::new_err(format!(
+                    "{arg}: vertex ids must be >= 0, but element {at} is {min}"
+                )));
+            }
+            arr
+        }
+        "O" => {
+            // Python ints beyond int64 (or mixed objects): check one by one,
+            // which also names the first bad element.
+            let mut out = Vec::with_capacity(size);
+            for (i, item) in arr.try_iter()?.enumerate() {
+                out.push(vertex(&item?, &format!("{arg}[{i}]"))?);
+            }
+            return Ok(PyArray1::from_vec(py, out).readonly());
+        }
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "{arg}: expected integer vertex ids, got an array of {name}"
+            )))
+        }
+    };
+    let contiguous = np.call_method1("ascontiguousarray", (arr, np.getattr("uint64")?))?;
+    Ok(contiguous.cast_into::<PyArray1<u64>>()?.try_readonly()?)
+}
+
+/// Edge weights for a batch: one value for every edge, or one array.
+pub enum Weights<'py> {
+    /// The same weight for every edge.
+    Scalar(f64),
+    /// One weight per edge.
+    Array(PyReadonlyArray1<'py, f64>),
+}
+
+impl Weights<'_> {
+    /// Zips ids and weights into the engine's batch form; the caller has
+    /// checked that every length is the same.
+    pub fn edges(&self, src: &[u64], dst: &[u64]) -> PyResult<Vec<(u64, u64, f64)>> {
+        let pairs = src.iter().zip(dst);
+        Ok(match self {
+            Weights::Scalar(w) => pairs.map(|(&s, &d)| (s, d, *w)).collect(),
+            Weights::Array(a) => pairs
+                .zip(a.as_slice()?)
+                .map(|((&s, &d), &w)| (s, d, w))
+                .collect(),
+        })
+    }
+}
+
+/// `weights` for a batch of `n` edges: `None` (all 1.0), a number, or a
+/// 1-D array-like of `n` numbers.
+///
+/// # Errors
+/// `TypeError` for non-numeric values, `ValueError` for a length other
+/// than `n`. Non-finite weights are left to the engine, which reports the
+/// offending batch element.
+pub fn weights<'py>(obj: Option<&Bound<'py, PyAny>>, n: usize) -> PyResult<Weights<'py>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(Weights::Scalar(1.0));
+    };
+    let not_numbers =
+        |what: &str| PyTypeError::new_err(format!("weights: expected numbers, got {what}"));
+    if obj.is_instance_of::<PyBool>() {
+        return Err(not_numbers("bool"));
+    }
+    if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
+        return Ok(Weights::Scalar(obj.extract()?));
+    }
+    let py = obj.py();
+    let np = numpy(py)?;
+    let arr = np.call_method1("asarray", (obj,)).map_err(|e| {
+        PyTypeError::new_err(format!(
+            "weights: expected a number or an array of numbers, got {} ({e})",
+            type_name(obj)
+        ))
+    })?;
+    let ndim: usize = arr.getattr("ndim")?.extract()?;
+    let size: usize = arr.getattr("size")?.extract()?;
+    let (kind, name) = dtype_of(&arr)?;
+    if (size > 0 || ndim == 0) && !matches!(kind.as_str(), "f" | "i" | "u") {
+        return Err(not_numbers(&format!("an array of {name}")));
+    }
+    // A numpy scalar (0-d) applies to every edge, like a Python number. A
+    // one-element array does not: it must match the batch length.
+    if ndim == 0 {
+        return Ok(Weights::Scalar(arr.call_method0("item")?.extract()?));
+    }
+    if ndim != 1 {
+        return Err(PyValueError::new_err(format!(
+            "weights: expected a 1-D array, got {ndim} dimensions"
+        )));
+    }
+    if size != n {
+        return Err(PyValueError::new_err(format!(
+            "weights: expected {n} weights (one per edge), got {size}"
+        )));
+    }
+    let contiguous = np.call_method1("ascontiguousarray", (arr, np.getattr("float64")?))?;
+    Ok(Weights::Array(
+        contiguous.cast_into::<PyArray1<f64>>()?.try_readonly()?,
+    ))
+}
+
+/// `ValueError` unless `src` and `dst` have the same length.
+pub fn same_length(src: usize, dst: usize) -> PyResult<()> {
+    if src == dst {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!(
+            "src and dst must have the same length, got {src} and {dst}"
+        )))
+    }
+}

@@ -1,0 +1,143 @@
+//! The Python exception hierarchy and the mapping from engine errors to it.
+//!
+//! Every engine `Error` variant maps to exactly one class, with the engine's
+//! `Display` text as the message, so Python callers can branch on the class
+//! and still read the operation, vertex, edge and batch index the engine
+//! reports. The classes are few and broad on purpose (as in the DB-API):
+//! code catches "not found" or "bad input", not one variant each.
+
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::PyErr;
+use stratagraph_algo::SsspError;
+
+// The exception types are created by PyO3's macro, which expands to an
+// `unsafe impl PyTypeInfo`; the unsafety is PyO3's contract, not ours.
+#[allow(unsafe_code)]
+mod classes {
+    use super::PyException;
+
+    pyo3::create_exception!(
+        stratagraph,
+        Error,
+        PyException,
+        "Base class of every error stratagraph raises on purpose."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        NotFound,
+        Error,
+        "A vertex or edge the call names does not exist."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        InvalidInput,
+        Error,
+        "The engine refused a value: a non-finite or negative weight, a \
+         self-loop the store forbids, an edge to a vertex deleted in the same \
+         transaction, or a malformed edge-list line."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        CapacityExceeded,
+        Error,
+        "The store ran out of internal vertex ids (2**32 - 1 vertices)."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        SnapshotTooOld,
+        Error,
+        "A snapshot has been held open for so many commits that a write \
+         cannot be stamped next to it; close old snapshots and retry."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        Corruption,
+        Error,
+        "A stored file fails a structural check or a checksum."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        UnsupportedFormat,
+        Error,
+        "A stored file is intact but in a format version this build cannot read."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        StorageError,
+        Error,
+        "An operating-system call on a store file failed."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        StoreLocked,
+        Error,
+        "Another process holds the on-disk store open (reserved for on-disk stores)."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        InternalError,
+        Error,
+        "The engine detected a bug in itself; please report it."
+    );
+    pyo3::create_exception!(
+        stratagraph,
+        Closed,
+        Error,
+        "The graph, snapshot or transaction has been closed (or committed or \
+         rolled back) and cannot be used any more."
+    );
+}
+
+pub use classes::{
+    CapacityExceeded, Closed, Corruption, Error, InternalError, InvalidInput, NotFound,
+    SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
+};
+
+/// Converts an engine error into the Python exception of its class.
+pub fn engine(err: stratagraph::Error) -> PyErr {
+    use stratagraph::Error as E;
+    let msg = err.to_string();
+    match err {
+        E::VertexNotFound { .. } | E::EdgeNotFound { .. } => NotFound::new_err(msg),
+        E::VertexDeletedInTransaction { .. } | E::InvalidWeight { .. } | E::SelfLoop { .. } => {
+            InvalidInput::new_err(msg)
+        }
+        E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
+        E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
+        E::Corrupt { .. } => Corruption::new_err(msg),
+        E::UnsupportedFormat { .. } => UnsupportedFormat::new_err(msg),
+        E::Io { .. } => StorageError::new_err(msg),
+        E::InvalidSegmentInput { .. } => InternalError::new_err(msg),
+        // The engine's enum is non-exhaustive: a variant added later still
+        // reaches Python as a stratagraph.Error until it gets its own class.
+        _ => Error::new_err(msg),
+    }
+}
+
+/// SSSP refuses negative weights, which the engine itself accepts.
+pub fn sssp(err: SsspError) -> PyErr {
+    InvalidInput::new_err(err.to_string())
+}
+
+/// The error for a call on a closed object; `what` names the object.
+pub fn closed(what: &str) -> PyErr {
+    Closed::new_err(format!("{what} is closed"))
+}
+
+/// Adds every class to the module, so `stratagraph.NotFound` etc. exist.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("NotFound", py.get_type::<NotFound>())?;
+    m.add("InvalidInput", py.get_type::<InvalidInput>())?;
+    m.add("CapacityExceeded", py.get_type::<CapacityExceeded>())?;
+    m.add("SnapshotTooOld", py.get_type::<SnapshotTooOld>())?;
+    m.add("Corruption", py.get_type::<Corruption>())?;
+    m.add("UnsupportedFormat", py.get_type::<UnsupportedFormat>())?;
+    m.add("StorageError", py.get_type::<StorageError>())?;
+    m.add("StoreLocked", py.get_type::<StoreLocked>())?;
+    m.add("InternalError", py.get_type::<InternalError>())?;
+    m.add("Closed", py.get_type::<Closed>())?;
+    Ok(())
+}

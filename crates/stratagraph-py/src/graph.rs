@@ -1,0 +1,292 @@
+//! `stratagraph.Graph`: the store handle, its single writes and batches.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use pyo3::exceptions::PyNotImplementedError;
+use pyo3::prelude::*;
+use stratagraph::{Graph, Options};
+
+use crate::conversions::{self as conv, same_length};
+use crate::errors;
+use crate::snapshot::PySnapshot;
+use crate::transaction::PyTransaction;
+
+/// A dynamic graph store. Create one with ``Graph.in_memory()``.
+///
+/// Vertices are unsigned 64-bit integers. Every write is atomic and gets a
+/// commit timestamp, which the write methods return. Readers work on
+/// ``snapshot()`` objects, which stay unchanged while writes go on, so one
+/// Python thread can analyse a snapshot while another writes: every call
+/// that can take long releases the GIL.
+///
+/// Use it as a context manager (``with Graph.in_memory() as g:``) or call
+/// ``close()``; after that every call on the graph, its snapshots and its
+/// transactions raises ``stratagraph.Closed``.
+#[pyclass(frozen, module = "stratagraph", name = "Graph")]
+pub struct PyGraph {
+    /// `None` once closed, so closing frees the store as soon as the last
+    /// snapshot lets go of it instead of when Python collects this object.
+    store: RwLock<Option<Graph>>,
+    /// Shared with snapshots and transactions, which must refuse work once
+    /// the graph is closed (an on-disk store will have closed its files).
+    open: Arc<AtomicBool>,
+    directed: bool,
+}
+
+impl PyGraph {
+    pub fn new(graph: Graph) -> Self {
+        PyGraph {
+            directed: graph.options().directed,
+            store: RwLock::new(Some(graph)),
+            open: Arc::new(AtomicBool::new(true)),
+        }
+    }
+
+    /// Runs `f` on the store, or raises `Closed`.
+    ///
+    /// `read_recursive` because a plain read would queue behind a waiting
+    /// `close()`, and this thread may hold the GIL that the thread being
+    /// waited on needs in order to finish. `f` must not run Python code:
+    /// convert arguments before calling this.
+    fn with<R>(&self, f: impl FnOnce(&Graph) -> PyResult<R>) -> PyResult<R> {
+        let guard = self.store.read_recursive();
+        let graph = guard.as_ref().ok_or_else(|| errors::closed("graph"))?;
+        f(graph)
+    }
+}
+
+#[pymethods]
+impl PyGraph {
+    /// A store held entirely in memory.
+    ///
+    /// ``threads`` bounds the threads batch writes use (0 = all cores).
+    /// With ``allow_self_loops=False`` an edge ``(v, v)`` raises
+    /// ``InvalidInput``; with ``auto_create_vertices=False`` an edge to a
+    /// missing vertex raises ``NotFound`` instead of creating it.
+    /// ``_stamp_window`` is a testing aid (how many commits an open snapshot
+    /// may lag before writes raise ``SnapshotTooOld``); leave it unset.
+    #[staticmethod]
+    #[pyo3(signature = (
+        directed = true,
+        *,
+        threads = 0,
+        allow_self_loops = true,
+        auto_create_vertices = true,
+        _stamp_window = None
+    ))]
+    fn in_memory(
+        directed: bool,
+        threads: i64,
+        allow_self_loops: bool,
+        auto_create_vertices: bool,
+        _stamp_window: Option<i64>,
+    ) -> PyResult<Self> {
+        let mut opts = Options {
+            directed,
+            allow_self_loops,
+            auto_create_vertices,
+            threads: conv::threads(threads)?,
+            ..Options::default()
+        };
+        if let Some(w) = _stamp_window {
+            opts.stamp_window = conv::count(w, "_stamp_window", u64::from(u32::MAX))? as u32;
+            if opts.stamp_window == 0 {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "_stamp_window: expected a positive integer, got 0",
+                ));
+            }
+        }
+        Ok(PyGraph::new(Graph::in_memory(opts)))
+    }
+
+    /// Opens an on-disk store. Not available yet: the engine has no on-disk
+    /// home so far, so this always raises ``NotImplementedError``.
+    #[staticmethod]
+    #[pyo3(signature = (path, directed = true, sync = "always"))]
+    fn open(path: &Bound<'_, PyAny>, directed: bool, sync: &str) -> PyResult<Self> {
+        let _ = (directed, sync);
+        Err(PyNotImplementedError::new_err(format!(
+            "Graph.open({path}): on-disk stores are not implemented yet; use Graph.in_memory()"
+        )))
+    }
+
+    /// Whether edges have a direction.
+    #[getter]
+    fn directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Whether ``close()`` has been called.
+    #[getter]
+    fn closed(&self) -> bool {
+        !self.open.load(Ordering::Acquire)
+    }
+
+    /// Number of vertices at the newest commit.
+    #[getter]
+    fn num_vertices(&self) -> PyResult<u64> {
+        self.with(|g| Ok(g.snapshot().vertex_count()))
+    }
+
+    /// Number of edges at the newest commit (an undirected edge counts once).
+    #[getter]
+    fn num_edges(&self) -> PyResult<u64> {
+        self.with(|g| Ok(g.snapshot().edge_count()))
+    }
+
+    /// Creates vertex ``v`` (nothing happens if it exists); returns the
+    /// commit timestamp.
+    fn add_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|g| g.insert_vertex(v).map_err(errors::engine))
+    }
+
+    /// Creates every vertex of ``vertices`` (an array-like of ids)
+    /// atomically, leaving existing ones alone; returns the commit timestamp.
+    fn add_vertices(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let ids = conv::ids(vertices, "vertices")?;
+        let ids = ids.as_slice()?.to_vec();
+        self.with(|g| {
+            py.detach(|| g.insert_vertices(&ids))
+                .map_err(errors::engine)
+        })
+    }
+
+    /// Deletes vertex ``v`` and all its edges; returns the commit timestamp.
+    /// Raises ``NotFound`` if ``v`` does not exist.
+    fn remove_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|g| g.delete_vertex(v).map_err(errors::engine))
+    }
+
+    /// Deletes every vertex of ``vertices`` and their edges in one atomic
+    /// commit; returns its timestamp. Raises ``NotFound`` (and deletes
+    /// nothing) if one does not exist; a vertex listed twice is deleted once.
+    fn remove_vertices(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let ids = conv::ids(vertices, "vertices")?;
+        let mut ids = ids.as_slice()?.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        self.with(|g| {
+            // The engine has no vertex-delete batch: one transaction is the
+            // atomic equivalent.
+            py.detach(|| {
+                let mut tx = g.begin();
+                for &v in &ids {
+                    tx.delete_vertex(v)?;
+                }
+                tx.commit()
+            })
+            .map_err(errors::engine)
+        })
+    }
+
+    /// Inserts edge ``u -> v`` (or re-weights it if it exists); returns the
+    /// commit timestamp. Missing endpoints are created unless the store was
+    /// made with ``auto_create_vertices=False``.
+    #[pyo3(signature = (u, v, weight = 1.0))]
+    fn add_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>, weight: f64) -> PyResult<u64> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|g| g.insert_edge(u, v, weight).map_err(errors::engine))
+    }
+
+    /// Deletes edge ``u -> v``; returns the commit timestamp. Raises
+    /// ``NotFound`` if it does not exist.
+    fn remove_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|g| g.delete_edge(u, v).map_err(errors::engine))
+    }
+
+    /// Inserts the edges ``src[i] -> dst[i]`` atomically at one timestamp
+    /// and returns it.
+    ///
+    /// ``src`` and ``dst`` are equal-length array-likes of integer ids
+    /// (numpy arrays of any integer dtype are used without a Python loop);
+    /// ``weights`` is ``None`` (all 1.0), one number, or an array-like of
+    /// numbers. A later duplicate of an edge in the same batch wins. On any
+    /// error (e.g. ``InvalidInput`` for a NaN weight, naming the batch
+    /// element) nothing is applied.
+    #[pyo3(signature = (src, dst, weights = None))]
+    fn add_edges(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        dst: &Bound<'_, PyAny>,
+        weights: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
+        let (src, dst) = (conv::ids(src, "src")?, conv::ids(dst, "dst")?);
+        let (s, d) = (src.as_slice()?, dst.as_slice()?);
+        same_length(s.len(), d.len())?;
+        // Copied while the GIL is held: the arrays belong to Python, and no
+        // other Python thread may write them while the copy reads them.
+        let edges = conv::weights(weights, s.len())?.edges(s, d)?;
+        self.with(|g| py.detach(|| g.insert_edges(&edges)).map_err(errors::engine))
+    }
+
+    /// Deletes the edges ``src[i] -> dst[i]`` atomically at one timestamp
+    /// and returns it. Raises ``NotFound`` (naming the batch element, and
+    /// deleting nothing) if one does not exist; an edge listed twice is
+    /// deleted once.
+    fn remove_edges(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        dst: &Bound<'_, PyAny>,
+    ) -> PyResult<u64> {
+        let (src, dst) = (conv::ids(src, "src")?, conv::ids(dst, "dst")?);
+        let (s, d) = (src.as_slice()?, dst.as_slice()?);
+        same_length(s.len(), d.len())?;
+        let pairs: Vec<(u64, u64)> = s.iter().copied().zip(d.iter().copied()).collect();
+        self.with(|g| py.detach(|| g.delete_edges(&pairs)).map_err(errors::engine))
+    }
+
+    /// A consistent, read-only view of everything committed so far.
+    fn snapshot(&self) -> PyResult<PySnapshot> {
+        self.with(|g| Ok(PySnapshot::new(g.snapshot(), self.open.clone())))
+    }
+
+    /// Starts a write transaction. Use it as ``with g.transaction() as tx:``
+    /// (commits on normal exit, rolls back if the block raises) or call
+    /// ``tx.commit()`` / ``tx.rollback()``.
+    fn transaction(&self) -> PyResult<PyTransaction> {
+        self.with(|g| Ok(PyTransaction::new(g.begin(), self.open.clone())))
+    }
+
+    /// Closes the store. Later calls on it, its snapshots and its
+    /// transactions raise ``Closed``. Closing twice is allowed.
+    fn close(&self, py: Python<'_>) {
+        self.open.store(false, Ordering::Release);
+        // Waits for calls in flight on other threads, without the GIL they
+        // may need to finish; the store is dropped there too, as freeing a
+        // large graph takes a while.
+        py.detach(|| drop(self.store.write().take()));
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        let kind = if self.directed {
+            "directed"
+        } else {
+            "undirected"
+        };
+        match self.with(|g| Ok(g.snapshot())) {
+            Ok(s) => format!(
+                "<stratagraph.Graph in-memory {kind}, {} vertices, {} edges>",
+                s.vertex_count(),
+                s.edge_count()
+            ),
+            Err(_) => format!("<stratagraph.Graph in-memory {kind}, closed>"),
+        }
+    }
+}

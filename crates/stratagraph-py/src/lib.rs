@@ -1,0 +1,35 @@
+//! Python bindings for stratagraph: the native module `stratagraph._native`.
+//!
+//! The Python package (`python/stratagraph/`) re-exports these classes and
+//! adds pure-Python helpers (networkx conversion, edge-list loading). Files
+//! follow the Python concepts: `graph.rs` (the store and its writes),
+//! `transaction.rs`, `snapshot.rs` (reads, extraction, analytics, with
+//! `index.rs` and `analytics.rs` behind it), `errors.rs` (the exception
+//! hierarchy) and `conversions.rs` (argument checking and numpy arrays).
+//!
+//! Every call that can take long releases the GIL; the engine's `Graph` and
+//! `Snapshot` are `Send + Sync`, so the classes are `frozen` and need no
+//! Python-level locking.
+
+mod analytics;
+mod conversions;
+mod edgelist;
+mod errors;
+mod graph;
+mod index;
+mod snapshot;
+mod transaction;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn stratagraph_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<graph::PyGraph>()?;
+    m.add_class::<snapshot::PySnapshot>()?;
+    m.add_class::<transaction::PyTransaction>()?;
+    errors::register(m)?;
+    m.add_function(wrap_pyfunction!(edgelist::parse_edgelist_chunk, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,496 @@
+//! `stratagraph.Snapshot`: look-ups, extraction and analytics on one
+//! consistent view of the graph.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use numpy::{IntoPyArray, PyArray1};
+use parking_lot::RwLock;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use stratagraph::Snapshot;
+
+use crate::analytics;
+use crate::conversions as conv;
+use crate::errors::{self, NotFound};
+use crate::index::{self, VertexIndex};
+
+/// A consistent, read-only view of the graph at one commit.
+///
+/// It never changes, whatever is written to the graph afterwards. Vertex
+/// arrays (``vertices()``, ``edges()``, every analytics result) are numpy
+/// arrays in one fixed order: ascending internal id, which is the order in
+/// which vertices were first seen by the store. Results of the analytics
+/// line up with ``vertices()``; ``to_dict(values)`` pairs them up.
+///
+/// A snapshot keeps the versions it can see alive: close long-lived ones
+/// (``close()`` or ``with g.snapshot() as s:``) when done.
+#[pyclass(frozen, module = "stratagraph", name = "Snapshot")]
+pub struct PySnapshot {
+    /// `None` once closed, which releases the engine snapshot at once.
+    snap: RwLock<Option<Snapshot>>,
+    /// The graph's open flag: a snapshot of a closed graph is closed too.
+    store_open: Arc<AtomicBool>,
+    /// Built on first need; `Arc` so it can be used after the lock on
+    /// `snap` is released (e.g. while calling back into Python).
+    index: OnceLock<Arc<VertexIndex>>,
+}
+
+fn vertex_missing(v: u64) -> PyErr {
+    NotFound::new_err(format!("vertex {v} does not exist in this snapshot"))
+}
+
+impl PySnapshot {
+    pub fn new(snap: Snapshot, store_open: Arc<AtomicBool>) -> Self {
+        PySnapshot {
+            snap: RwLock::new(Some(snap)),
+            store_open,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// Runs `f` on the engine snapshot, or raises `Closed`. As in
+    /// `PyGraph::with`: no Python code may run inside `f`.
+    fn with<R>(&self, f: impl FnOnce(&Snapshot) -> PyResult<R>) -> PyResult<R> {
+        if !self.store_open.load(Ordering::Acquire) {
+            return Err(errors::closed("graph"));
+        }
+        let guard = self.snap.read_recursive();
+        let snap = guard.as_ref().ok_or_else(|| errors::closed("snapshot"))?;
+        f(snap)
+    }
+
+    /// The vertex index, built without the GIL on first use.
+    fn index(&self, py: Python<'_>, snap: &Snapshot) -> Arc<VertexIndex> {
+        if let Some(idx) = self.index.get() {
+            return idx.clone();
+        }
+        py.detach(|| {
+            self.index
+                .get_or_init(|| Arc::new(VertexIndex::build(snap)))
+                .clone()
+        })
+    }
+
+    /// The internal id of an analytics source vertex.
+    fn source(snap: &Snapshot, v: u64) -> PyResult<u32> {
+        snap.internal_id(v).ok_or_else(|| vertex_missing(v))
+    }
+
+    /// Runs a whole-graph computation without the GIL.
+    fn compute<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Snapshot, &VertexIndex) -> PyResult<R> + Send,
+    ) -> PyResult<R> {
+        self.with(|snap| {
+            let idx = self.index(py, snap);
+            py.detach(|| f(snap, &idx))
+        })
+    }
+
+    /// Per-vertex degrees as an array, or one vertex's as an int.
+    fn degrees<'py>(
+        &self,
+        py: Python<'py>,
+        v: Option<&Bound<'py, PyAny>>,
+        f: impl Fn(&Snapshot, u32) -> usize + Sync,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match v {
+            Some(v) => {
+                let v = conv::vertex(v, "v")?;
+                let d = self.with(|s| Ok(f(s, Self::source(s, v)?)))?;
+                Ok(d.into_pyobject(py)?.into_any())
+            }
+            None => {
+                let all: Vec<i64> = self.compute(py, |s, idx| {
+                    Ok(idx.live.iter().map(|&v| f(s, v) as i64).collect())
+                })?;
+                Ok(all.into_pyarray(py).into_any())
+            }
+        }
+    }
+
+    fn neighbor_ids<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+        inn: bool,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let v = conv::vertex(v, "v")?;
+        let out = self.with(|s| {
+            let id = Self::source(s, v)?;
+            let mut out = Vec::new();
+            let mut push = |d: u32| out.push(s.external_id_unchecked(d));
+            if inn {
+                s.for_each_in_of(id, &mut push);
+            } else {
+                s.for_each_out_of(id, &mut push);
+            }
+            Ok(out)
+        })?;
+        Ok(out.into_pyarray(py))
+    }
+}
+
+#[pymethods]
+impl PySnapshot {
+    /// Number of vertices.
+    #[getter]
+    fn num_vertices(&self) -> PyResult<u64> {
+        self.with(|s| Ok(s.vertex_count()))
+    }
+
+    /// Number of edges (an undirected edge counts once).
+    #[getter]
+    fn num_edges(&self) -> PyResult<u64> {
+        self.with(|s| Ok(s.edge_count()))
+    }
+
+    /// Whether edges have a direction.
+    #[getter]
+    fn directed(&self) -> PyResult<bool> {
+        self.with(|s| Ok(s.is_directed()))
+    }
+
+    /// The commit timestamp this snapshot reads at (the value the write
+    /// methods return).
+    #[getter]
+    fn timestamp(&self) -> PyResult<u64> {
+        self.with(|s| Ok(s.timestamp()))
+    }
+
+    /// Whether ``close()`` has been called (or the graph closed).
+    #[getter]
+    fn closed(&self) -> bool {
+        !self.store_open.load(Ordering::Acquire) || self.snap.read_recursive().is_none()
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.with(|s| Ok(s.vertex_count() as usize))
+    }
+
+    /// ``v in s``: whether ``v`` is a vertex. Anything that is not a valid
+    /// id is simply not contained (as with ``"a" in range(3)``).
+    fn __contains__(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        match conv::vertex(v, "v") {
+            Ok(v) => self.with(|s| Ok(s.has_vertex(v))),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Whether ``v`` is a vertex.
+    fn has_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|s| Ok(s.has_vertex(v)))
+    }
+
+    /// Whether edge ``u -> v`` exists (either direction if undirected).
+    fn has_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|s| Ok(s.has_edge(u, v)))
+    }
+
+    /// The weight of edge ``u -> v``; raises ``NotFound`` if it does not exist.
+    fn weight(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|s| {
+            s.weight(u, v).ok_or_else(|| {
+                NotFound::new_err(format!("edge ({u}, {v}) does not exist in this snapshot"))
+            })
+        })
+    }
+
+    /// Degree of ``v`` as networkx counts it (in + out on directed graphs;
+    /// a self-loop counts twice on undirected ones). Without ``v``: an int64
+    /// array of every vertex's degree, aligned with ``vertices()``.
+    #[pyo3(signature = (v = None))]
+    fn degree<'py>(
+        &self,
+        py: Python<'py>,
+        v: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.degrees(py, v, index::degree_of)
+    }
+
+    /// Number of out-neighbours of ``v`` (on undirected graphs: of
+    /// neighbours, a self-loop once). Without ``v``: an int64 array aligned
+    /// with ``vertices()``.
+    #[pyo3(signature = (v = None))]
+    fn out_degree<'py>(
+        &self,
+        py: Python<'py>,
+        v: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.degrees(py, v, |s, v| s.out_degree_of(v))
+    }
+
+    /// Number of in-neighbours of ``v`` (equal to ``out_degree`` on
+    /// undirected graphs). Without ``v``: an int64 array aligned with
+    /// ``vertices()``.
+    #[pyo3(signature = (v = None))]
+    fn in_degree<'py>(
+        &self,
+        py: Python<'py>,
+        v: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.degrees(py, v, |s, v| s.in_degree_of(v))
+    }
+
+    /// Out-neighbours of ``v`` (all neighbours if undirected) as a uint64
+    /// array, in ascending internal-id order (the order of ``vertices()``,
+    /// not numeric order). Raises ``NotFound`` if ``v`` does not exist.
+    fn neighbors<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        self.neighbor_ids(py, v, false)
+    }
+
+    /// In-neighbours of ``v`` as a uint64 array, ordered as ``neighbors``.
+    fn in_neighbors<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        self.neighbor_ids(py, v, true)
+    }
+
+    /// Every vertex id as a uint64 array, in the order every per-vertex
+    /// array of this snapshot uses.
+    fn vertices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let ext = self.compute(py, |_, idx| Ok(idx.ext.clone()))?;
+        Ok(ext.into_pyarray(py))
+    }
+
+    /// Every edge as ``(src, dst)`` uint64 arrays, or ``(src, dst, weights)``
+    /// with ``weights=True``. Ordered by source as in ``vertices()``, then
+    /// by destination likewise; an undirected edge appears once.
+    #[pyo3(signature = (weights = false))]
+    fn edges<'py>(&self, py: Python<'py>, weights: bool) -> PyResult<Bound<'py, PyTuple>> {
+        let (src, dst, w) = self.compute(py, |s, idx| Ok(index::edges(s, idx, weights)))?;
+        let (src, dst) = (src.into_pyarray(py), dst.into_pyarray(py));
+        if weights {
+            PyTuple::new(
+                py,
+                [
+                    src.into_any(),
+                    dst.into_any(),
+                    w.into_pyarray(py).into_any(),
+                ],
+            )
+        } else {
+            PyTuple::new(py, [src.into_any(), dst.into_any()])
+        }
+    }
+
+    /// Hop distance from ``source`` along out-edges, as an int64 array
+    /// aligned with ``vertices()``; -1 (``stratagraph.UNREACHABLE``) where
+    /// ``source`` cannot reach. Raises ``NotFound`` for a missing source.
+    #[pyo3(signature = (source, *, threads = 0))]
+    fn bfs<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let (v, threads) = (conv::vertex(source, "source")?, conv::threads(threads)?);
+        let depth = self.compute(py, |s, idx| {
+            Ok(analytics::bfs(s, idx, Self::source(s, v)?, threads))
+        })?;
+        Ok(depth.into_pyarray(py))
+    }
+
+    /// Weighted shortest-path distances from ``source`` along out-edges
+    /// (delta-stepping), as a float64 array aligned with ``vertices()``;
+    /// ``inf`` where unreachable. Raises ``InvalidInput`` if a weight is
+    /// negative, ``NotFound`` for a missing source.
+    #[pyo3(signature = (source, *, threads = 0))]
+    fn sssp<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let (v, threads) = (conv::vertex(source, "source")?, conv::threads(threads)?);
+        let dist = self.compute(py, |s, idx| {
+            analytics::sssp(s, idx, Self::source(s, v)?, threads).map_err(errors::sssp)
+        })?;
+        Ok(dist.into_pyarray(py))
+    }
+
+    /// Weakly connected components (direction ignored), as a uint64 array
+    /// aligned with ``vertices()``: each vertex's label is the id of its
+    /// component's member that comes first in ``vertices()``.
+    #[pyo3(signature = (*, threads = 0))]
+    fn wcc<'py>(&self, py: Python<'py>, threads: i64) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let threads = conv::threads(threads)?;
+        let labels = self.compute(py, |s, idx| Ok(analytics::wcc(s, idx, threads)))?;
+        Ok(labels.into_pyarray(py))
+    }
+
+    /// PageRank after exactly ``iterations`` synchronous iterations (no
+    /// convergence test, as in LDBC Graphalytics), as a float64 array
+    /// aligned with ``vertices()``. Starts from 1/n; the rank of vertices
+    /// without out-edges is spread evenly over all vertices, as networkx's
+    /// ``pagerank`` does by default (``alpha`` there is ``damping`` here).
+    #[pyo3(signature = (*, damping = 0.85, iterations = 20, threads = 0))]
+    fn pagerank<'py>(
+        &self,
+        py: Python<'py>,
+        damping: f64,
+        iterations: i64,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        if !(0.0..=1.0).contains(&damping) {
+            return Err(PyValueError::new_err(format!(
+                "damping: expected a number in [0, 1], got {damping}"
+            )));
+        }
+        let iterations = conv::count(iterations, "iterations", u64::from(u32::MAX))? as u32;
+        let threads = conv::threads(threads)?;
+        let rank = self.compute(py, |s, idx| {
+            Ok(analytics::pagerank(s, idx, damping, iterations, threads))
+        })?;
+        Ok(rank.into_pyarray(py))
+    }
+
+    /// Local clustering coefficient as LDBC Graphalytics defines it (on
+    /// undirected graphs the same as ``networkx.clustering``; self-loops
+    /// ignored), as a float64 array aligned with ``vertices()``.
+    #[pyo3(signature = (*, threads = 0))]
+    fn lcc<'py>(&self, py: Python<'py>, threads: i64) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let threads = conv::threads(threads)?;
+        let c = self.compute(py, |s, idx| Ok(analytics::lcc(s, idx, threads)))?;
+        Ok(c.into_pyarray(py))
+    }
+
+    /// Community labels after ``iterations`` rounds of synchronous label
+    /// propagation (LDBC Graphalytics CDLP: initial labels are vertex ids,
+    /// ties go to the smallest label), as a uint64 array aligned with
+    /// ``vertices()``.
+    #[pyo3(signature = (*, iterations = 10, threads = 0))]
+    fn cdlp<'py>(
+        &self,
+        py: Python<'py>,
+        iterations: i64,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let iterations = conv::count(iterations, "iterations", u64::from(u32::MAX))? as u32;
+        let threads = conv::threads(threads)?;
+        let labels = self.compute(py, |s, idx| {
+            Ok(analytics::cdlp(s, idx, iterations, threads))
+        })?;
+        Ok(labels.into_pyarray(py))
+    }
+
+    /// Number of triangles in the undirected simple graph underneath
+    /// (direction ignored, self-loops dropped), as SNAP counts them.
+    #[pyo3(signature = (*, threads = 0))]
+    fn triangle_count(&self, py: Python<'_>, threads: i64) -> PyResult<u64> {
+        let threads = conv::threads(threads)?;
+        self.compute(py, |s, _| Ok(stratagraph_algo::triangle_count(s, threads)))
+    }
+
+    /// Single-source betweenness dependencies (Brandes): for each vertex
+    /// ``v``, the sum over targets ``t`` of the fraction of shortest
+    /// ``source -> t`` paths through ``v``. Unweighted, along out-edges, not
+    /// normalised; summed over all sources it gives raw betweenness on
+    /// directed graphs and twice it on undirected ones. A float64 array
+    /// aligned with ``vertices()``.
+    #[pyo3(signature = (source, *, threads = 0))]
+    fn betweenness<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let (v, threads) = (conv::vertex(source, "source")?, conv::threads(threads)?);
+        let dep = self.compute(py, |s, idx| {
+            Ok(analytics::betweenness(s, idx, Self::source(s, v)?, threads))
+        })?;
+        Ok(dep.into_pyarray(py))
+    }
+
+    /// ``{vertex id: value}`` for a per-vertex array (any sequence of
+    /// ``num_vertices`` values aligned with ``vertices()``); numpy values
+    /// become Python scalars.
+    fn to_dict<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let idx = self.with(|s| Ok(self.index(py, s)))?;
+        let n = values.len()?;
+        if n != idx.ext.len() {
+            return Err(PyValueError::new_err(format!(
+                "values: expected {} values (one per vertex), got {n}",
+                idx.ext.len()
+            )));
+        }
+        let values = if values.hasattr("tolist")? {
+            values.call_method0("tolist")?
+        } else {
+            values.clone()
+        };
+        let dict = PyDict::new(py);
+        for (id, value) in idx.ext.iter().zip(values.try_iter()?) {
+            dict.set_item(id, value?)?;
+        }
+        Ok(dict)
+    }
+
+    /// A ``networkx.DiGraph`` (or ``Graph``) with the same vertices, edges
+    /// and ``weight`` edge attributes, vertices added in ``vertices()`` order.
+    fn to_networkx<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        py.import("stratagraph._convert")?
+            .getattr("snapshot_to_networkx")?
+            .call1((slf,))
+    }
+
+    /// The weighted adjacency matrix as a ``scipy.sparse.csr_matrix``; row
+    /// and column ``i`` are vertex ``vertices()[i]``. Undirected edges fill
+    /// both triangles, as networkx's ``to_scipy_sparse_array`` does.
+    fn to_scipy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let (indptr, indices, data) = self.compute(py, |s, idx| Ok(index::csr(s, idx)))?;
+        let n = indptr.len() - 1;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("shape", (n, n))?;
+        let parts = (
+            data.into_pyarray(py),
+            indices.into_pyarray(py),
+            indptr.into_pyarray(py),
+        );
+        py.import("scipy.sparse")?
+            .getattr("csr_matrix")?
+            .call((parts,), Some(&kwargs))
+    }
+
+    /// Releases the snapshot (it stops holding old versions alive); later
+    /// calls raise ``Closed``. Closing twice is allowed.
+    fn close(&self, py: Python<'_>) {
+        py.detach(|| drop(self.snap.write().take()));
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        match self.with(|s| Ok((s.timestamp(), s.vertex_count(), s.edge_count()))) {
+            Ok((ts, n, m)) => {
+                format!("<stratagraph.Snapshot at {ts}: {n} vertices, {m} edges>")
+            }
+            Err(_) => "<stratagraph.Snapshot, closed>".to_owned(),
+        }
+    }
+}

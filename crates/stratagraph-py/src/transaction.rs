@@ -1,0 +1,218 @@
+//! `stratagraph.Transaction`: buffered writes with read-your-writes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use numpy::{IntoPyArray, PyArray1};
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+use stratagraph::WriteTxn;
+
+use crate::conversions as conv;
+use crate::errors::{self, Closed, NotFound};
+
+/// A write transaction: its writes are invisible to everyone else until
+/// ``commit()``, and all of them then appear at once, at one timestamp.
+///
+/// Reads inside it (``has_edge``, ``weight``, ``neighbors`` ...) see the
+/// graph as of its first read plus its own writes. Conflicting commits are
+/// not aborted: the later commit's writes win. A call that raises leaves the
+/// transaction as it was before the call.
+///
+/// As a context manager it commits when the block ends normally and rolls
+/// back when the block raises (the exception propagates). After
+/// ``commit()`` or ``rollback()`` every call raises ``Closed``.
+#[pyclass(frozen, module = "stratagraph", name = "Transaction")]
+pub struct PyTransaction {
+    /// `None` once committed or rolled back. The lock is never held while
+    /// the GIL is released, so it cannot deadlock against it.
+    txn: Mutex<Option<WriteTxn>>,
+    store_open: Arc<AtomicBool>,
+}
+
+fn finished() -> PyErr {
+    Closed::new_err("transaction has already been committed or rolled back")
+}
+
+impl PyTransaction {
+    pub fn new(txn: WriteTxn, store_open: Arc<AtomicBool>) -> Self {
+        PyTransaction {
+            txn: Mutex::new(Some(txn)),
+            store_open,
+        }
+    }
+
+    fn check_store(&self) -> PyResult<()> {
+        if self.store_open.load(Ordering::Acquire) {
+            Ok(())
+        } else {
+            Err(errors::closed("graph"))
+        }
+    }
+
+    /// Runs `f` on the open transaction; no Python code may run inside it.
+    fn with<R>(&self, f: impl FnOnce(&mut WriteTxn) -> PyResult<R>) -> PyResult<R> {
+        self.check_store()?;
+        let mut guard = self.txn.lock();
+        f(guard.as_mut().ok_or_else(finished)?)
+    }
+
+    /// Takes the transaction out, so committing runs without the lock.
+    fn take(&self) -> PyResult<WriteTxn> {
+        self.check_store()?;
+        self.txn.lock().take().ok_or_else(finished)
+    }
+
+    fn neighbor_ids<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+        out: bool,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let v = conv::vertex(v, "v")?;
+        let ids = self.with(|tx| {
+            let ids = if out {
+                tx.out_neighbors(v)
+            } else {
+                tx.in_neighbors(v)
+            };
+            ids.ok_or_else(|| NotFound::new_err(format!("vertex {v} does not exist")))
+        })?;
+        Ok(ids.into_pyarray(py))
+    }
+}
+
+#[pymethods]
+impl PyTransaction {
+    /// Whether the transaction can still be used (not yet committed or
+    /// rolled back, and its graph not closed).
+    #[getter]
+    fn active(&self) -> bool {
+        self.store_open.load(Ordering::Acquire) && self.txn.lock().is_some()
+    }
+
+    /// Number of buffered writes.
+    fn __len__(&self) -> PyResult<usize> {
+        self.with(|tx| Ok(tx.len()))
+    }
+
+    /// Creates vertex ``v``; returns ``False`` (and writes nothing) if it
+    /// already exists.
+    fn add_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|tx| tx.insert_vertex(v).map_err(errors::engine))
+    }
+
+    /// Deletes vertex ``v`` and all its edges. Raises ``NotFound`` if it
+    /// does not exist (as this transaction sees the graph).
+    fn remove_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|tx| tx.delete_vertex(v).map_err(errors::engine))
+    }
+
+    /// Inserts (or re-weights) edge ``u -> v``. Raises ``InvalidInput`` for
+    /// a non-finite weight, a refused self-loop, or an endpoint this
+    /// transaction deleted.
+    #[pyo3(signature = (u, v, weight = 1.0))]
+    fn add_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>, weight: f64) -> PyResult<()> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|tx| tx.insert_edge(u, v, weight).map_err(errors::engine))
+    }
+
+    /// Deletes edge ``u -> v``. Raises ``NotFound`` if it does not exist.
+    fn remove_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|tx| tx.delete_edge(u, v).map_err(errors::engine))
+    }
+
+    /// Whether ``v`` exists, counting this transaction's writes.
+    fn has_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|tx| Ok(tx.has_vertex(v)))
+    }
+
+    /// Whether edge ``u -> v`` exists, counting this transaction's writes.
+    fn has_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|tx| Ok(tx.has_edge(u, v)))
+    }
+
+    /// The weight of ``u -> v`` counting this transaction's writes; raises
+    /// ``NotFound`` if the edge does not exist.
+    fn weight(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        self.with(|tx| {
+            tx.weight(u, v)
+                .ok_or_else(|| NotFound::new_err(format!("edge ({u}, {v}) does not exist")))
+        })
+    }
+
+    /// Out-neighbours of ``v`` counting this transaction's writes, as a
+    /// uint64 array in ascending internal-id order. Raises ``NotFound`` if
+    /// ``v`` does not exist.
+    fn neighbors<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        self.neighbor_ids(py, v, true)
+    }
+
+    /// In-neighbours of ``v`` counting this transaction's writes.
+    fn in_neighbors<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        self.neighbor_ids(py, v, false)
+    }
+
+    /// Applies every write atomically and returns the commit timestamp (an
+    /// empty transaction returns the newest timestamp). On error nothing is
+    /// applied, and the transaction is finished either way.
+    fn commit(&self, py: Python<'_>) -> PyResult<u64> {
+        let tx = self.take()?;
+        // Commit waits for concurrent batch writes, which run without the
+        // GIL; holding it here would stall every other Python thread.
+        py.detach(|| tx.commit()).map_err(errors::engine)
+    }
+
+    /// Discards every write. Rolling back a finished transaction raises
+    /// ``Closed``.
+    fn rollback(&self) -> PyResult<()> {
+        drop(self.take()?);
+        Ok(())
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Commits if the block ended normally, rolls back if it raised; the
+    /// exception (if any) propagates. Does nothing if the block already
+    /// committed or rolled back.
+    #[pyo3(signature = (exc_type, _exc = None, _tb = None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: &Bound<'_, PyAny>,
+        _exc: Option<&Bound<'_, PyAny>>,
+        _tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let tx = self.txn.lock().take();
+        if let Some(tx) = tx {
+            if exc_type.is_none() {
+                self.check_store()?;
+                py.detach(|| tx.commit()).map_err(errors::engine)?;
+            }
+        }
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        match self.with(|tx| Ok(tx.len())) {
+            Ok(n) => format!("<stratagraph.Transaction, {n} buffered writes>"),
+            Err(_) => "<stratagraph.Transaction, finished>".to_owned(),
+        }
+    }
+}

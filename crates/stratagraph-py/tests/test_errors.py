@@ -1,0 +1,128 @@
+"""The exception hierarchy, and argument checking.
+
+Every class documented in ``stratagraph`` is raised here, except those no
+reachable engine path produces yet: ``Corruption``, ``UnsupportedFormat``,
+``StorageError``, ``StoreLocked`` and ``InternalError`` need the on-disk
+store, and ``CapacityExceeded`` needs 2**32 - 1 vertices.
+"""
+
+import numpy as np
+import pytest
+
+import stratagraph as sg
+
+CLASSES = [
+    sg.NotFound,
+    sg.InvalidInput,
+    sg.CapacityExceeded,
+    sg.SnapshotTooOld,
+    sg.Corruption,
+    sg.UnsupportedFormat,
+    sg.StorageError,
+    sg.StoreLocked,
+    sg.InternalError,
+    sg.Closed,
+]
+
+
+def test_hierarchy():
+    assert issubclass(sg.Error, Exception)
+    for cls in CLASSES:
+        assert issubclass(cls, sg.Error)
+        assert cls.__module__ == "stratagraph"
+        assert cls.__doc__
+
+
+def test_not_found_carries_the_engine_message():
+    g = sg.Graph.in_memory()
+    with pytest.raises(sg.NotFound) as e:
+        g.remove_edge(1, 2)
+    assert str(e.value) == "delete_edge: edge (1, 2) does not exist"
+    with pytest.raises(sg.Error):  # caught by the base class too
+        g.remove_vertex(3)
+    s = g.snapshot()
+    for call in (lambda: s.bfs(1), lambda: s.sssp(1), lambda: s.betweenness(1), lambda: s.degree(1)):
+        with pytest.raises(sg.NotFound, match="vertex 1 does not exist"):
+            call()
+
+
+def test_invalid_input():
+    g = sg.Graph.in_memory(allow_self_loops=False)
+    with pytest.raises(sg.InvalidInput, match="not finite"):
+        g.add_edge(1, 2, weight=float("nan"))
+    with pytest.raises(sg.InvalidInput, match="self-loop on vertex 4"):
+        g.add_edges([3, 4], [4, 4])
+    g.add_edge(1, 2, weight=-1.0)  # the store accepts negative weights ...
+    with pytest.raises(sg.InvalidInput, match="must be >= 0"):
+        g.snapshot().sssp(1)  # ... shortest paths do not
+
+
+def test_snapshot_too_old():
+    g = sg.Graph.in_memory(_stamp_window=4)
+    old = g.snapshot()
+    g.add_edge(1, 2)
+    g.add_edge(2, 3)
+    g.add_edge(3, 4)
+    with pytest.raises(sg.SnapshotTooOld, match="drop it and retry"):
+        g.add_edge(4, 5)
+    old.close()
+    g.add_edge(4, 5)  # retry succeeds once the old snapshot is gone
+    assert g.num_edges == 4
+
+
+def test_closed():
+    g = sg.Graph.in_memory()
+    tx = g.transaction()
+    tx.commit()
+    with pytest.raises(sg.Closed):
+        tx.add_edge(1, 2)
+    g.close()
+    with pytest.raises(sg.Closed, match="graph is closed"):
+        g.add_vertex(1)
+
+
+@pytest.mark.parametrize(
+    "call, exc, pattern",
+    [
+        (lambda g: g.add_edge("a", 1), TypeError, "u: expected an integer vertex id, got str"),
+        (lambda g: g.add_edge(1, 2.0), TypeError, "v: expected an integer vertex id, got float"),
+        (lambda g: g.add_edge(True, 2), TypeError, "u: expected an integer vertex id, got bool"),
+        (lambda g: g.add_edge(-1, 2), ValueError, "u: vertex id -1 is out of range"),
+        (lambda g: g.add_vertex(2**64), ValueError, "v: vertex id .* is out of range"),
+        (lambda g: g.add_edge(1, 2, weight="x"), TypeError, "weight"),
+        (lambda g: g.add_edges([1.5], [2]), TypeError, "src: expected integer vertex ids, got an array of float64"),
+        (lambda g: g.add_edges([1], ["a"]), TypeError, "dst: expected integer vertex ids"),
+        (lambda g: g.add_edges([1, -2], [2, 3]), ValueError, "src: vertex ids must be >= 0, but element 1 is -2"),
+        (lambda g: g.add_edges([1, 2**64], [2, 3]), ValueError, r"src\[1\]: vertex id .* is out of range"),
+        (lambda g: g.add_edges([[1]], [[2]]), ValueError, "src: expected a 1-D array, got 2 dimensions"),
+        (lambda g: g.add_edges([1, 2], [2]), ValueError, "same length, got 2 and 1"),
+        (lambda g: g.add_edges([1], [2], weights=[1.0, 2.0]), ValueError, "weights: expected 1 weights"),
+        (lambda g: g.add_edges([1], [2], weights=["a"]), TypeError, "weights: expected numbers"),
+        (lambda g: g.add_edges([1, 2], [2, 3], weights=np.array([5.0])), ValueError, "expected 2 weights"),
+        (lambda g: g.add_edges([1], [2], weights=True), TypeError, "weights: expected numbers, got bool"),
+        (lambda g: g.add_edges([1], [2], weights=[[1.0]]), ValueError, "weights: expected a 1-D array"),
+        (lambda g: g.add_edges(np.array([True]), [2]), TypeError, "src: expected integer vertex ids, got an array of bool"),
+        (lambda g: g.add_vertices(object()), TypeError, "vertices"),
+        (lambda g: g.remove_edges([1], None), TypeError, "dst"),
+        (lambda g: g.snapshot().bfs(1, threads=-1), ValueError, "threads: expected an integer"),
+        (lambda g: g.snapshot().pagerank(damping=2.0), ValueError, "damping"),
+        (lambda g: g.snapshot().pagerank(iterations=-3), ValueError, "iterations"),
+        (lambda g: g.snapshot().cdlp(iterations="5"), TypeError, "iterations"),
+        (lambda g: g.snapshot().to_dict([1.0]), ValueError, "values: expected 2 values"),
+        (lambda g: g.snapshot().has_edge(None, 1), TypeError, "u: expected an integer"),
+        (lambda g: g.transaction().add_edge(1, "b"), TypeError, "v: expected an integer"),
+        (lambda g: sg.Graph.in_memory(directed="yes"), TypeError, "directed"),
+        (lambda g: sg.Graph.in_memory(threads=-1), ValueError, "threads"),
+    ],
+)
+def test_bad_arguments_raise_type_or_value_error_naming_the_argument(call, exc, pattern):
+    g = sg.Graph.in_memory()
+    g.add_edge(1, 2)
+    with pytest.raises(exc, match=pattern):
+        call(g)
+
+
+def test_numpy_scalars_are_accepted_as_ids():
+    g = sg.Graph.in_memory()
+    g.add_edge(np.uint64(2**64 - 1), np.int8(3), weight=np.float32(0.5))
+    assert g.snapshot().has_edge(2**64 - 1, 3)

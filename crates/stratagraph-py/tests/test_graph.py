@@ -1,0 +1,146 @@
+"""Writes on a Graph: single calls, numpy batches, closing."""
+
+import numpy as np
+import pytest
+
+import stratagraph as sg
+
+
+def test_single_writes_return_increasing_timestamps():
+    g = sg.Graph.in_memory()
+    t1 = g.add_edge(1, 2)
+    t2 = g.add_edge(2, 3, weight=0.5)
+    t3 = g.add_vertex(9)
+    assert t1 < t2 < t3
+    s = g.snapshot()
+    assert s.timestamp == t3
+    assert (s.num_vertices, s.num_edges) == (4, 2)
+    assert s.weight(2, 3) == 0.5
+    g.remove_edge(1, 2)
+    g.remove_vertex(9)
+    s2 = g.snapshot()
+    assert (s2.num_vertices, s2.num_edges) == (3, 1)
+    assert not s2.has_edge(1, 2) and s.has_edge(1, 2)
+
+
+def test_add_edges_from_numpy_arrays_of_any_integer_dtype():
+    g = sg.Graph.in_memory()
+    src = np.array([1, 2, 3], dtype=np.int32)
+    dst = np.array([2, 3, 1], dtype=np.uint16)
+    g.add_edges(src, dst, weights=np.array([1, 2, 3], dtype=np.int64))
+    g.add_edges([10, 11], (11, 12))  # plain sequences work too
+    s = g.snapshot()
+    assert s.num_edges == 5
+    assert s.weight(3, 1) == 3.0
+    assert s.weight(10, 11) == 1.0
+
+
+def test_add_edges_takes_a_scalar_weight_and_large_ids():
+    g = sg.Graph.in_memory()
+    big = np.array([2**64 - 1, 2**63], dtype=np.uint64)
+    g.add_edges(big, big[::-1], weights=2.5)  # a strided view is fine
+    g.add_edges([7, 8], [8, 9], weights=np.float32(0.5))  # numpy scalars too
+    s = g.snapshot()
+    assert s.weight(2**64 - 1, 2**63) == 2.5
+    assert s.weight(7, 8) == s.weight(8, 9) == 0.5
+    assert set(s.vertices().tolist()) == {2**64 - 1, 2**63, 7, 8, 9}
+
+
+def test_add_edges_is_atomic_on_error():
+    g = sg.Graph.in_memory()
+    g.add_edge(1, 2)
+    before = g.snapshot().timestamp
+    with pytest.raises(sg.InvalidInput, match="batch element 2"):
+        g.add_edges([5, 6, 7], [6, 7, 8], weights=[1.0, 1.0, float("nan")])
+    s = g.snapshot()
+    assert s.timestamp == before and s.num_edges == 1 and 5 not in s
+
+
+def test_remove_edges_is_atomic_and_names_the_missing_edge():
+    g = sg.Graph.in_memory()
+    g.add_edges(np.arange(10), np.arange(1, 11))
+    with pytest.raises(sg.NotFound, match=r"edge \(5, 4\) does not exist \(batch element 1\)"):
+        g.remove_edges([0, 5], [1, 4])
+    assert g.num_edges == 10
+    g.remove_edges(np.arange(5), np.arange(1, 6))
+    assert g.num_edges == 5
+
+
+def test_add_and_remove_vertices_in_batches():
+    g = sg.Graph.in_memory()
+    g.add_vertices(np.arange(100, 110))
+    g.add_edges([100, 101], [101, 102])
+    assert g.num_vertices == 10
+    with pytest.raises(sg.NotFound):
+        g.remove_vertices([100, 555])
+    assert g.num_vertices == 10
+    g.remove_vertices(np.array([101, 101, 105]))
+    s = g.snapshot()
+    assert s.num_vertices == 8 and s.num_edges == 0
+
+
+def test_empty_batches_are_fine():
+    g = sg.Graph.in_memory()
+    g.add_edges([], [])
+    g.add_edges(np.array([], dtype=np.uint64), np.array([], dtype=np.uint64), weights=[])
+    g.add_vertices([])
+    assert g.num_edges == 0
+
+
+def test_undirected_graph_stores_an_edge_once():
+    g = sg.Graph.in_memory(directed=False)
+    g.add_edges([1, 2, 2], [2, 1, 3], weights=[1.0, 4.0, 1.0])
+    s = g.snapshot()
+    assert not s.directed and s.num_edges == 2
+    assert s.weight(1, 2) == s.weight(2, 1) == 4.0  # the later duplicate wins
+
+
+def test_options_self_loops_and_auto_create():
+    g = sg.Graph.in_memory(allow_self_loops=False, auto_create_vertices=False)
+    with pytest.raises(sg.InvalidInput, match="self-loop"):
+        g.add_edge(1, 1)
+    with pytest.raises(sg.NotFound, match="vertex 1 does not exist"):
+        g.add_edge(1, 2)
+    g.add_vertices([1, 2])
+    g.add_edge(1, 2)
+    assert g.num_edges == 1
+
+
+def test_threads_option_builds_a_bounded_pool():
+    g = sg.Graph.in_memory(threads=1)
+    g.add_edges(np.arange(1000), np.arange(1, 1001))
+    assert g.num_edges == 1000
+
+
+def test_context_manager_closes_the_graph_and_everything_it_made():
+    with sg.Graph.in_memory() as g:
+        g.add_edge(1, 2)
+        s = g.snapshot()
+        tx = g.transaction()
+    assert g.closed and s.closed
+    for call in (
+        lambda: g.add_edge(2, 3),
+        lambda: g.snapshot(),
+        lambda: g.num_edges,
+        lambda: s.num_edges,
+        lambda: s.neighbors(1),
+        lambda: tx.add_edge(1, 3),
+        lambda: tx.commit(),
+    ):
+        with pytest.raises(sg.Closed):
+            call()
+    g.close()  # closing twice is fine
+    assert "closed" in repr(g)
+
+
+def test_open_is_not_available_yet():
+    with pytest.raises(NotImplementedError, match="on-disk"):
+        sg.Graph.open("/tmp/nowhere")
+
+
+def test_repr_and_properties():
+    g = sg.Graph.in_memory(directed=False)
+    g.add_edge(1, 2)
+    assert g.directed is False
+    assert repr(g) == "<stratagraph.Graph in-memory undirected, 2 vertices, 1 edges>"
+    assert "1 edges" in repr(g.snapshot())
