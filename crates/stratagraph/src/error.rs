@@ -158,6 +158,17 @@ pub enum Error {
         /// The version this build writes and reads.
         supported: u32,
     },
+    /// `Graph::open` was given options that contradict the stored graph
+    /// (a directed store opened as undirected, or the reverse). Refused
+    /// before anything is read or changed, since reading one as the other
+    /// would give wrong answers silently.
+    #[error("file {file}: {what}")]
+    OptionsMismatch {
+        /// The manifest that records the stored settings.
+        file: String,
+        /// Which setting disagrees, with both values.
+        what: String,
+    },
     /// An operating-system call on a file failed. The `std::io::Error`
     /// itself is not kept so that `Error` stays `Clone` and `PartialEq`; its
     /// kind and text are.

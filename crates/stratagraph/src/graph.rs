@@ -1,17 +1,23 @@
 //! `Graph`: the public entry point, owning everything one store shares.
 
 use crate::batch;
+use crate::csr::Segment;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
+use crate::lsm::layers::FlushedRun;
 use crate::lsm::layers::Layers;
 use crate::lsm::maintain::{self, LsmState};
+use crate::manifest::{Manifest, RunFiles};
 use crate::mem::{MemGraph, MemoryUsage, Stamping};
 use crate::options::Options;
 use crate::snapshot::Snapshot;
 use crate::txn::WriteTxn;
+use crate::util::files::io_error;
 use crate::version::{Clock, Timestamp};
 use crate::VertexId;
 use parking_lot::RwLock;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// State shared by a graph's handles, transactions and snapshots.
@@ -25,7 +31,32 @@ pub(crate) struct Shared {
     /// The flushed runs below the MemGraph; replaced whole by each flush.
     pub layers: RwLock<Arc<Layers>>,
     pub lsm: LsmState,
+    /// The directory of an on-disk store (`None`: in memory).
+    pub home: Option<PathBuf>,
+    /// Live `Graph` handles (snapshots and flush threads also hold `Shared`).
+    handles: AtomicUsize,
     pool: Option<rayon::ThreadPool>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("home", &self.shared.home)
+            .field("directed", &self.shared.opts.directed)
+            .field("timestamp", &self.shared.clock.visible())
+            .finish()
+    }
+}
+
+impl Drop for Shared {
+    /// Dropping the last handle of an on-disk store closes it as
+    /// `Graph::close` would; errors cannot be reported from here, so callers
+    /// that care call `close` first.
+    fn drop(&mut self) {
+        if self.home.is_some() {
+            let _ = maintain::flush_and_compact(self);
+        }
+    }
 }
 
 /// A dynamic graph store. Cheap to clone: clones share one store, and every
@@ -43,9 +74,27 @@ pub(crate) struct Shared {
 /// assert_eq!(snap.weight(2, 3), Some(0.5));
 /// # Ok::<(), stratagraph::Error>(())
 /// ```
-#[derive(Clone)]
 pub struct Graph {
     shared: Arc<Shared>,
+}
+
+impl Clone for Graph {
+    fn clone(&self) -> Self {
+        self.shared.handles.fetch_add(1, Ordering::Relaxed);
+        Graph {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        if self.shared.handles.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The last handle: let a background flush finish here, so the
+            // store closes on this thread (unless snapshots outlive it).
+            maintain::join_worker(&self.shared);
+        }
+    }
 }
 
 /// Counters describing a store at one moment.
@@ -109,6 +158,24 @@ impl Shared {
 impl Graph {
     /// A store held entirely in memory.
     pub fn in_memory(opts: Options) -> Graph {
+        Graph::assemble(
+            opts,
+            IdMap::new(),
+            Clock::new(),
+            Layers::default(),
+            LsmState::default(),
+            None,
+        )
+    }
+
+    fn assemble(
+        opts: Options,
+        ids: IdMap,
+        clock: Clock,
+        layers: Layers,
+        lsm: LsmState,
+        home: Option<PathBuf>,
+    ) -> Graph {
         let pool = (opts.threads > 0).then(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(opts.threads)
@@ -118,15 +185,158 @@ impl Graph {
         Graph {
             shared: Arc::new(Shared {
                 opts,
-                ids: IdMap::new(),
+                ids,
                 mem: MemGraph::new(),
-                clock: Clock::new(),
+                clock,
                 writers: RwLock::new(()),
-                layers: RwLock::new(Arc::new(Layers::default())),
-                lsm: LsmState::default(),
+                layers: RwLock::new(Arc::new(layers)),
+                lsm,
+                home,
+                handles: AtomicUsize::new(1),
                 pool: pool.flatten(),
             }),
         }
+    }
+
+    /// Opens the store in directory `dir`, creating it (and the directory)
+    /// if it holds none. Its runs are kept as files there and read through
+    /// memory maps; the MemGraph above them is flushed to new files as it
+    /// fills, and `close` flushes the rest.
+    ///
+    /// Until the write-ahead log exists (issue 4), writes since the last
+    /// flush are lost if the process dies without closing the store.
+    ///
+    /// # Errors
+    /// `Io` if the directory or a file cannot be read or written; `Corrupt`
+    /// or `UnsupportedFormat` (naming the file and offset) for a damaged or
+    /// foreign manifest or run file; `OptionsMismatch` if `opts` contradicts
+    /// the stored graph (directed vs undirected). Nothing is modified when
+    /// opening fails.
+    pub fn open(dir: impl AsRef<Path>, opts: Options) -> Result<Graph> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
+        let Some(manifest) = Manifest::read(&dir)? else {
+            let g = Graph::assemble(
+                opts,
+                IdMap::new(),
+                Clock::new(),
+                Layers::default(),
+                LsmState::default(),
+                Some(dir),
+            );
+            maintain::persist(&g.shared, &[])?;
+            return Ok(g);
+        };
+        let manifest_path = dir.join(crate::manifest::FILE).display().to_string();
+        if manifest.directed != opts.directed {
+            return Err(Error::OptionsMismatch {
+                file: manifest_path,
+                what: format!(
+                    "the store is {}, the options ask for {}",
+                    if manifest.directed {
+                        "directed"
+                    } else {
+                        "undirected"
+                    },
+                    if opts.directed {
+                        "directed"
+                    } else {
+                        "undirected"
+                    }
+                ),
+            });
+        }
+        let mut runs = Vec::with_capacity(manifest.runs.len());
+        for r in &manifest.runs {
+            let out = Segment::open(&RunFiles::path(&dir, r.id, false))?;
+            let inn = if r.has_in {
+                Some(Segment::open(&RunFiles::path(&dir, r.id, true))?)
+            } else {
+                None
+            };
+            for seg in std::iter::once(&out).chain(inn.as_ref()) {
+                if seg.vertex_range().end as usize > manifest.vertices.len() {
+                    return Err(Error::Corrupt {
+                        file: seg.name().to_string(),
+                        offset: 0,
+                        what: format!(
+                            "covers vertices up to {} but the manifest has {}",
+                            seg.vertex_range().end,
+                            manifest.vertices.len()
+                        ),
+                    });
+                }
+            }
+            runs.push(Arc::new(FlushedRun {
+                id: r.id,
+                out,
+                inn,
+                cut: r.cut,
+            }));
+        }
+        let ids = IdMap::new();
+        for (i, &(ext, _)) in manifest.vertices.iter().enumerate() {
+            if ids.intern(ext) != Some(i as u32) {
+                return Err(Error::Corrupt {
+                    file: manifest_path,
+                    offset: 0,
+                    what: format!("external id {ext} is listed twice (internal id {i})"),
+                });
+            }
+        }
+        let g = Graph::assemble(
+            opts,
+            ids,
+            Clock::resume(manifest.last_ts),
+            Layers { runs },
+            LsmState::resume(manifest.last_ts, manifest.next_run),
+            Some(dir.clone()),
+        );
+        let shared = &g.shared;
+        let mut alive = 0u64;
+        for (v, &(_, is_alive)) in manifest.vertices.iter().enumerate() {
+            if is_alive {
+                let v = v as u32;
+                let mut st = shared.mem.lock(v);
+                // Existing since before every snapshot of this session.
+                st.life.set(0, true, 0);
+                shared.mem.mark_clean(v);
+                alive += 1;
+            }
+        }
+        let edges = g.count_edges();
+        shared.clock.set_counts(edges, alive);
+        remove_orphans(&dir, &manifest.runs);
+        Ok(g)
+    }
+
+    /// Edges visible now, counted from the adjacency (undirected: once).
+    fn count_edges(&self) -> u64 {
+        let snap = self.snapshot();
+        let (mut n, mut loops) = (0u64, 0u64);
+        for v in 0..snap.id_bound() {
+            n += snap.out_degree_of(v) as u64;
+            loops += u64::from(snap.weight_of(v, v).is_some());
+        }
+        if self.shared.opts.directed {
+            n
+        } else {
+            (n + loops) / 2
+        }
+    }
+
+    /// Flushes everything, merges the runs into one and writes the
+    /// manifest, so that an on-disk store reopens with all its data (for an
+    /// in-memory store: flushes and compacts). The store stays usable;
+    /// dropping its last handle does the same, but cannot report errors.
+    ///
+    /// # Errors
+    /// The first error a background flush hit, or this one's.
+    pub fn close(&self) -> Result<()> {
+        if let Some(e) = maintain::take_background_error(&self.shared) {
+            return Err(e);
+        }
+        maintain::flush_and_compact(&self.shared)
     }
 
     /// The shared state, for tests of engine modules that work on it (the
@@ -268,5 +478,35 @@ impl Graph {
             return Err(e);
         }
         maintain::flush(&self.shared).map(drop)
+    }
+}
+
+/// Deletes run files (and temporaries) in `dir` that the manifest does not
+/// name: left by a crash between writing a file and the manifest naming it,
+/// or between a compaction's manifest and the deletion of what it replaced.
+/// Best effort: a file that cannot be removed only wastes space.
+fn remove_orphans(dir: &Path, live: &[RunFiles]) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let keep: std::collections::HashSet<PathBuf> = live
+        .iter()
+        .flat_map(|r| {
+            let mut v = vec![RunFiles::path(dir, r.id, false)];
+            if r.has_in {
+                v.push(RunFiles::path(dir, r.id, true));
+            }
+            v
+        })
+        .collect();
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = (name.starts_with("run-")
+            && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
+            || name == format!("{}.tmp", crate::manifest::FILE);
+        if ours && !keep.contains(&path) {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }

@@ -86,6 +86,21 @@ impl Clock {
         }
     }
 
+    /// A clock for a reopened store whose data was committed up to `ts`.
+    pub(crate) fn resume(ts: Timestamp) -> Self {
+        let c = Clock::new();
+        c.next.store(ts, Ordering::SeqCst);
+        c.visible.store(ts, Ordering::SeqCst);
+        c
+    }
+
+    /// Sets the counters of a reopened store (before anyone reads them).
+    pub(crate) fn set_counts(&self, edges: u64, vertices: u64) {
+        let mut st = self.state.lock();
+        st.edges = edges;
+        st.vertices = vertices;
+    }
+
     /// Takes the next commit timestamp.
     pub(crate) fn take(&self) -> Ticket<'_> {
         Ticket {

@@ -225,6 +225,13 @@ fn get_u64(buf: &[u8; HEADER_LEN], at: usize) -> u64 {
     u64::from_le_bytes(a)
 }
 
+/// The entry count recorded in a header, without checking anything else
+/// (for a writer's own freshly finished output).
+pub(crate) fn entry_count_of(bytes: &[u8]) -> Option<u64> {
+    let b = bytes.get(OFF_ENTRY_COUNT..OFF_ENTRY_COUNT + 8)?;
+    Some(u64::from_le_bytes(b.try_into().ok()?))
+}
+
 pub(crate) fn corrupt(file: &str, offset: u64, what: impl Into<String>) -> Error {
     Error::Corrupt {
         file: file.to_string(),

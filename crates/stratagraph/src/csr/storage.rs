@@ -3,10 +3,11 @@
 //! of a file (the on-disk home). Also the crash-safe file write shared by
 //! both ways of producing a file.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::util::files::{io_error, write_atomically};
 use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The bytes of one segment, held in `u64` words so that every column (all
 /// of which start at 64-byte offsets) can be viewed as `&[u32]`, `&[u64]`
@@ -48,6 +49,11 @@ impl SegmentBytes {
         self.len
     }
 
+    /// Whether this finished segment holds no entries (read from its header).
+    pub(crate) fn is_empty_segment(&self) -> bool {
+        super::format::entry_count_of(self.as_bytes()) == Some(0)
+    }
+
     /// Writes these bytes as the file `path`, crash-safely (see
     /// [`write_atomically`]).
     pub(crate) fn write_file(&self, path: &Path) -> Result<()> {
@@ -76,15 +82,6 @@ impl Storage {
             Storage::Owned(b) => b.as_bytes(),
             Storage::Mapped(m) => m,
         }
-    }
-}
-
-pub(crate) fn io_error(path: &Path, op: &'static str, e: &std::io::Error) -> Error {
-    Error::Io {
-        file: path.display().to_string(),
-        op,
-        kind: e.kind(),
-        message: e.to_string(),
     }
 }
 
@@ -125,54 +122,4 @@ pub(crate) fn map_file(path: &Path) -> Result<Storage> {
 pub(crate) fn read_file(path: &Path) -> Result<SegmentBytes> {
     let bytes = std::fs::read(path).map_err(|e| io_error(path, "read", &e))?;
     Ok(SegmentBytes::copy_from_slice(&bytes))
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".tmp");
-    PathBuf::from(s)
-}
-
-/// Creates `path` with the content `fill` writes, so that after a crash at
-/// any point `path` either does not exist or is complete: the bytes go to
-/// `path.tmp`, which is synced, renamed over `path`, and the directory is
-/// synced so the rename itself is durable. `fill` reports which operation
-/// failed along with the error.
-pub(crate) fn write_atomically(
-    path: &Path,
-    fill: impl FnOnce(&mut File) -> std::result::Result<(), (std::io::Error, &'static str)>,
-) -> Result<()> {
-    let tmp = tmp_path(path);
-    let result = (|| {
-        let mut f = File::create(&tmp).map_err(|e| io_error(&tmp, "create", &e))?;
-        fill(&mut f).map_err(|(e, op)| io_error(&tmp, op, &e))?;
-        f.sync_all().map_err(|e| io_error(&tmp, "sync", &e))?;
-        drop(f);
-        std::fs::rename(&tmp, path).map_err(|e| io_error(path, "rename", &e))?;
-        sync_parent(path)
-    })();
-    if result.is_err() {
-        // Best effort: a leftover temporary file is harmless (it is never
-        // opened as a segment) but wastes space.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-#[cfg(unix)]
-fn sync_parent(path: &Path) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let d = File::open(dir).map_err(|e| io_error(dir, "open directory", &e))?;
-    d.sync_all()
-        .map_err(|e| io_error(dir, "sync directory", &e))
-}
-
-/// Directories cannot be opened for syncing on every platform; where they
-/// cannot, the rename is as durable as the platform makes it.
-#[cfg(not(unix))]
-fn sync_parent(_path: &Path) -> Result<()> {
-    Ok(())
 }

@@ -10,9 +10,10 @@ use super::format::{
     self, Header, Section, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
     FLAG_WEIGHTED, HEADER_LEN, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE, TOMB_BIT, TS_MASK,
 };
-use super::storage::{write_atomically, SegmentBytes};
+use super::storage::SegmentBytes;
 use super::{Direction, SegEntry};
 use crate::error::{Error, Result};
+use crate::util::files::write_atomically;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 

@@ -21,6 +21,8 @@ use std::sync::Arc;
 /// What one flush wrote: every version up to `cut` that snapshots at or
 /// after the flush's watermark need, by source and (directed) by target.
 pub(crate) struct FlushedRun {
+    /// Names the run's files in an on-disk store.
+    pub id: u64,
     pub out: Segment,
     /// In-edges of a directed graph.
     pub inn: Option<Segment>,

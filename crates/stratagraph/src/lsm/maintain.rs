@@ -19,9 +19,10 @@
 use super::compact::compact_direction;
 use super::flush::flush_direction;
 use super::layers::{FlushedRun, Layers};
-use crate::csr::Segment;
+use crate::csr::{Segment, SegmentBytes};
 use crate::error::{Error, Result};
 use crate::graph::Shared;
+use crate::manifest::{Manifest, RunFiles};
 use crate::version::Timestamp;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -54,16 +55,28 @@ pub(crate) struct LsmState {
     scheduled: AtomicBool,
     /// The cut of the newest run (0: none yet).
     last_cut: AtomicU64,
-    /// Runs written so far (names segments).
+    /// Runs written so far (names segments and their files).
     runs: AtomicU64,
     /// Flushes and compactions done, for `Stats`.
     flushes: AtomicU64,
     compactions: AtomicU64,
     /// The first error a background flush hit, kept for `Graph::flush`.
     bg_error: Mutex<Option<Error>>,
+    /// The latest background flush thread.
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl LsmState {
+    /// The state of a store reopened with runs up to `last_cut` and run
+    /// files numbered below `next_run`.
+    pub(crate) fn resume(last_cut: u64, next_run: u64) -> LsmState {
+        LsmState {
+            last_cut: AtomicU64::new(last_cut),
+            runs: AtomicU64::new(next_run),
+            ..LsmState::default()
+        }
+    }
+
     /// Flush-related counters for `Stats`.
     pub(crate) fn pending_cleanups(&self) -> usize {
         self.pending.lock().len()
@@ -97,9 +110,23 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
             }
             shared.lsm.scheduled.store(false, Ordering::Release);
         });
-    if spawned.is_err() {
+    match spawned {
+        Ok(handle) => {
+            // The previous one has finished (`scheduled` was clear).
+            *lsm.worker.lock() = Some(handle);
+        }
         // No thread to be had: the next write tries again.
-        lsm.scheduled.store(false, Ordering::Release);
+        Err(_) => lsm.scheduled.store(false, Ordering::Release),
+    }
+}
+
+/// Waits for a running background flush: called when the last `Graph`
+/// handle goes, so that the store is closed by the caller's thread and a
+/// reopen right after finds it closed.
+pub(crate) fn join_worker(shared: &Shared) {
+    let handle = shared.lsm.worker.lock().take();
+    if let Some(h) = handle {
+        let _ = h.join();
     }
 }
 
@@ -127,18 +154,23 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
     let out = flush_direction(&shared.mem, bound, false, watermark, span)?;
-    let out = Segment::from_bytes(out, format!("memory run {n} (out)"))?;
     let inn = if shared.opts.directed {
-        let b = flush_direction(&shared.mem, bound, true, watermark, span)?;
-        Some(Segment::from_bytes(b, format!("memory run {n} (in)"))?)
+        Some(flush_direction(&shared.mem, bound, true, watermark, span)?)
     } else {
         None
     };
     lsm.last_cut.store(cut, Ordering::Release);
-    if out.entry_count() == 0 && inn.as_ref().is_none_or(|s| s.entry_count() == 0) {
+    if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
         return Ok(false); // only vertex changes since the last run
     }
-    let run = Arc::new(FlushedRun { out, inn, cut });
+    let out = seal(shared, out, n, false)?;
+    let inn = inn.map(|b| seal(shared, b, n, true)).transpose()?;
+    let run = Arc::new(FlushedRun {
+        id: n,
+        out,
+        inn,
+        cut,
+    });
     {
         let mut current = shared.layers.write();
         let mut runs = vec![run];
@@ -150,12 +182,86 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         lsm.pending.lock().push((cut, retired.clone()));
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
+    persist(shared, &[])?;
     clean_up(shared);
     let layers = shared.layers.read().clone();
     if layers.runs.len() > MAX_RUNS {
         compact_all(shared, &layers)?;
     }
     Ok(true)
+}
+
+/// Makes a finished segment readable: in memory as is, on disk as a file
+/// (written, synced, renamed into place) that is then memory-mapped.
+fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
+    match &shared.home {
+        Some(dir) => {
+            let path = RunFiles::path(dir, id, inn);
+            bytes.write_file(&path)?;
+            Segment::open(&path)
+        }
+        None => {
+            let dir = if inn { "in" } else { "out" };
+            Segment::from_bytes(bytes, format!("memory run {id} ({dir})"))
+        }
+    }
+}
+
+/// For an on-disk store: writes the manifest naming the current runs, then
+/// deletes the files of `dropped` runs (mapped ones stay readable for the
+/// snapshots that hold them until they let go). The caller holds the flush
+/// lock. Vertex existence is read as it is now; commits racing with this
+/// are made durable by the next manifest (and by the log, issue 4).
+pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
+    let Some(dir) = &shared.home else {
+        return Ok(());
+    };
+    let layers = shared.layers.read().clone();
+    let bound = shared.ids.bound();
+    let manifest = Manifest {
+        directed: shared.opts.directed,
+        last_ts: shared.lsm.last_cut.load(Ordering::Acquire),
+        next_run: shared.lsm.runs.load(Ordering::Relaxed),
+        vertices: (0..bound)
+            .map(|v| {
+                let alive = shared.mem.read(v, |s| s.life.alive()).unwrap_or(false);
+                (shared.ids.external(v), alive)
+            })
+            .collect(),
+        runs: layers
+            .runs
+            .iter()
+            .map(|r| RunFiles {
+                id: r.id,
+                cut: r.cut,
+                has_in: r.inn.is_some(),
+            })
+            .collect(),
+    };
+    manifest.write(dir)?;
+    for &id in dropped {
+        for inn in [false, true] {
+            let path = RunFiles::path(dir, id, inn);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(crate::util::files::io_error(&path, "remove", &e)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Flushes everything, merges all runs into one and writes the manifest:
+/// what closing a store leaves on disk.
+pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
+    flush(shared)?;
+    let _one = shared.lsm.flushing.lock();
+    let layers = shared.layers.read().clone();
+    if layers.runs.len() > 1 {
+        compact_all(shared, &layers)?;
+    }
+    persist(shared, &[])
 }
 
 /// Merges every run into one. Runs are only added under the flush lock,
@@ -167,19 +273,21 @@ fn compact_all(shared: &Shared, layers: &Layers) -> Result<()> {
     let n = lsm.runs.fetch_add(1, Ordering::Relaxed);
     let outs: Vec<&Segment> = layers.runs.iter().map(|r| &r.out).collect();
     let out = compact_direction(&outs, bound, false, watermark, true)?;
-    let out = Segment::from_bytes(out, format!("memory run {n} (out, compacted)"))?;
+    let out = seal(shared, out, n, false)?;
     let inn = if shared.opts.directed {
         let inns: Vec<&Segment> = layers.segments(true).collect();
         let b = compact_direction(&inns, bound, true, watermark, true)?;
-        Some(Segment::from_bytes(
-            b,
-            format!("memory run {n} (in, compacted)"),
-        )?)
+        Some(seal(shared, b, n, true)?)
     } else {
         None
     };
     let cut = layers.runs.first().map_or(0, |r| r.cut);
-    let merged = Arc::new(FlushedRun { out, inn, cut });
+    let merged = Arc::new(FlushedRun {
+        id: n,
+        out,
+        inn,
+        cut,
+    });
     // Snapshots holding the old runs keep them alive; the MemGraph is not
     // touched, so no clean-up waits on this.
     let old = std::mem::replace(
@@ -190,7 +298,8 @@ fn compact_all(shared: &Shared, layers: &Layers) -> Result<()> {
     // will lack the next flush's run: its clean-up must wait for them too.
     lsm.retired.lock().push(Arc::downgrade(&old));
     lsm.compactions.fetch_add(1, Ordering::Relaxed);
-    Ok(())
+    let dropped: Vec<u64> = layers.runs.iter().map(|r| r.id).collect();
+    persist(shared, &dropped)
 }
 
 /// Drops flushed versions from the MemGraph for every pending cut whose

@@ -1,4 +1,5 @@
 //! Small building blocks shared by the engine's modules.
 
 pub(crate) mod bucket;
+pub(crate) mod files;
 pub(crate) mod segmented;

@@ -1,0 +1,246 @@
+//! The manifest of an on-disk store: which run files are live, the vertex
+//! dictionary, and the settings the store was created with.
+//!
+//! It is rewritten whole after every flush and compaction (a new file
+//! renamed over the old one, so a crash leaves one or the other), which is
+//! simple and costs O(vertices) per flush; an append-only log can replace it
+//! when stores outgrow that. Layout (little-endian, documented in
+//! `docs/FORMAT.md`):
+//!
+//! ```text
+//! magic "SGMANIF\x01" | version u32 | flags u32 (bit 0: directed)
+//! last_ts u64 | next_run u64 | vertices u64 | runs u64
+//! vertices x (external id u64, alive u8)
+//! runs x (run id u64, cut u64, has_in u8)     newest first
+//! crc32c u32 of everything before it
+//! ```
+
+use crate::error::{Error, Result};
+use crate::util::files::{io_error, write_atomically};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"SGMANIF\x01";
+/// The manifest format this build writes and reads.
+pub(crate) const VERSION: u32 = 1;
+const FLAG_DIRECTED: u32 = 1;
+const FIXED: usize = 8 + 4 + 4 + 8 * 4;
+/// The manifest's file name inside a store directory.
+pub(crate) const FILE: &str = "MANIFEST";
+
+/// One run's files: `run-<id>-out.seg` and, for directed graphs,
+/// `run-<id>-in.seg`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RunFiles {
+    pub id: u64,
+    pub cut: u64,
+    pub has_in: bool,
+}
+
+impl RunFiles {
+    /// The file of one direction of this run inside `dir`.
+    pub(crate) fn path(dir: &Path, id: u64, inn: bool) -> PathBuf {
+        dir.join(format!(
+            "run-{id:08}-{}.seg",
+            if inn { "in" } else { "out" }
+        ))
+    }
+}
+
+/// Everything a store needs besides its run files to reopen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Manifest {
+    pub directed: bool,
+    /// The newest commit the runs hold; the clock resumes after it.
+    pub last_ts: u64,
+    /// The id the next run file gets.
+    pub next_run: u64,
+    /// Per internal id (the index): external id and whether it exists.
+    pub vertices: Vec<(u64, bool)>,
+    /// Live runs, newest first.
+    pub runs: Vec<RunFiles>,
+}
+
+impl Manifest {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 17 + 4);
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        let flags = if self.directed { FLAG_DIRECTED } else { 0 };
+        b.extend_from_slice(&flags.to_le_bytes());
+        for n in [
+            self.last_ts,
+            self.next_run,
+            self.vertices.len() as u64,
+            self.runs.len() as u64,
+        ] {
+            b.extend_from_slice(&n.to_le_bytes());
+        }
+        for &(ext, alive) in &self.vertices {
+            b.extend_from_slice(&ext.to_le_bytes());
+            b.push(u8::from(alive));
+        }
+        for r in &self.runs {
+            b.extend_from_slice(&r.id.to_le_bytes());
+            b.extend_from_slice(&r.cut.to_le_bytes());
+            b.push(u8::from(r.has_in));
+        }
+        let crc = crc32c::crc32c(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Decodes a manifest read from `file` (named in errors).
+    pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Manifest> {
+        let corrupt = |offset: usize, what: &str| Error::Corrupt {
+            file: file.to_string(),
+            offset: offset as u64,
+            what: what.to_string(),
+        };
+        if bytes.len() < FIXED + 4 {
+            return Err(corrupt(bytes.len(), "shorter than a manifest header"));
+        }
+        if &bytes[..8] != MAGIC {
+            return Err(corrupt(0, "not a stratagraph manifest (bad magic)"));
+        }
+        let body = bytes.len() - 4;
+        let stored = u32::from_le_bytes(le(&bytes[body..]));
+        if crc32c::crc32c(&bytes[..body]) != stored {
+            return Err(corrupt(
+                body,
+                "manifest checksum does not match its content",
+            ));
+        }
+        let version = u32::from_le_bytes(le(&bytes[8..12]));
+        if version != VERSION {
+            return Err(Error::UnsupportedFormat {
+                file: file.to_string(),
+                found: version,
+                supported: VERSION,
+            });
+        }
+        let flags = u32::from_le_bytes(le(&bytes[12..16]));
+        let word = |i: usize| u64::from_le_bytes(le(&bytes[16 + 8 * i..24 + 8 * i]));
+        let (last_ts, next_run, n_vertices, n_runs) = (word(0), word(1), word(2), word(3));
+        let need = (n_vertices as u128) * 9 + (n_runs as u128) * 17 + FIXED as u128;
+        if need != body as u128 {
+            return Err(corrupt(
+                16 + 16,
+                "vertex and run counts do not match the manifest's length",
+            ));
+        }
+        let mut at = FIXED;
+        let mut vertices = Vec::with_capacity(n_vertices as usize);
+        for _ in 0..n_vertices {
+            let ext = u64::from_le_bytes(le(&bytes[at..at + 8]));
+            let alive = match bytes[at + 8] {
+                0 => false,
+                1 => true,
+                _ => return Err(corrupt(at + 8, "vertex flag is neither 0 nor 1")),
+            };
+            vertices.push((ext, alive));
+            at += 9;
+        }
+        let mut runs = Vec::with_capacity(n_runs as usize);
+        for _ in 0..n_runs {
+            let id = u64::from_le_bytes(le(&bytes[at..at + 8]));
+            let cut = u64::from_le_bytes(le(&bytes[at + 8..at + 16]));
+            let has_in = match bytes[at + 16] {
+                0 => false,
+                1 => true,
+                _ => return Err(corrupt(at + 16, "run flag is neither 0 nor 1")),
+            };
+            if id >= next_run || cut > last_ts {
+                return Err(corrupt(at, "run id or cut beyond the manifest's counters"));
+            }
+            runs.push(RunFiles { id, cut, has_in });
+            at += 17;
+        }
+        Ok(Manifest {
+            directed: flags & FLAG_DIRECTED != 0,
+            last_ts,
+            next_run,
+            vertices,
+            runs,
+        })
+    }
+
+    /// Writes the manifest into `dir`, replacing the old one atomically.
+    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
+        let bytes = self.encode();
+        write_atomically(&dir.join(FILE), |f| {
+            f.write_all(&bytes).map_err(|e| (e, "write"))
+        })
+    }
+
+    /// Reads the manifest of `dir`; `None` if the directory has none.
+    pub(crate) fn read(dir: &Path) -> Result<Option<Manifest>> {
+        let path = dir.join(FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => Manifest::decode(&bytes, &path.display().to_string()).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_error(&path, "read", &e)),
+        }
+    }
+}
+
+/// The first bytes of `b` as a fixed array (callers pass exact slices).
+fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(&b[..N]);
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        Manifest {
+            directed: true,
+            last_ts: 42,
+            next_run: 7,
+            vertices: vec![(10, true), (u64::MAX, false), (3, true)],
+            runs: vec![
+                RunFiles {
+                    id: 6,
+                    cut: 42,
+                    has_in: true,
+                },
+                RunFiles {
+                    id: 2,
+                    cut: 20,
+                    has_in: true,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trips_through_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Manifest::read(dir.path()).unwrap(), None);
+        sample().write(dir.path()).unwrap();
+        assert_eq!(Manifest::read(dir.path()).unwrap(), Some(sample()));
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_refused_without_panicking() {
+        let bytes = sample().encode();
+        for len in 0..bytes.len() {
+            let err = Manifest::decode(&bytes[..len], "m").unwrap_err();
+            assert!(matches!(err, Error::Corrupt { .. }), "len {len}: {err}");
+        }
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                let err = Manifest::decode(&b, "m").unwrap_err();
+                assert!(
+                    matches!(err, Error::Corrupt { .. } | Error::UnsupportedFormat { .. }),
+                    "byte {i} bit {bit}: {err}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The on-disk home: a closed store reopens with exactly what it held, runs
+//! written by background flushes and compactions included; options that
+//! contradict the store and damaged files are refused with errors naming
+//! the file, and a refused open changes nothing.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use stratagraph::{Error, Graph, Options, Snapshot};
+
+/// Everything a snapshot says, in external ids: vertices and weighted edges.
+fn contents(s: &Snapshot) -> (BTreeSet<u64>, BTreeMap<(u64, u64), f64>) {
+    let ext = |v| s.external_id(v).unwrap();
+    let vertices = s.vertices().map(ext).collect();
+    let mut edges = BTreeMap::new();
+    for v in s.vertices() {
+        for (d, w) in s.out_weighted_of(v) {
+            let (a, b) = (ext(v), ext(d));
+            let key = if s.is_directed() || a <= b {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            edges.insert(key, w);
+        }
+    }
+    (vertices, edges)
+}
+
+/// A deterministic mix of batches, single writes, deletes and vertex deletes.
+fn workload(g: &Graph, seed: u64, n: u64) {
+    let mut x = seed;
+    let mut next = |m: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    for _ in 0..n {
+        let (a, b) = (next(300) + 1000, next(300) + 1000);
+        match next(10) {
+            0..=4 => {
+                g.insert_edge(a, b, (next(4) + 1) as f64).unwrap();
+            }
+            5 | 6 => {
+                let _ = g.delete_edge(a, b);
+            }
+            7 => {
+                let _ = g.delete_vertex(a);
+            }
+            _ => {
+                let batch: Vec<_> = (0..30).map(|k| (a, 1000 + (b + k) % 300, 1.5)).collect();
+                g.insert_edges(&batch).unwrap();
+            }
+        }
+    }
+}
+
+fn reopen_matches(opts: Options, budget: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        memgraph_bytes: budget,
+        ..opts
+    };
+    let want = {
+        let g = Graph::open(dir.path(), opts.clone()).unwrap();
+        workload(&g, 7, 3000);
+        g.insert_vertex(5).unwrap(); // an isolated vertex survives too
+        let want = contents(&g.snapshot());
+        let counts = (g.snapshot().vertex_count(), g.snapshot().edge_count());
+        g.close().unwrap();
+        assert_eq!(
+            contents(&g.snapshot()),
+            want,
+            "close changes nothing visible"
+        );
+        (want, counts)
+    };
+    let g = Graph::open(dir.path(), opts.clone()).unwrap();
+    let s = g.snapshot();
+    assert_eq!(contents(&s), want.0);
+    assert_eq!((s.vertex_count(), s.edge_count()), want.1);
+    // Keep going after the reopen, then drop without close: drop persists.
+    workload(&g, 8, 2000);
+    let again = contents(&g.snapshot());
+    drop(s);
+    drop(g);
+    let g = Graph::open(dir.path(), opts).unwrap();
+    assert_eq!(contents(&g.snapshot()), again);
+    // Only the manifest's files are left.
+    let files = std::fs::read_dir(dir.path()).unwrap().count();
+    let runs = g.stats().runs;
+    let per_run = if g.options().directed { 2 } else { 1 };
+    assert_eq!(
+        files,
+        1 + per_run * runs,
+        "MANIFEST plus the live runs' files"
+    );
+}
+
+#[test]
+fn directed_store_reopens_with_everything() {
+    reopen_matches(Options::default(), usize::MAX);
+}
+
+#[test]
+fn undirected_store_reopens_with_everything() {
+    reopen_matches(Options::undirected(), usize::MAX);
+}
+
+#[test]
+fn store_flushing_in_the_background_reopens_with_everything() {
+    reopen_matches(Options::default(), 4 << 10);
+    reopen_matches(Options::undirected(), 4 << 10);
+}
+
+fn snapshot_of_dir(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (p.display().to_string(), std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn closed_store(dir: &Path) {
+    let g = Graph::open(dir, Options::default()).unwrap();
+    workload(&g, 3, 500);
+    g.close().unwrap();
+}
+
+#[test]
+fn contradicting_options_are_refused_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    closed_store(dir.path());
+    let before = snapshot_of_dir(dir.path());
+    let err = Graph::open(dir.path(), Options::undirected()).unwrap_err();
+    assert!(
+        matches!(&err, Error::OptionsMismatch { file, .. } if file.ends_with("MANIFEST")),
+        "{err}"
+    );
+    assert!(err.to_string().contains("directed"), "{err}");
+    assert_eq!(snapshot_of_dir(dir.path()), before);
+}
+
+#[test]
+fn a_damaged_manifest_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    closed_store(dir.path());
+    let path = dir.path().join("MANIFEST");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(&path, &bytes).unwrap();
+    let before = snapshot_of_dir(dir.path());
+    let err = Graph::open(dir.path(), Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { file, .. } if file.ends_with("MANIFEST")),
+        "{err}"
+    );
+    assert_eq!(
+        snapshot_of_dir(dir.path()),
+        before,
+        "a refused open changes nothing"
+    );
+}
+
+#[test]
+fn a_damaged_or_missing_run_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    closed_store(dir.path());
+    let seg = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "seg"))
+        .unwrap();
+    let original = std::fs::read(&seg).unwrap();
+    // A flipped header byte.
+    let mut bytes = original.clone();
+    bytes[40] ^= 1;
+    std::fs::write(&seg, &bytes).unwrap();
+    let err = Graph::open(dir.path(), Options::default()).unwrap_err();
+    let name = seg.display().to_string();
+    assert!(
+        matches!(&err, Error::Corrupt { file, .. } if *file == name),
+        "{err}"
+    );
+    // A truncated file.
+    std::fs::write(&seg, &original[..original.len() - 3]).unwrap();
+    let err = Graph::open(dir.path(), Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { file, .. } if *file == name),
+        "{err}"
+    );
+    // A missing file.
+    std::fs::remove_file(&seg).unwrap();
+    let err = Graph::open(dir.path(), Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Io { file, .. } if *file == name),
+        "{err}"
+    );
+    // Put back, it opens again.
+    std::fs::write(&seg, &original).unwrap();
+    Graph::open(dir.path(), Options::default()).unwrap();
+}
