@@ -100,9 +100,10 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
     let msg = err.to_string();
     match err {
         E::VertexNotFound { .. } | E::EdgeNotFound { .. } => NotFound::new_err(msg),
-        E::VertexDeletedInTransaction { .. } | E::InvalidWeight { .. } | E::SelfLoop { .. } => {
-            InvalidInput::new_err(msg)
-        }
+        E::VertexDeletedInTransaction { .. }
+        | E::InvalidWeight { .. }
+        | E::SelfLoop { .. }
+        | E::OptionsMismatch { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
         E::Corrupt { .. } => Corruption::new_err(msg),

@@ -4,7 +4,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
-use pyo3::exceptions::PyNotImplementedError;
 use pyo3::prelude::*;
 use stratagraph::{Graph, Options};
 
@@ -101,15 +100,52 @@ impl PyGraph {
         Ok(PyGraph::new(Graph::in_memory(opts)))
     }
 
-    /// Opens an on-disk store. Not available yet: the engine has no on-disk
-    /// home so far, so this always raises ``NotImplementedError``.
+    /// Opens the on-disk store in directory ``path``, creating it if it
+    /// holds none. Flushed data lives there as memory-mapped files;
+    /// ``close()`` (or leaving the ``with`` block) writes everything out so
+    /// the store reopens with all its data.
+    ///
+    /// ``sync`` (``"always"`` or ``"never"``) is the commit durability
+    /// policy of the write-ahead log, which does not exist yet: for now
+    /// writes since the last flush are lost if the process dies without
+    /// closing the store, whatever ``sync`` says. Opening a directed store
+    /// as undirected (or the reverse) raises ``InvalidInput``; a damaged
+    /// file raises ``Corruption`` naming it.
     #[staticmethod]
-    #[pyo3(signature = (path, directed = true, sync = "always"))]
-    fn open(path: &Bound<'_, PyAny>, directed: bool, sync: &str) -> PyResult<Self> {
-        let _ = (directed, sync);
-        Err(PyNotImplementedError::new_err(format!(
-            "Graph.open({path}): on-disk stores are not implemented yet; use Graph.in_memory()"
-        )))
+    #[pyo3(signature = (
+        path,
+        directed = true,
+        sync = "always",
+        *,
+        threads = 0,
+        allow_self_loops = true,
+        auto_create_vertices = true
+    ))]
+    fn open(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        directed: bool,
+        sync: &str,
+        threads: i64,
+        allow_self_loops: bool,
+        auto_create_vertices: bool,
+    ) -> PyResult<Self> {
+        if !matches!(sync, "always" | "never") {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "sync: expected \"always\" or \"never\", got {sync:?}"
+            )));
+        }
+        let opts = Options {
+            directed,
+            allow_self_loops,
+            auto_create_vertices,
+            threads: conv::threads(threads)?,
+            ..Options::default()
+        };
+        let graph = py
+            .detach(|| Graph::open(&path, opts))
+            .map_err(errors::engine)?;
+        Ok(PyGraph::new(graph))
     }
 
     /// Whether edges have a direction.
@@ -256,12 +292,16 @@ impl PyGraph {
 
     /// Closes the store. Later calls on it, its snapshots and its
     /// transactions raise ``Closed``. Closing twice is allowed.
-    fn close(&self, py: Python<'_>) {
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
         self.open.store(false, Ordering::Release);
         // Waits for calls in flight on other threads, without the GIL they
-        // may need to finish; the store is dropped there too, as freeing a
-        // large graph takes a while.
-        py.detach(|| drop(self.store.write().take()));
+        // may need to finish; the store is closed (an on-disk one written
+        // out) and dropped there too, as that takes a while.
+        py.detach(|| match self.store.write().take() {
+            Some(g) => g.close(),
+            None => Ok(()),
+        })
+        .map_err(errors::engine)
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -269,9 +309,9 @@ impl PyGraph {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
-        false
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 
     fn __repr__(&self) -> String {
@@ -280,13 +320,14 @@ impl PyGraph {
         } else {
             "undirected"
         };
-        match self.with(|g| Ok(g.snapshot())) {
-            Ok(s) => format!(
-                "<stratagraph.Graph in-memory {kind}, {} vertices, {} edges>",
+        match self.with(|g| Ok((g.snapshot(), g.path().map(|p| p.display().to_string())))) {
+            Ok((s, path)) => format!(
+                "<stratagraph.Graph {} {kind}, {} vertices, {} edges>",
+                path.map_or("in-memory".to_string(), |p| format!("at {p:?}")),
                 s.vertex_count(),
                 s.edge_count()
             ),
-            Err(_) => format!("<stratagraph.Graph in-memory {kind}, closed>"),
+            Err(_) => format!("<stratagraph.Graph {kind}, closed>"),
         }
     }
 }

@@ -133,9 +133,37 @@ def test_context_manager_closes_the_graph_and_everything_it_made():
     assert "closed" in repr(g)
 
 
-def test_open_is_not_available_yet():
-    with pytest.raises(NotImplementedError, match="on-disk"):
-        sg.Graph.open("/tmp/nowhere")
+def test_on_disk_store_reopens_with_its_data(tmp_path):
+    path = tmp_path / "store"
+    with sg.Graph.open(path) as g:
+        g.add_edges(np.array([1, 2, 3]), np.array([2, 3, 1]), weights=np.array([0.5, 1.0, 2.0]))
+        g.add_vertex(9)
+        g.remove_edge(3, 1)
+        assert "at " in repr(g)
+        want = g.snapshot().to_networkx()
+    with sg.Graph.open(str(path)) as g:
+        s = g.snapshot()
+        assert (s.num_vertices, s.num_edges) == (4, 2)
+        assert s.weight(1, 2) == 0.5
+        assert not s.has_edge(3, 1)
+        got = s.to_networkx()
+        assert sorted(got.nodes) == sorted(want.nodes)
+        assert sorted(got.edges(data=True)) == sorted(want.edges(data=True))
+
+
+def test_on_disk_store_refuses_contradicting_options_and_damage(tmp_path):
+    with sg.Graph.open(tmp_path) as g:
+        g.add_edge(1, 2)
+    with pytest.raises(sg.InvalidInput, match="directed"):
+        sg.Graph.open(tmp_path, directed=False)
+    with pytest.raises(ValueError, match="sync"):
+        sg.Graph.open(tmp_path, sync="sometimes")
+    manifest = tmp_path / "MANIFEST"
+    data = bytearray(manifest.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    manifest.write_bytes(bytes(data))
+    with pytest.raises(sg.Corruption, match="MANIFEST"):
+        sg.Graph.open(tmp_path)
 
 
 def test_repr_and_properties():

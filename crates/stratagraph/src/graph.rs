@@ -346,6 +346,11 @@ impl Graph {
         &self.shared
     }
 
+    /// The directory of an on-disk store (`None` for an in-memory one).
+    pub fn path(&self) -> Option<&Path> {
+        self.shared.home.as_deref()
+    }
+
     /// The options the store was created with.
     pub fn options(&self) -> &Options {
         &self.shared.opts

@@ -104,9 +104,21 @@ class Graph:
         testing aid."""
     @staticmethod
     def open(
-        path: Union[str, "os.PathLike[str]"], directed: bool = True, sync: str = "always"
+        path: Union[str, "os.PathLike[str]"],
+        directed: bool = True,
+        sync: str = "always",
+        *,
+        threads: int = 0,
+        allow_self_loops: bool = True,
+        auto_create_vertices: bool = True,
     ) -> Graph:
-        """Not available yet (no on-disk stores): raises ``NotImplementedError``."""
+        """Opens the on-disk store in directory ``path``, creating it if it
+        holds none; ``close()`` writes everything out so it reopens with all
+        its data. ``sync`` ("always" or "never") is the policy of the
+        write-ahead log, which does not exist yet: writes since the last
+        flush are lost if the process dies without closing. A directed store
+        opened as undirected raises ``InvalidInput``; a damaged file raises
+        ``Corruption``."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""
@@ -145,8 +157,8 @@ class Graph:
     def transaction(self) -> Transaction:
         """Starts a write transaction (a context manager)."""
     def close(self) -> None:
-        """Closes the store; later calls on it, its snapshots and its
-        transactions raise ``Closed``."""
+        """Closes the store (an on-disk one is written out first); later
+        calls on it, its snapshots and its transactions raise ``Closed``."""
     def __enter__(self) -> Graph: ...
     def __exit__(
         self,
