@@ -19,6 +19,9 @@ use crate::view::GraphView;
 pub const BFS_UNREACHABLE: u64 = u64::MAX;
 
 const UNVISITED: u32 = u32::MAX;
+/// Holes (ids that are not vertices) are marked once, up front, so no step
+/// asks the view about existence again (on a store that is not free).
+const HOLE: u32 = u32::MAX - 1;
 /// Switch to bottom-up when frontier out-edges exceed unexplored edges / ALPHA (GAP default).
 const ALPHA: u64 = 15;
 /// Switch back to top-down when the frontier shrinks below vertices / BETA (GAP default).
@@ -34,9 +37,9 @@ pub fn bfs<G: GraphView>(g: &G, source: u32, threads: usize) -> Vec<u64> {
 
 fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
     let n = g.id_bound() as usize;
-    let depth: Vec<AtomicU32> = (0..n)
+    let depth: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
-        .map(|_| AtomicU32::new(UNVISITED))
+        .map(|v| AtomicU32::new(if g.contains(v) { UNVISITED } else { HOLE }))
         .collect();
     if g.contains(source) {
         depth[source as usize].store(0, Relaxed);
@@ -45,7 +48,7 @@ fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
     depth
         .into_par_iter()
         .map(|d| match d.into_inner() {
-            UNVISITED => BFS_UNREACHABLE,
+            UNVISITED | HOLE => BFS_UNREACHABLE,
             d => u64::from(d),
         })
         .collect()
@@ -128,7 +131,7 @@ fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
     (0..depth.len() as u32)
         .into_par_iter()
         .with_min_len(MIN_VERTICES_PER_TASK)
-        .filter(|&v| depth[v as usize].load(Relaxed) == UNVISITED && g.contains(v))
+        .filter(|&v| depth[v as usize].load(Relaxed) == UNVISITED)
         .map(|v| {
             let found = g
                 .in_neighbors(v)

@@ -28,7 +28,10 @@ fn pagerank_in_pool<G: GraphView>(g: &G, damping: f64, iterations: u32) -> Vec<f
         return vec![0.0; n as usize];
     }
     let inv_n = 1.0 / count as f64;
-    let live = |v: u32| g.contains(v);
+    // Existence is looked up once: on a store it is not free, and the
+    // iterations would ask for every vertex each time.
+    let alive: Vec<bool> = (0..n).into_par_iter().map(|v| g.contains(v)).collect();
+    let live = |v: u32| alive[v as usize];
     let mut rank: Vec<f64> = (0..n)
         .into_par_iter()
         .map(|v| if live(v) { inv_n } else { 0.0 })

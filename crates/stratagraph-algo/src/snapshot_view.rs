@@ -11,8 +11,8 @@ use crate::graphalytics::GraphSpec;
 use crate::view::GraphView;
 
 impl GraphView for Snapshot {
-    type Neighbors<'a> = Neighbors;
-    type Weighted<'a> = WeightedNeighbors;
+    type Neighbors<'a> = Neighbors<'a>;
+    type Weighted<'a> = WeightedNeighbors<'a>;
 
     fn id_bound(&self) -> u32 {
         Snapshot::id_bound(self)
@@ -42,15 +42,15 @@ impl GraphView for Snapshot {
         self.in_degree_of(v) as u32
     }
 
-    fn out_neighbors(&self, v: u32) -> Neighbors {
+    fn out_neighbors(&self, v: u32) -> Neighbors<'_> {
         self.out_neighbors_of(v)
     }
 
-    fn in_neighbors(&self, v: u32) -> Neighbors {
+    fn in_neighbors(&self, v: u32) -> Neighbors<'_> {
         self.in_neighbors_of(v)
     }
 
-    fn out_weighted(&self, v: u32) -> WeightedNeighbors {
+    fn out_weighted(&self, v: u32) -> WeightedNeighbors<'_> {
         self.out_weighted_of(v)
     }
 

@@ -98,21 +98,38 @@ impl Cursor {
     }
 }
 
-/// Neighbours of one vertex at a snapshot, ascending by internal id.
-pub struct Neighbors {
-    from: Feed,
+/// Neighbours of one vertex at a snapshot, ascending by internal id. It
+/// borrows the snapshot (a flushed vertex is read in place from its run).
+pub struct Neighbors<'a> {
+    from: Feed<'a>,
 }
 
 /// Where an iterator's edges come from: a MemGraph set walked in place, or
 /// a list merged from the MemGraph and the runs below it.
-enum Feed {
+enum Feed<'a> {
     Set(Cursor),
     List(std::vec::IntoIter<(u32, f64)>),
-    /// A plain stretch of one segment's destination column.
-    Slice(Segment, std::ops::Range<usize>),
+    /// A plain stretch of one segment's destination column, borrowed: no
+    /// reference count is touched per call, which matters when several
+    /// threads read the same run.
+    Slice {
+        dsts: &'a [u32],
+        /// `None`: every weight is 1.0.
+        weights: Option<&'a [f64]>,
+        pos: usize,
+    },
 }
 
-impl Feed {
+impl<'a> Feed<'a> {
+    /// Entries `range` of a segment, with their weights if it has any.
+    fn slice(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
+        Feed::Slice {
+            dsts: seg.dsts().get(range.clone()).unwrap_or(&[]),
+            weights: seg.weights().map(|w| w.get(range).unwrap_or(&[])),
+            pos: 0,
+        }
+    }
+
     #[inline]
     fn next(&mut self) -> Option<(u32, f64)> {
         match self {
@@ -122,9 +139,11 @@ impl Feed {
                 Some((run.dsts()[i], run.weight(i)))
             }
             Feed::List(l) => l.next(),
-            Feed::Slice(seg, r) => {
-                let e = r.next()?;
-                Some((seg.dsts().get(e).copied().unwrap_or(0), seg.weight(e)))
+            Feed::Slice { dsts, weights, pos } => {
+                let d = *dsts.get(*pos)?;
+                let w = weights.and_then(|w| w.get(*pos).copied()).unwrap_or(1.0);
+                *pos += 1;
+                Some((d, w))
             }
         }
     }
@@ -137,7 +156,11 @@ impl Feed {
                 Some(c.run().dsts()[i])
             }
             Feed::List(l) => l.next().map(|e| e.0),
-            Feed::Slice(seg, r) => r.next().map(|e| seg.dsts().get(e).copied().unwrap_or(0)),
+            Feed::Slice { dsts, pos, .. } => {
+                let d = *dsts.get(*pos)?;
+                *pos += 1;
+                Some(d)
+            }
         }
     }
 
@@ -145,12 +168,12 @@ impl Feed {
         match self {
             Feed::Set(c) => c.remaining_bound(),
             Feed::List(l) => l.len(),
-            Feed::Slice(_, r) => r.len(),
+            Feed::Slice { dsts, pos, .. } => dsts.len().saturating_sub(*pos),
         }
     }
 }
 
-impl Neighbors {
+impl<'a> Neighbors<'a> {
     pub(crate) fn new(set: Option<EdgeSet>, ts: u64) -> Self {
         Neighbors {
             from: Feed::Set(Cursor::new(set, ts)),
@@ -165,14 +188,14 @@ impl Neighbors {
     }
 
     /// The entries `range` of a segment that is plain for the snapshot.
-    pub(crate) fn from_segment(seg: Segment, range: std::ops::Range<usize>) -> Self {
+    pub(crate) fn from_segment(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         Neighbors {
-            from: Feed::Slice(seg, range),
+            from: Feed::slice(seg, range),
         }
     }
 }
 
-impl Iterator for Neighbors {
+impl Iterator for Neighbors<'_> {
     type Item = u32;
 
     #[inline]
@@ -186,14 +209,14 @@ impl Iterator for Neighbors {
 }
 
 /// Neighbours with the weights of the connecting edges.
-pub struct WeightedNeighbors {
-    from: Feed,
+pub struct WeightedNeighbors<'a> {
+    from: Feed<'a>,
     /// For in-edges of a directed graph the weight lives with the source's
     /// out-edge; this looks it up.
     lookup: Option<Box<dyn Fn(u32) -> f64 + Send + Sync>>,
 }
 
-impl WeightedNeighbors {
+impl<'a> WeightedNeighbors<'a> {
     pub(crate) fn new(
         set: Option<EdgeSet>,
         ts: u64,
@@ -202,6 +225,14 @@ impl WeightedNeighbors {
         WeightedNeighbors {
             from: Feed::Set(Cursor::new(set, ts)),
             lookup,
+        }
+    }
+
+    /// The entries `range` of a segment that is plain for the snapshot.
+    pub(crate) fn from_segment(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
+        WeightedNeighbors {
+            from: Feed::slice(seg, range),
+            lookup: None,
         }
     }
 
@@ -217,7 +248,7 @@ impl WeightedNeighbors {
     }
 }
 
-impl Iterator for WeightedNeighbors {
+impl Iterator for WeightedNeighbors<'_> {
     type Item = (u32, f64);
 
     #[inline]

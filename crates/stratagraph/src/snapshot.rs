@@ -237,12 +237,12 @@ impl Snapshot {
     }
 
     /// Out-neighbours of `v` as internal ids, ascending.
-    pub fn out_neighbors(&self, v: VertexId) -> Option<Neighbors> {
+    pub fn out_neighbors(&self, v: VertexId) -> Option<Neighbors<'_>> {
         self.internal_id(v).map(|id| self.out_neighbors_of(id))
     }
 
     /// In-neighbours of `v` as internal ids, ascending.
-    pub fn in_neighbors(&self, v: VertexId) -> Option<Neighbors> {
+    pub fn in_neighbors(&self, v: VertexId) -> Option<Neighbors<'_>> {
         self.internal_id(v).map(|id| self.in_neighbors_of(id))
     }
 
@@ -307,7 +307,7 @@ impl Snapshot {
     }
 
     /// Out-neighbours of internal id `v`, ascending.
-    pub fn out_neighbors_of(&self, v: u32) -> Neighbors {
+    pub fn out_neighbors_of(&self, v: u32) -> Neighbors<'_> {
         if !self.layers.is_empty() {
             return self.layered_neighbors(v, false);
         }
@@ -315,17 +315,17 @@ impl Snapshot {
     }
 
     /// In-neighbours of internal id `v`, ascending.
-    pub fn in_neighbors_of(&self, v: u32) -> Neighbors {
+    pub fn in_neighbors_of(&self, v: u32) -> Neighbors<'_> {
         if !self.layers.is_empty() {
             return self.layered_neighbors(v, true);
         }
         Neighbors::new(self.in_set(v), self.ts)
     }
 
-    fn layered_neighbors(&self, v: u32, inn: bool) -> Neighbors {
+    fn layered_neighbors(&self, v: u32, inn: bool) -> Neighbors<'_> {
         match self.single_segment(v, inn) {
             Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
-                Neighbors::from_segment(seg.clone(), seg.entry_range(v))
+                Neighbors::from_segment(seg, seg.entry_range(v))
             }
             Ok(None) => Neighbors::from_list(Vec::new()),
             _ => Neighbors::from_list(self.merged(v, inn)),
@@ -333,16 +333,21 @@ impl Snapshot {
     }
 
     /// Out-neighbours of internal id `v` with edge weights.
-    pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors {
+    pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.layers.is_empty() {
-            return WeightedNeighbors::from_list(self.merged(v, false), None);
+            return match self.single_segment(v, false) {
+                Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
+                    WeightedNeighbors::from_segment(seg, seg.entry_range(v))
+                }
+                _ => WeightedNeighbors::from_list(self.merged(v, false), None),
+            };
         }
         WeightedNeighbors::new(self.out_set(v), self.ts, None)
     }
 
     /// In-neighbours of internal id `v` with edge weights. In a directed graph
     /// a weight is stored once, with the out-edge, so each is looked up there.
-    pub fn in_weighted_of(&self, v: u32) -> WeightedNeighbors {
+    pub fn in_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.shared.opts.directed {
             return self.out_weighted_of(v);
         }
