@@ -131,18 +131,12 @@ impl EdgeSet {
         for run in self.runs() {
             let rel = offset_of(ts, run.base());
             let (d, st) = (run.dsts(), run.stamps());
-            let mut i = 0;
-            while i < d.len() {
-                let mut j = i + 1;
-                while j < d.len() && d[j] == d[i] {
-                    j += 1;
-                }
-                let group = st.slice(i..j);
+            for g in run.group_ranges() {
+                let group = st.slice(g.clone());
                 if let Some(k) = group.position(|s| stamp::offset(s) <= rel) {
                     let live = !stamp::is_tomb(group.get(k));
-                    f(d[i], live.then(|| run.weight(i + k)));
+                    f(d[g.start], live.then(|| run.weight(g.start + k)));
                 }
-                i = j;
             }
         }
     }
@@ -182,13 +176,9 @@ impl EdgeSet {
             let base = run.base();
             let wm = offset_of(watermark, base);
             let (d, st) = (run.dsts(), run.stamps());
-            let mut i = 0;
-            while i < d.len() {
-                let mut j = i + 1;
-                while j < d.len() && d[j] == d[i] {
-                    j += 1;
-                }
-                for k in i..j {
+            for g in run.group_ranges() {
+                let dst = d[g.start];
+                for k in g {
                     let s = st.get(k);
                     let off = stamp::offset(s);
                     let tomb = stamp::is_tomb(s);
@@ -201,13 +191,11 @@ impl EdgeSet {
                     }
                     if off <= wm {
                         // Newest at or below the watermark; older ones are dead.
-                        let ts = if tomb { base + u64::from(off) } else { 0 };
-                        f(d[i], ts, tomb, run.weight(k));
+                        f(dst, if tomb { at } else { 0 }, tomb, run.weight(k));
                         break;
                     }
-                    f(d[i], base + u64::from(off), tomb, run.weight(k));
+                    f(dst, at, tomb, run.weight(k));
                 }
-                i = j;
             }
         }
     }

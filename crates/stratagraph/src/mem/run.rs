@@ -304,6 +304,24 @@ impl Run {
         }
     }
 
+    /// The index ranges of the run's groups (all versions of one
+    /// destination, newest first), in destination order.
+    pub(crate) fn group_ranges(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let d = self.dsts();
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            if i >= d.len() {
+                return None;
+            }
+            let start = i;
+            i += 1;
+            while i < d.len() && d[i] == d[start] {
+                i += 1;
+            }
+            Some(start..i)
+        })
+    }
+
     /// Index range of the versions of `dst` (empty range at its insert position).
     #[inline]
     pub(crate) fn group(&self, dst: u32) -> std::ops::Range<usize> {
