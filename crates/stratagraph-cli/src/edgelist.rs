@@ -23,20 +23,57 @@ impl std::fmt::Display for EdgeListError {
 
 impl std::error::Error for EdgeListError {}
 
+/// One parsed line.
+pub enum Record {
+    /// A `.v` line: one vertex id.
+    Vertex(u64),
+    /// An edge line: source, destination, weight (1.0 when absent).
+    Edge(u64, u64, f64),
+}
+
 /// Reads every `src dst` pair; `.gz` files are decompressed.
 pub fn read(path: &Path) -> Result<Vec<(u64, u64)>, EdgeListError> {
+    let mut out = Vec::new();
+    for_each_line(path, &indicatif::ProgressBar::hidden(), false, |r| {
+        if let Record::Edge(s, d, _) = r {
+            out.push((s, d));
+        }
+        Ok(())
+    })
+    .map_err(|e| match e.downcast::<EdgeListError>() {
+        Ok(e) => *e,
+        Err(e) => EdgeListError {
+            path: path.display().to_string(),
+            line: 0,
+            what: e.to_string(),
+        },
+    })?;
+    Ok(out)
+}
+
+/// Calls `f` with every record of `path`: vertex ids when `vertices`, else
+/// `src dst [weight]` edges. Blank lines and `#`/`%` comments are skipped;
+/// `.gz` files are decompressed; `bar` advances by the bytes read. The
+/// first malformed line stops the read with an error naming file and line;
+/// an error from `f` stops it too.
+pub fn for_each_line(
+    path: &Path,
+    bar: &indicatif::ProgressBar,
+    vertices: bool,
+    mut f: impl FnMut(Record) -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let err = |line, what: String| EdgeListError {
         path: path.display().to_string(),
         line,
         what,
     };
     let file = std::fs::File::open(path).map_err(|e| err(0, e.to_string()))?;
+    let file = bar.wrap_read(file);
     let raw: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
         Box::new(flate2::read::GzDecoder::new(file))
     } else {
         Box::new(file)
     };
-    let mut out = Vec::new();
     for (i, line) in BufReader::new(raw).lines().enumerate() {
         let line = line.map_err(|e| err(i + 1, e.to_string()))?;
         let t = line.trim();
@@ -55,9 +92,23 @@ pub fn read(path: &Path) -> Result<Vec<(u64, u64)>, EdgeListError> {
                 )
             })
         };
+        if vertices {
+            let v = id("the")?;
+            f(Record::Vertex(v))?;
+            continue;
+        }
         let s = id("source")?;
         let d = id("destination")?;
-        out.push((s, d));
+        let w = match parts.next() {
+            None => 1.0,
+            Some(tok) => tok
+                .parse::<f64>()
+                .map_err(|_| err(i + 1, format!("weight {tok:?} is not a number")))?,
+        };
+        if parts.next().is_some() {
+            return Err(err(i + 1, "more than three fields (src dst [weight])".into()).into());
+        }
+        f(Record::Edge(s, d, w))?;
     }
-    Ok(out)
+    Ok(())
 }

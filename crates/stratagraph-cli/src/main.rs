@@ -1,6 +1,7 @@
 //! The `stratagraph` command-line tool.
 
 mod edgelist;
+mod store_cmds;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,6 +35,47 @@ enum Command {
         /// Worker threads for the kernels (0 = all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+    },
+    /// Loads vertex (`.v`) and edge files (`src dst [weight]` per line, `#`
+    /// comments, SNAP lists and Graphalytics `.e` files alike, optionally
+    /// gzipped) into the on-disk store in DIR, creating it if needed. A
+    /// malformed line stops the load with an error naming file and line;
+    /// the batches before it stay loaded.
+    Load {
+        /// The store's directory.
+        dir: PathBuf,
+        /// Files to load, in order.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Treat edges as undirected (fixed when the store is created).
+        #[arg(long)]
+        undirected: bool,
+    },
+    /// Runs one analytics kernel on the store in DIR and writes Graphalytics
+    /// output (`vertex value` per line, external ids; `tc` prints one count).
+    Algo {
+        /// bfs, sssp, wcc, pr, lcc, cdlp, tc or bc.
+        kernel: String,
+        /// The store's directory.
+        dir: PathBuf,
+        /// Source vertex (external id) for bfs, sssp and bc.
+        #[arg(long)]
+        source: Option<u64>,
+        /// Iterations for pr and cdlp.
+        #[arg(long, default_value_t = 10)]
+        iterations: u32,
+        /// Damping factor for pr.
+        #[arg(long, default_value_t = 0.85)]
+        damping: f64,
+        /// Worker threads (0 = all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Write the output here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The store is undirected.
+        #[arg(long)]
+        undirected: bool,
     },
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
@@ -88,6 +130,30 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
+        Command::Load {
+            dir,
+            inputs,
+            undirected,
+        } => store_cmds::load(&dir, &inputs, undirected),
+        Command::Algo {
+            kernel,
+            dir,
+            source,
+            iterations,
+            damping,
+            threads,
+            out,
+            undirected,
+        } => store_cmds::algo(&store_cmds::AlgoArgs {
+            kernel: &kernel,
+            dir: &dir,
+            undirected,
+            source,
+            iterations,
+            damping,
+            threads,
+            out: out.as_deref(),
+        }),
         Command::Bench(BenchCommand::Algo { w1, threads }) => {
             stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
                 data: w1.data,

@@ -1,0 +1,186 @@
+//! `stratagraph load` and `stratagraph algo`: filling an on-disk store from
+//! files, and running an analytics kernel on it with Graphalytics output.
+
+use crate::edgelist;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use stratagraph::{Graph, Options, Snapshot};
+use stratagraph_algo::{
+    betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc,
+    BFS_UNREACHABLE, WCC_HOLE,
+};
+
+/// Edges per atomic batch while loading: large enough to amortise a batch,
+/// small enough that the MemGraph flushes in between.
+const BATCH: usize = 1 << 20;
+
+/// Files at least this large get a progress bar.
+const BAR_BYTES: u64 = 64 << 20;
+
+type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+fn options(undirected: bool) -> Options {
+    Options {
+        directed: !undirected,
+        ..Options::default()
+    }
+}
+
+/// Loads `inputs` into the store in `dir` (created if missing): `.v` files
+/// list vertices, anything else is an edge list (`src dst [weight]` lines,
+/// `#`/`%` comments, optionally gzipped; Graphalytics `.e` files are such
+/// lists). Every batch is atomic; the store is closed at the end.
+pub fn load(dir: &Path, inputs: &[std::path::PathBuf], undirected: bool) -> Res {
+    let g = Graph::open(dir, options(undirected))?;
+    for input in inputs {
+        let bytes = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+        let bar = if bytes >= BAR_BYTES {
+            let bar = ProgressBar::new(bytes);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {eta}")?
+                    .progress_chars("=> "),
+            );
+            bar.set_message(input.display().to_string());
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        let is_vertices = input.extension().is_some_and(|e| e == "v");
+        let mut edges: Vec<(u64, u64, f64)> = Vec::with_capacity(BATCH);
+        let mut vertices: Vec<u64> = Vec::new();
+        let mut count = 0u64;
+        edgelist::for_each_line(input, &bar, is_vertices, |rec| {
+            match rec {
+                edgelist::Record::Vertex(v) => vertices.push(v),
+                edgelist::Record::Edge(s, d, w) => edges.push((s, d, w)),
+            }
+            count += 1;
+            if edges.len() >= BATCH {
+                g.insert_edges(&edges)?;
+                edges.clear();
+            }
+            if vertices.len() >= BATCH {
+                g.insert_vertices(&vertices)?;
+                vertices.clear();
+            }
+            Ok(())
+        })?;
+        g.insert_edges(&edges)?;
+        g.insert_vertices(&vertices)?;
+        bar.finish_and_clear();
+        let what = if is_vertices { "vertices" } else { "edges" };
+        println!("{}: {count} {what}", input.display());
+    }
+    g.close()?;
+    let s = g.snapshot();
+    println!(
+        "{}: {} vertices, {} edges, {} run(s) on disk",
+        dir.display(),
+        s.vertex_count(),
+        s.edge_count(),
+        g.stats().runs
+    );
+    Ok(())
+}
+
+/// What `algo` computes, with its parameters.
+pub struct AlgoArgs<'a> {
+    pub kernel: &'a str,
+    pub dir: &'a Path,
+    pub undirected: bool,
+    pub source: Option<u64>,
+    pub iterations: u32,
+    pub damping: f64,
+    pub threads: usize,
+    pub out: Option<&'a Path>,
+}
+
+/// Runs one kernel on the store in `dir` and writes `vertex value` lines in
+/// external ids (Graphalytics output: unreachable BFS depths as
+/// 9223372036854775807, unreachable SSSP distances as `infinity`); `tc`
+/// prints the global triangle count.
+pub fn algo(a: &AlgoArgs<'_>) -> Res {
+    if !a.dir.join("MANIFEST").exists() {
+        return Err(format!(
+            "{}: no stratagraph store here (no MANIFEST)",
+            a.dir.display()
+        )
+        .into());
+    }
+    let g = Graph::open(a.dir, options(a.undirected))?;
+    let s = g.snapshot();
+    let source = || -> Res<u32> {
+        let ext = a.source.ok_or("this kernel needs --source ID")?;
+        s.internal_id(ext)
+            .ok_or_else(|| format!("source vertex {ext} is not in the store").into())
+    };
+    let mut out: Box<dyn Write> = match a.out {
+        Some(p) => Box::new(BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        )),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let t = a.threads;
+    match a.kernel {
+        "bfs" => {
+            let d = bfs(&s, source()?, t);
+            write_values(&mut out, &s, |v| match d[v as usize] {
+                BFS_UNREACHABLE => i64::MAX.to_string(),
+                x => x.to_string(),
+            })?;
+        }
+        "sssp" => {
+            let d = sssp(&s, source()?, t)?;
+            write_values(&mut out, &s, |v| float(d[v as usize]))?;
+        }
+        "wcc" => {
+            let c = wcc(&s, t);
+            write_values(&mut out, &s, |v| match c[v as usize] {
+                WCC_HOLE => String::from("-1"),
+                root => s.external_id_unchecked(root).to_string(),
+            })?;
+        }
+        "pr" => {
+            let r = pagerank(&s, a.damping, a.iterations, t);
+            write_values(&mut out, &s, |v| float(r[v as usize]))?;
+        }
+        "lcc" => {
+            let c = lcc(&s, t);
+            write_values(&mut out, &s, |v| float(c[v as usize]))?;
+        }
+        "cdlp" => {
+            let l = cdlp(&s, a.iterations, t);
+            write_values(&mut out, &s, |v| l[v as usize].to_string())?;
+        }
+        "bc" => {
+            let b = betweenness_single_source(&s, source()?, t);
+            write_values(&mut out, &s, |v| float(b[v as usize]))?;
+        }
+        "tc" => writeln!(out, "{}", triangle_count(&s, t))?,
+        other => {
+            return Err(format!(
+                "unknown kernel {other:?}: expected bfs, sssp, wcc, pr, lcc, cdlp, tc or bc"
+            )
+            .into())
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Graphalytics spelling of a floating-point result.
+fn float(x: f64) -> String {
+    if x.is_infinite() {
+        String::from("infinity")
+    } else {
+        format!("{x:.15e}")
+    }
+}
+
+fn write_values(out: &mut dyn Write, s: &Snapshot, value: impl Fn(u32) -> String) -> Res {
+    for v in s.vertices() {
+        writeln!(out, "{} {}", s.external_id_unchecked(v), value(v))?;
+    }
+    Ok(())
+}
