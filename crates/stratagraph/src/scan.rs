@@ -206,6 +206,24 @@ impl Iterator for Neighbors<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (0, Some(self.from.remaining_bound()))
     }
+
+    /// Sums and other folds over a flushed vertex run as a plain slice loop
+    /// (one branch per vertex, not per edge), as over a CSR.
+    #[inline]
+    fn fold<B, F: FnMut(B, u32) -> B>(mut self, init: B, mut f: F) -> B {
+        if let Feed::Slice { dsts, pos, .. } = &self.from {
+            return dsts
+                .get(*pos..)
+                .unwrap_or(&[])
+                .iter()
+                .fold(init, |acc, &d| f(acc, d));
+        }
+        let mut acc = init;
+        while let Some(d) = self.from.next_dst() {
+            acc = f(acc, d);
+        }
+        acc
+    }
 }
 
 /// Neighbours with the weights of the connecting edges.

@@ -204,6 +204,22 @@ impl Snapshot {
         }
     }
 
+    /// The common case after a compaction, checked with as little work as
+    /// possible because kernels ask it once per vertex: one run, plain for
+    /// this snapshot, and nothing of `v` in the MemGraph (dirty bit clear).
+    #[inline]
+    fn clean_in_one_plain_run(&self, v: u32, inn: bool) -> Option<&Segment> {
+        let [run] = self.layers.runs.as_slice() else {
+            return None;
+        };
+        let seg = if inn && self.shared.opts.directed {
+            run.inn.as_ref()?
+        } else {
+            &run.out
+        };
+        (v < self.bound && seg.is_plain_at(self.ts) && !self.shared.mem.may_hold(v)).then_some(seg)
+    }
+
     /// `v`'s edges in one direction merged across the MemGraph and the runs
     /// below it, with weights: the read path once anything was flushed.
     fn merged(&self, v: u32, inn: bool) -> Vec<(u32, f64)> {
@@ -299,6 +315,9 @@ impl Snapshot {
         if self.layers.is_empty() {
             return self.with_set(v, inn, |s| scan::degree(s, ts)).unwrap_or(0);
         }
+        if let Some(seg) = self.clean_in_one_plain_run(v, inn) {
+            return seg.entry_range(v).len();
+        }
         match self.single_segment(v, inn) {
             Ok(None) => 0,
             Ok(Some(seg)) => seg.degree(v, ts),
@@ -323,6 +342,9 @@ impl Snapshot {
     }
 
     fn layered_neighbors(&self, v: u32, inn: bool) -> Neighbors<'_> {
+        if let Some(seg) = self.clean_in_one_plain_run(v, inn) {
+            return Neighbors::from_segment(seg, seg.entry_range(v));
+        }
         match self.single_segment(v, inn) {
             Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
                 Neighbors::from_segment(seg, seg.entry_range(v))
@@ -334,6 +356,9 @@ impl Snapshot {
 
     /// Out-neighbours of internal id `v` with edge weights.
     pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
+        if let Some(seg) = self.clean_in_one_plain_run(v, false) {
+            return WeightedNeighbors::from_segment(seg, seg.entry_range(v));
+        }
         if !self.layers.is_empty() {
             return match self.single_segment(v, false) {
                 Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
