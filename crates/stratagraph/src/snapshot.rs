@@ -167,18 +167,32 @@ impl Snapshot {
         })
     }
 
-    /// The one segment holding all of `v`'s edges in one direction visible
-    /// here, when the MemGraph holds none of them and a single run holds `v`
-    /// (`Ok(None)`: nothing anywhere); `Err(())` when the merge is needed.
-    /// The MemGraph check needs no lock held afterwards: anything a writer
-    /// adds later is newer than this snapshot, and the clean-up only drops
-    /// versions that runs this snapshot holds already have.
-    fn single_segment(&self, v: u32, inn: bool) -> Result<Option<&Segment>, ()> {
+    /// Where `v`'s edges in one direction are, for a snapshot with runs
+    /// below the MemGraph. Kernels ask once per vertex, so the state after a
+    /// compaction (one run, plain for this snapshot, dirty bit clear) is
+    /// tested first with as little work as possible.
+    ///
+    /// Only a vertex the MemGraph holds nothing of can be read from a
+    /// segment alone, and that needs no lock held afterwards: anything a
+    /// writer adds later is newer than this snapshot, and the clean-up only
+    /// drops versions that runs this snapshot holds already have.
+    #[inline]
+    fn place(&self, v: u32, inn: bool) -> Place<'_> {
         if v >= self.bound {
-            return Ok(None);
+            return Place::Empty;
         }
         let inn = inn && self.shared.opts.directed;
         let mem = &self.shared.mem;
+        if let [run] = self.layers.runs.as_slice() {
+            let seg = if inn {
+                run.inn.as_ref().unwrap_or(&run.out)
+            } else {
+                &run.out
+            };
+            if !mem.may_hold(v) && seg.is_plain_at(self.ts) {
+                return Place::Plain(seg);
+            }
+        }
         // The dirty bit spares the slot's lock (and cache line) for every
         // vertex no write touched since the last clean-up.
         let mem_empty = !mem.may_hold(v)
@@ -192,32 +206,18 @@ impl Snapshot {
                 })
                 .unwrap_or(true);
         if !mem_empty {
-            return Err(());
+            return Place::Merge;
         }
         let mut holders = self
             .layers
             .segments(inn)
             .filter(|s| !s.entry_range(v).is_empty());
         match (holders.next(), holders.next()) {
-            (first, None) => Ok(first),
-            _ => Err(()),
+            (None, _) => Place::Empty,
+            (Some(seg), None) if seg.scan_is_plain(v, self.ts) => Place::Plain(seg),
+            (Some(seg), None) => Place::Versioned(seg),
+            _ => Place::Merge,
         }
-    }
-
-    /// The common case after a compaction, checked with as little work as
-    /// possible because kernels ask it once per vertex: one run, plain for
-    /// this snapshot, and nothing of `v` in the MemGraph (dirty bit clear).
-    #[inline]
-    fn clean_in_one_plain_run(&self, v: u32, inn: bool) -> Option<&Segment> {
-        let [run] = self.layers.runs.as_slice() else {
-            return None;
-        };
-        let seg = if inn && self.shared.opts.directed {
-            run.inn.as_ref()?
-        } else {
-            &run.out
-        };
-        (v < self.bound && seg.is_plain_at(self.ts) && !self.shared.mem.may_hold(v)).then_some(seg)
     }
 
     /// `v`'s edges in one direction merged across the MemGraph and the runs
@@ -315,13 +315,11 @@ impl Snapshot {
         if self.layers.is_empty() {
             return self.with_set(v, inn, |s| scan::degree(s, ts)).unwrap_or(0);
         }
-        if let Some(seg) = self.clean_in_one_plain_run(v, inn) {
-            return seg.entry_range(v).len();
-        }
-        match self.single_segment(v, inn) {
-            Ok(None) => 0,
-            Ok(Some(seg)) => seg.degree(v, ts),
-            Err(()) => self.merged(v, inn).len(),
+        match self.place(v, inn) {
+            Place::Empty => 0,
+            Place::Plain(seg) => seg.entry_range(v).len(),
+            Place::Versioned(seg) => seg.degree(v, ts),
+            Place::Merge => self.merged(v, inn).len(),
         }
     }
 
@@ -342,28 +340,18 @@ impl Snapshot {
     }
 
     fn layered_neighbors(&self, v: u32, inn: bool) -> Neighbors<'_> {
-        if let Some(seg) = self.clean_in_one_plain_run(v, inn) {
-            return Neighbors::from_segment(seg, seg.entry_range(v));
-        }
-        match self.single_segment(v, inn) {
-            Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
-                Neighbors::from_segment(seg, seg.entry_range(v))
-            }
-            Ok(None) => Neighbors::from_list(Vec::new()),
-            _ => Neighbors::from_list(self.merged(v, inn)),
+        match self.place(v, inn) {
+            Place::Empty => Neighbors::from_list(Vec::new()),
+            Place::Plain(seg) => Neighbors::from_segment(seg, seg.entry_range(v)),
+            Place::Versioned(_) | Place::Merge => Neighbors::from_list(self.merged(v, inn)),
         }
     }
 
     /// Out-neighbours of internal id `v` with edge weights.
     pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
-        if let Some(seg) = self.clean_in_one_plain_run(v, false) {
-            return WeightedNeighbors::from_segment(seg, seg.entry_range(v));
-        }
         if !self.layers.is_empty() {
-            return match self.single_segment(v, false) {
-                Ok(Some(seg)) if seg.scan_is_plain(v, self.ts) => {
-                    WeightedNeighbors::from_segment(seg, seg.entry_range(v))
-                }
+            return match self.place(v, false) {
+                Place::Plain(seg) => WeightedNeighbors::from_segment(seg, seg.entry_range(v)),
                 _ => WeightedNeighbors::from_list(self.merged(v, false), None),
             };
         }
@@ -457,13 +445,15 @@ impl Snapshot {
     #[inline]
     fn visit(&self, v: u32, inn: bool, mut f: impl FnMut(u32)) {
         if !self.layers.is_empty() {
-            match self.single_segment(v, inn) {
-                Ok(None) => {}
+            match self.place(v, inn) {
+                Place::Empty => {}
                 // Immutable: scanned in place, no lock, no copy.
-                Ok(Some(seg)) => seg.for_each_visible(v, self.ts, |d, _| f(d)),
+                Place::Plain(seg) | Place::Versioned(seg) => {
+                    seg.for_each_visible(v, self.ts, |d, _| f(d));
+                }
                 // Merged into a list first, so `f` runs with no lock or
                 // scratch borrowed (it may read this snapshot again).
-                Err(()) => self.merged(v, inn).into_iter().for_each(|(d, _)| f(d)),
+                Place::Merge => self.merged(v, inn).into_iter().for_each(|(d, _)| f(d)),
             }
             return;
         }
@@ -487,6 +477,18 @@ impl Snapshot {
             None => {}
         }
     }
+}
+
+/// Where a vertex's edges in one direction are (see `Snapshot::place`).
+enum Place<'s> {
+    /// Nowhere: the vertex has none in this direction.
+    Empty,
+    /// In one segment, as a plain slice for this snapshot.
+    Plain(&'s Segment),
+    /// In one segment, with versions to resolve.
+    Versioned(&'s Segment),
+    /// In the MemGraph, maybe also in runs: merge them.
+    Merge,
 }
 
 thread_local! {
