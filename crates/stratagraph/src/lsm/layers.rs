@@ -74,12 +74,12 @@ impl Layers {
         s
     }
 
-    /// Whether edge `v -> d` is live in the runs (ignoring the MemGraph).
-    pub(crate) fn live_below(&self, v: u32, d: u32, inn: bool) -> bool {
+    /// Weight of edge `v -> d` in the latest state of the runs alone
+    /// (ignoring the MemGraph): the newest run holding a version decides.
+    fn below(&self, v: u32, d: u32, inn: bool) -> Option<f64> {
         self.segments(inn)
             .find_map(|seg| seg.decided(v, d, LATEST))
             .flatten()
-            .is_some()
     }
 
     /// Whether a write of `v -> d` must look below the MemGraph: there are
@@ -92,17 +92,14 @@ impl Layers {
     /// Whether `set` holds no version of `d` while a run holds it live (see
     /// `Write::below`).
     pub(crate) fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> bool {
-        self.undecided(set, d) && self.live_below(v, d, inn)
+        self.undecided(set, d) && self.below(v, d, inn).is_some()
     }
 
     /// Weight of `v -> d` in the latest state across the MemGraph and runs.
     pub(crate) fn latest(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> Option<f64> {
         match set.decided(d, LATEST) {
             Some(state) => state,
-            None => self
-                .segments(inn)
-                .find_map(|seg| seg.decided(v, d, LATEST))
-                .flatten(),
+            None => self.below(v, d, inn),
         }
     }
 
@@ -116,7 +113,7 @@ impl Layers {
         inn: bool,
         st: &Stamping,
     ) -> Effect {
-        let below = self.undecided(set, d) && self.live_below(v, d, inn);
+        let below = self.live_only_below(set, v, d, inn);
         match set.put(d, weight, st) {
             Effect::Added if below => Effect::Updated,
             e => e,
@@ -132,14 +129,12 @@ impl Layers {
         inn: bool,
         st: &Stamping,
     ) -> Effect {
-        if self.undecided(set, d) {
-            if self.live_below(v, d, inn) {
-                set.bury(d, st)
-            } else {
-                Effect::Unchanged
-            }
-        } else {
+        if !self.undecided(set, d) {
             set.kill(d, st)
+        } else if self.below(v, d, inn).is_some() {
+            set.bury(d, st)
+        } else {
+            Effect::Unchanged
         }
     }
 

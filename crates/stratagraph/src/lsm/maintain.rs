@@ -182,11 +182,12 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         lsm.pending.lock().push((cut, retired.clone()));
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
-    persist(shared, &[])?;
     clean_up(shared);
     let layers = shared.layers.read().clone();
     if layers.runs.len() > MAX_RUNS {
-        compact_all(shared, &layers)?;
+        compact_all(shared, &layers)?; // writes the manifest itself
+    } else {
+        persist(shared, &[])?;
     }
     Ok(true)
 }
@@ -305,18 +306,20 @@ fn compact_all(shared: &Shared, layers: &Layers) -> Result<()> {
 /// Drops flushed versions from the MemGraph for every pending cut whose
 /// older `Layers` are all gone (in order: a cut waits for the ones before).
 fn clean_up(shared: &Shared) {
-    let ready: Vec<Timestamp> = {
+    // Dropping up to the newest ready cut covers the older ones too.
+    let ready = {
         let mut pending = shared.lsm.pending.lock();
         let n = pending
             .iter()
             .take_while(|(_, older)| older.iter().all(|w| w.strong_count() == 0))
             .count();
-        pending.drain(..n).map(|(cut, _)| cut).collect()
+        let newest = n.checked_sub(1).map(|k| pending[k].0);
+        pending.drain(..n);
+        newest
     };
-    let Some(&cut) = ready.last() else {
+    let Some(cut) = ready else {
         return;
     };
-    // Dropping up to the newest ready cut covers the older ones too.
     for v in 0..shared.ids.bound() {
         if let Some(mut st) = shared.mem.lock_for_clean_up(v) {
             st.out.drop_upto(cut);
