@@ -77,6 +77,30 @@ pub fn threads(value: i64) -> PyResult<usize> {
     count(value, "threads", 1 << 16).map(|t| t as usize)
 }
 
+/// The log's sync policy from its Python spelling: `"always"`, `"never"`
+/// or `"interval:MS"` (milliseconds, 1 or more).
+pub fn sync_policy(value: &str) -> PyResult<stratagraph::SyncPolicy> {
+    use stratagraph::SyncPolicy;
+    let bad = || {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "sync: expected \"always\", \"never\" or \"interval:MS\" (MS a positive \
+             number of milliseconds), got {value:?}"
+        ))
+    };
+    match value {
+        "always" => Ok(SyncPolicy::Always),
+        "never" => Ok(SyncPolicy::Never),
+        _ => {
+            let ms: u64 = value
+                .strip_prefix("interval:")
+                .and_then(|ms| ms.parse().ok())
+                .filter(|&ms| ms > 0)
+                .ok_or_else(bad)?;
+            Ok(SyncPolicy::Interval(std::time::Duration::from_millis(ms)))
+        }
+    }
+}
+
 /// `np.asarray(obj)` with a `TypeError` naming `arg` if numpy cannot make
 /// an array of it or `obj` is a scalar, and a `ValueError` if it has more
 /// than one dimension.

@@ -66,13 +66,15 @@ mod classes {
         stratagraph,
         StorageError,
         Error,
-        "An operating-system call on a store file failed."
+        "An operating-system call on a store file failed (after a failed log \
+         write the store refuses further writes until reopened)."
     );
     pyo3::create_exception!(
         stratagraph,
         StoreLocked,
         Error,
-        "Another process holds the on-disk store open (reserved for on-disk stores)."
+        "The on-disk store is already open (in this process or another); close \
+         the other handle first."
     );
     pyo3::create_exception!(
         stratagraph,
@@ -108,7 +110,8 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
         E::Corrupt { .. } => Corruption::new_err(msg),
         E::UnsupportedFormat { .. } => UnsupportedFormat::new_err(msg),
-        E::Io { .. } => StorageError::new_err(msg),
+        E::Io { .. } | E::LogFailed { .. } => StorageError::new_err(msg),
+        E::StoreLocked { .. } => StoreLocked::new_err(msg),
         E::InvalidSegmentInput { .. } => InternalError::new_err(msg),
         // The engine's enum is non-exhaustive: a variant added later still
         // reaches Python as a stratagraph.Error until it gets its own class.

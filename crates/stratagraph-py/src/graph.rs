@@ -105,12 +105,20 @@ impl PyGraph {
     /// ``close()`` (or leaving the ``with`` block) writes everything out so
     /// the store reopens with all its data.
     ///
-    /// ``sync`` (``"always"`` or ``"never"``) is the commit durability
-    /// policy of the write-ahead log, which does not exist yet: for now
-    /// writes since the last flush are lost if the process dies without
-    /// closing the store, whatever ``sync`` says. Opening a directed store
-    /// as undirected (or the reverse) raises ``InvalidInput``; a damaged
-    /// file raises ``Corruption`` naming it.
+    /// Every commit is appended to a write-ahead log before it becomes
+    /// visible; reopening after a crash replays it. ``sync`` says when a
+    /// commit counts as durable: ``"always"`` (returns after the log is
+    /// synced to the device; concurrent commits share one sync),
+    /// ``"interval:MS"`` (written to the OS at once, synced every MS
+    /// milliseconds: a power loss may lose the last interval) or
+    /// ``"never"`` (synced only at flushes and close: a power loss may lose
+    /// everything since the last flush). A process crash loses nothing
+    /// under any policy.
+    ///
+    /// A directory that is already open (here or in another process)
+    /// raises ``StoreLocked``; opening a directed store as undirected (or
+    /// the reverse) raises ``InvalidInput``; a damaged file raises
+    /// ``Corruption`` naming it and the offset.
     #[staticmethod]
     #[pyo3(signature = (
         path,
@@ -130,13 +138,10 @@ impl PyGraph {
         allow_self_loops: bool,
         auto_create_vertices: bool,
     ) -> PyResult<Self> {
-        if !matches!(sync, "always" | "never") {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "sync: expected \"always\" or \"never\", got {sync:?}"
-            )));
-        }
+        let sync = conv::sync_policy(sync)?;
         let opts = Options {
             directed,
+            sync,
             allow_self_loops,
             auto_create_vertices,
             threads: conv::threads(threads)?,

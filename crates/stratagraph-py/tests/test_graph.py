@@ -156,8 +156,9 @@ def test_on_disk_store_refuses_contradicting_options_and_damage(tmp_path):
         g.add_edge(1, 2)
     with pytest.raises(sg.InvalidInput, match="directed"):
         sg.Graph.open(tmp_path, directed=False)
-    with pytest.raises(ValueError, match="sync"):
-        sg.Graph.open(tmp_path, sync="sometimes")
+    for bad in ("sometimes", "interval:", "interval:0", "interval:-5"):
+        with pytest.raises(ValueError, match="sync"):
+            sg.Graph.open(tmp_path, sync=bad)
     manifest = tmp_path / "MANIFEST"
     data = bytearray(manifest.read_bytes())
     data[len(data) // 2] ^= 0x10
@@ -172,3 +173,40 @@ def test_repr_and_properties():
     assert g.directed is False
     assert repr(g) == "<stratagraph.Graph in-memory undirected, 2 vertices, 1 edges>"
     assert "1 edges" in repr(g.snapshot())
+
+
+@pytest.mark.parametrize("sync", ["always", "interval:5", "never"])
+def test_a_killed_process_loses_no_committed_write(tmp_path, sync):
+    """A child process commits, reports, and is killed with SIGKILL without
+    closing the store; every write it reported is there after reopening."""
+    import signal
+    import subprocess
+    import sys
+
+    script = f"""
+import sys, numpy as np, stratagraph as sg
+g = sg.Graph.open({str(tmp_path)!r}, sync={sync!r})
+for i in range(200):
+    g.add_edge(i, i + 1, weight=float(i))
+    if i % 50 == 0:
+        g.add_edges(np.arange(1000, 1100) + i, np.arange(2000, 2100))
+    print(i, flush=True)
+print("done", flush=True)
+import time
+time.sleep(60)
+"""
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    last = None
+    for line in child.stdout:
+        if line.strip() == "done":
+            break
+        last = int(line)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert last == 199
+    with sg.Graph.open(tmp_path) as g:
+        s = g.snapshot()
+        for i in range(200):
+            assert s.weight(i, i + 1) == float(i)
+        assert s.has_edge(1150, 2050)
+        assert s.num_edges == 200 + 4 * 100

@@ -13,6 +13,7 @@ use crate::mem::{Effect, Stamping, Write};
 use crate::txn::check_edge;
 use crate::util::bucket;
 use crate::version::Timestamp;
+use crate::wal::record;
 use crate::VertexId;
 use rayon::prelude::*;
 
@@ -178,136 +179,194 @@ fn reverse_items(items: &[Item], effects: &[Effect], wanted: Effect, bound: u32)
 }
 
 /// See [`crate::Graph::insert_edges`].
+///
+/// The parallel phases run on the store's pool (`Shared::par`) while the
+/// writers' gate is taken on the calling thread between them: a pool worker
+/// that blocked on the gate could be the one its holder waits for (rayon
+/// workers run queued jobs while they wait), which would deadlock.
 pub(crate) fn insert_edges(
     shared: &Shared,
     edges: &[(VertexId, VertexId, f64)],
 ) -> Result<Timestamp> {
-    if let Some(e) = edges
-        .par_iter()
-        .enumerate()
-        .find_map_first(|(i, &(s, d, w))| {
-            check_edge(shared, Op::InsertEdge, s, d, w, Some(i)).err()
-        })
-    {
-        return Err(e);
-    }
-    let ids = intern_in_order(shared, Op::InsertEdge, 2 * edges.len(), |k| {
-        let e = &edges[k / 2];
-        if k % 2 == 0 {
-            e.0
-        } else {
-            e.1
-        }
-    })?;
-    let interned: Vec<Item> = edges
-        .par_iter()
-        .enumerate()
-        .map(|(i, &(_, _, w))| (ids[2 * i], ids[2 * i + 1], Some(w)))
-        .collect();
+    check_log(shared)?;
     let directed = shared.opts.directed;
-    let items = adjacency_items(interned, directed, shared.ids.bound());
+    let items = shared.par(|| -> Result<Vec<Item>> {
+        if let Some(e) = edges
+            .par_iter()
+            .enumerate()
+            .find_map_first(|(i, &(s, d, w))| {
+                check_edge(shared, Op::InsertEdge, s, d, w, Some(i)).err()
+            })
+        {
+            return Err(e);
+        }
+        let ids = intern_in_order(shared, Op::InsertEdge, 2 * edges.len(), |k| {
+            let e = &edges[k / 2];
+            if k % 2 == 0 {
+                e.0
+            } else {
+                e.1
+            }
+        })?;
+        let interned: Vec<Item> = edges
+            .par_iter()
+            .enumerate()
+            .map(|(i, &(_, _, w))| (ids[2 * i], ids[2 * i + 1], Some(w)))
+            .collect();
+        Ok(adjacency_items(interned, directed, shared.ids.bound()))
+    })?;
     let _gate = shared.writers.write();
     if !shared.opts.auto_create_vertices {
-        let alive = |v: VertexId| {
-            shared
-                .ids
-                .lookup(v)
-                .and_then(|id| shared.mem.read(id, |st| st.life.alive()))
-                == Some(true)
-        };
-        if let Some(i) = edges
-            .par_iter()
-            .position_first(|&(s, d, _)| !alive(s) || !alive(d))
-        {
-            let (s, d, _) = edges[i];
-            return Err(Error::VertexNotFound {
-                op: Op::InsertEdge,
-                vertex: if alive(s) { d } else { s },
-                at: BatchIndex(Some(i)),
-            });
-        }
+        shared.par(|| check_endpoints_alive(shared, edges))?;
     }
     let layers = shared.layers.read().clone();
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let (effects, mut created) = apply_grouped(shared, &layers, &items, false, false, &st);
-    let added = items
-        .iter()
-        .zip(&effects)
-        .filter(|(&(s, d, _), &e)| e == Effect::Added && (directed || s <= d))
-        .count() as i64;
-    if directed {
-        let rev = reverse_items(&items, &effects, Effect::Added, shared.ids.bound());
-        created += apply_grouped(shared, &layers, &rev, true, false, &st).1;
-    }
-    Ok(ticket.publish(added, created))
+    let (added, created) = shared.par(|| {
+        let (effects, mut created) = apply_grouped(shared, &layers, &items, false, false, &st);
+        let added = items
+            .iter()
+            .zip(&effects)
+            .filter(|(&(s, d, _), &e)| e == Effect::Added && (directed || s <= d))
+            .count() as i64;
+        if directed {
+            let rev = reverse_items(&items, &effects, Effect::Added, shared.ids.bound());
+            created += apply_grouped(shared, &layers, &rev, true, false, &st).1;
+        }
+        (added, created)
+    });
+    let durable = log_batch(shared, ticket.ts(), |b, ts| {
+        record::encode_insert_edges(b, ts, edges)
+    });
+    let ts = ticket.publish(added, created);
+    durable.map(|()| ts)
 }
 
-/// See [`crate::Graph::delete_edges`].
+/// Without auto-creation: refuses the batch at its first edge with a
+/// missing endpoint.
+fn check_endpoints_alive(shared: &Shared, edges: &[(VertexId, VertexId, f64)]) -> Result<()> {
+    let alive = |v: VertexId| {
+        shared
+            .ids
+            .lookup(v)
+            .and_then(|id| shared.mem.read(id, |st| st.life.alive()))
+            == Some(true)
+    };
+    match edges
+        .par_iter()
+        .position_first(|&(s, d, _)| !alive(s) || !alive(d))
+    {
+        Some(i) => {
+            let (s, d, _) = edges[i];
+            Err(Error::VertexNotFound {
+                op: Op::InsertEdge,
+                vertex: if alive(s) { d } else { s },
+                at: BatchIndex(Some(i)),
+            })
+        }
+        None => Ok(()),
+    }
+}
+
+/// Appends a batch's log record and waits until it is durable (a no-op in
+/// memory). The caller holds the writers' gate exclusively, so the record
+/// follows every earlier commit's in the log.
+fn log_batch(shared: &Shared, ts: Timestamp, encode: impl FnOnce(&mut Vec<u8>, u64)) -> Result<()> {
+    match shared.log() {
+        Some(log) => log.wait(log.append(ts, |b| encode(b, ts))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a batch up front once the log has failed.
+fn check_log(shared: &Shared) -> Result<()> {
+    shared.log().map_or(Ok(()), |log| log.check())
+}
+
+/// See [`crate::Graph::delete_edges`] (and `insert_edges` for the gate).
 pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> Result<Timestamp> {
+    check_log(shared)?;
     let not_found = |i: usize| Error::EdgeNotFound {
         op: Op::DeleteEdge,
         src: edges[i].0,
         dst: edges[i].1,
         at: BatchIndex(Some(i)),
     };
+    let directed = shared.opts.directed;
     let _gate = shared.writers.write();
     let layers = shared.layers.read().clone();
-    // Resolve in parallel, then report the *first* missing edge (rayon's
-    // `collect::<Result>` would return an arbitrary one).
-    let resolved: Vec<Option<Item>> = edges
-        .par_iter()
-        .map(|&(s, d)| {
-            let si = shared.ids.lookup(s)?;
-            let di = shared.ids.lookup(d)?;
-            shared
-                .mem
-                .read_or_empty(si, |st| layers.latest(&st.out, si, di, false))
-                .map(|_| (si, di, None))
-        })
-        .collect();
-    if let Some(i) = resolved.iter().position(Option::is_none) {
-        return Err(not_found(i));
-    }
-    let resolved: Vec<_> = resolved.into_iter().flatten().collect();
-    let directed = shared.opts.directed;
-    let items = adjacency_items(resolved, directed, shared.ids.bound());
+    let items = shared.par(|| {
+        // Resolve in parallel, then report the *first* missing edge (rayon's
+        // `collect::<Result>` would return an arbitrary one).
+        let resolved: Vec<Option<Item>> = edges
+            .par_iter()
+            .map(|&(s, d)| {
+                let si = shared.ids.lookup(s)?;
+                let di = shared.ids.lookup(d)?;
+                shared
+                    .mem
+                    .read_or_empty(si, |st| layers.latest(&st.out, si, di, false))
+                    .map(|_| (si, di, None))
+            })
+            .collect();
+        if let Some(i) = resolved.iter().position(Option::is_none) {
+            return Err(not_found(i));
+        }
+        let resolved: Vec<_> = resolved.into_iter().flatten().collect();
+        Ok(adjacency_items(resolved, directed, shared.ids.bound()))
+    })?;
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let (effects, _) = apply_grouped(shared, &layers, &items, false, false, &st);
-    let removed = items
-        .iter()
-        .zip(&effects)
-        .filter(|(&(s, d, _), &e)| e == Effect::Removed && (directed || s <= d))
-        .count() as i64;
-    if directed {
-        let rev = reverse_items(&items, &effects, Effect::Removed, shared.ids.bound());
-        apply_grouped(shared, &layers, &rev, true, true, &st);
-    }
-    Ok(ticket.publish(-removed, 0))
+    let removed = shared.par(|| {
+        let (effects, _) = apply_grouped(shared, &layers, &items, false, false, &st);
+        let removed = items
+            .iter()
+            .zip(&effects)
+            .filter(|(&(s, d, _), &e)| e == Effect::Removed && (directed || s <= d))
+            .count() as i64;
+        if directed {
+            let rev = reverse_items(&items, &effects, Effect::Removed, shared.ids.bound());
+            apply_grouped(shared, &layers, &rev, true, true, &st);
+        }
+        removed
+    });
+    let durable = log_batch(shared, ticket.ts(), |b, ts| {
+        record::encode_delete_edges(b, ts, edges)
+    });
+    let ts = ticket.publish(-removed, 0);
+    durable.map(|()| ts)
 }
 
-/// See [`crate::Graph::insert_vertices`].
+/// See [`crate::Graph::insert_vertices`] (and `insert_edges` for the gate).
 pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<Timestamp> {
-    let mut ids = intern_in_order(shared, Op::InsertVertex, vertices.len(), |k| vertices[k])?;
-    ids.par_sort_unstable();
-    ids.dedup();
+    check_log(shared)?;
+    let ids = shared.par(|| -> Result<Vec<u32>> {
+        let mut ids = intern_in_order(shared, Op::InsertVertex, vertices.len(), |k| vertices[k])?;
+        ids.par_sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    })?;
     let _gate = shared.writers.write();
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let created: i64 = ids
-        .par_iter()
-        .map(|&v| {
-            let mut state = shared.mem.lock(v);
-            if state.life.alive() {
-                0
-            } else {
-                state.life.set(st.ts, true, st.watermark);
-                1
-            }
-        })
-        .sum();
-    Ok(ticket.publish(0, created))
+    let created: i64 = shared.par(|| {
+        ids.par_iter()
+            .map(|&v| {
+                let mut state = shared.mem.lock(v);
+                if state.life.alive() {
+                    0
+                } else {
+                    state.life.set(st.ts, true, st.watermark);
+                    1
+                }
+            })
+            .sum()
+    });
+    let durable = log_batch(shared, ticket.ts(), |b, ts| {
+        record::encode_insert_vertices(b, ts, vertices)
+    });
+    let ts = ticket.publish(0, created);
+    durable.map(|()| ts)
 }
 
 #[cfg(test)]

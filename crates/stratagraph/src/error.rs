@@ -183,6 +183,22 @@ pub enum Error {
         /// The underlying error's text.
         message: String,
     },
+    /// The store directory is already open, by this process or another: two
+    /// writers would corrupt each other's log and level files.
+    #[error("store {dir} is already open (its LOCK file is held); close the other handle or process first")]
+    StoreLocked {
+        /// The store directory.
+        dir: String,
+    },
+    /// An earlier write or sync of the write-ahead log failed, so the log
+    /// may lack commits that were applied in memory. The store refuses
+    /// writes from then on; reopening it recovers every commit the log
+    /// holds. Reads keep working.
+    #[error("the store refuses writes because its log failed earlier: {cause}")]
+    LogFailed {
+        /// The first log error, as text.
+        cause: String,
+    },
     /// The engine asked the CSR segment writer to store input that breaks the
     /// segment's invariants (unsorted, out of range, a NaN weight, ...). This
     /// is a bug in the engine, not in user input, and is reported rather than

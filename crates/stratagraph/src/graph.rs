@@ -14,11 +14,13 @@ use crate::snapshot::Snapshot;
 use crate::txn::WriteTxn;
 use crate::util::files::io_error;
 use crate::version::{Clock, Timestamp};
+use crate::wal::{self, Wal};
 use crate::VertexId;
 use parking_lot::RwLock;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// State shared by a graph's handles, transactions and snapshots.
 pub(crate) struct Shared {
@@ -33,6 +35,11 @@ pub(crate) struct Shared {
     pub lsm: LsmState,
     /// The directory of an on-disk store (`None`: in memory).
     pub home: Option<PathBuf>,
+    /// The write-ahead log of an on-disk store, attached once recovery is
+    /// done (recovery's own re-applied commits are not logged again).
+    pub wal: OnceLock<Arc<Wal>>,
+    /// Held (locked) while the store is open, so a second open is refused.
+    _dir_lock: Option<File>,
     /// Live `Graph` handles (snapshots and flush threads also hold `Shared`).
     handles: AtomicUsize,
     pool: Option<rayon::ThreadPool>,
@@ -53,7 +60,9 @@ impl Drop for Shared {
     /// `Graph::close` would; errors cannot be reported from here, so callers
     /// that care call `close` first.
     fn drop(&mut self) {
-        if self.home.is_some() {
+        // A store whose opening failed has nothing to close (and opening
+        // must not change files when it fails).
+        if self.home.is_some() && !self.recovering() {
             let _ = maintain::flush_and_compact(self);
         }
     }
@@ -125,6 +134,10 @@ pub struct Stats {
     pub compactions: u64,
     /// Snapshots currently open.
     pub open_snapshots: usize,
+    /// Write-ahead log segment files on disk (0 in memory).
+    pub log_segments: usize,
+    /// Bytes appended to the write-ahead log since the store was opened.
+    pub log_bytes: u64,
 }
 
 impl Stats {
@@ -135,6 +148,28 @@ impl Stats {
 }
 
 impl Shared {
+    /// The log, if this store has one running.
+    #[inline]
+    pub(crate) fn log(&self) -> Option<&Wal> {
+        self.wal.get().map(|w| &**w)
+    }
+
+    /// Whether this on-disk store is still being opened (its log not yet
+    /// attached): no background work may start then.
+    pub(crate) fn recovering(&self) -> bool {
+        self.home.is_some() && self.wal.get().is_none()
+    }
+
+    /// Runs `f`, which uses rayon, on the store's own thread pool (the
+    /// calling thread waits). Callers must not hold the writers' gate
+    /// inside `f`'s jobs; see `batch::insert_edges`.
+    pub(crate) fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+
     /// The stamping context for commit `ts`, or `SnapshotTooOld` if the
     /// oldest open snapshot lags more than the stamp window behind it.
     pub(crate) fn stamping(&self, ts: Timestamp) -> Result<Stamping> {
@@ -174,14 +209,17 @@ impl Graph {
         clock: Clock,
         layers: Layers,
         lsm: LsmState,
-        home: Option<PathBuf>,
+        home: Option<(PathBuf, File)>,
     ) -> Graph {
-        let pool = (opts.threads > 0).then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(opts.threads)
-                .build()
-                .ok()
-        });
+        let (home, dir_lock) = home.unzip();
+        // Always a pool of its own (0 threads: rayon's default count), so
+        // no caller of a batch is ever one of the threads that run it (see
+        // `batch::insert_edges`).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .thread_name(|i| format!("stratagraph-{i}"))
+            .build()
+            .ok();
         Graph {
             shared: Arc::new(Shared {
                 opts,
@@ -192,41 +230,41 @@ impl Graph {
                 layers: RwLock::new(Arc::new(layers)),
                 lsm,
                 home,
+                wal: OnceLock::new(),
+                _dir_lock: dir_lock,
                 handles: AtomicUsize::new(1),
-                pool: pool.flatten(),
+                pool,
             }),
         }
     }
 
     /// Opens the store in directory `dir`, creating it (and the directory)
-    /// if it holds none. Its runs are kept as files there and read through
-    /// memory maps; the MemGraph above them is flushed to new files as it
-    /// fills, and `close` flushes the rest.
-    ///
-    /// Until the write-ahead log exists (issue 4), writes since the last
-    /// flush are lost if the process dies without closing the store.
+    /// if it holds none. Its levels are kept as files there and read through
+    /// memory maps; every commit is appended to a write-ahead log before it
+    /// becomes visible (durable as `Options::sync` says), and the MemGraph
+    /// is flushed to new level files as it fills. Reopening after a crash
+    /// replays the log: every commit that returned is there, and a commit
+    /// or batch that did not return is there whole or not at all.
     ///
     /// # Errors
-    /// `Io` if the directory or a file cannot be read or written; `Corrupt`
-    /// or `UnsupportedFormat` (naming the file and offset) for a damaged or
-    /// foreign manifest or run file; `OptionsMismatch` if `opts` contradicts
+    /// `StoreLocked` if the directory is open already (in this process or
+    /// another); `Io` if a file cannot be read or written; `Corrupt` or
+    /// `UnsupportedFormat` (naming the file and offset) for a damaged or
+    /// foreign manifest, level file or log record (a torn last record is
+    /// not damage: it is dropped); `OptionsMismatch` if `opts` contradicts
     /// the stored graph (directed vs undirected). Nothing is modified when
     /// opening fails.
     pub fn open(dir: impl AsRef<Path>, opts: Options) -> Result<Graph> {
         let dir = dir.as_ref().to_path_buf();
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
-        let Some(manifest) = Manifest::read(&dir)? else {
-            let g = Graph::assemble(
-                opts,
-                IdMap::new(),
-                Clock::new(),
-                Layers::default(),
-                LsmState::default(),
-                Some(dir),
-            );
-            maintain::persist(&g.shared, &[])?;
-            return Ok(g);
-        };
+        let lock = lock_dir(&dir)?;
+        let manifest = Manifest::read(&dir)?.unwrap_or(Manifest {
+            directed: opts.directed,
+            last_ts: 0,
+            next_run: 0,
+            vertices: Vec::new(),
+            runs: Vec::new(),
+        });
         let manifest_path = dir.join(crate::manifest::FILE).display().to_string();
         if manifest.directed != opts.directed {
             return Err(Error::OptionsMismatch {
@@ -246,34 +284,7 @@ impl Graph {
                 ),
             });
         }
-        let mut runs = Vec::with_capacity(manifest.runs.len());
-        for r in &manifest.runs {
-            let out = Segment::open(&RunFiles::path(&dir, r.id, false))?;
-            let inn = if r.has_in {
-                Some(Segment::open(&RunFiles::path(&dir, r.id, true))?)
-            } else {
-                None
-            };
-            for seg in std::iter::once(&out).chain(inn.as_ref()) {
-                if seg.vertex_range().end as usize > manifest.vertices.len() {
-                    return Err(Error::Corrupt {
-                        file: seg.name().to_string(),
-                        offset: 0,
-                        what: format!(
-                            "covers vertices up to {} but the manifest has {}",
-                            seg.vertex_range().end,
-                            manifest.vertices.len()
-                        ),
-                    });
-                }
-            }
-            runs.push(Arc::new(FlushedRun {
-                id: r.id,
-                out,
-                inn,
-                cut: r.cut,
-            }));
-        }
+        let runs = open_runs(&dir, &manifest)?;
         let ids = IdMap::new();
         for (i, &(ext, _)) in manifest.vertices.iter().enumerate() {
             if ids.intern(ext) != Some(i as u32) {
@@ -284,13 +295,20 @@ impl Graph {
                 });
             }
         }
+        // Checks the whole log before anything is changed.
+        let log = wal::recover::read(&dir, &ids, manifest.last_ts)?;
+        let policy = opts.sync;
         let g = Graph::assemble(
             opts,
             ids,
             Clock::resume(manifest.last_ts),
             Layers { runs },
-            LsmState::resume(manifest.last_ts, manifest.next_run),
-            Some(dir.clone()),
+            LsmState::resume(
+                manifest.last_ts,
+                manifest.next_run,
+                manifest.vertices.clone(),
+            ),
+            Some((dir.clone(), lock)),
         );
         let shared = &g.shared;
         let mut alive = 0u64;
@@ -306,7 +324,18 @@ impl Graph {
         }
         let edges = g.count_edges();
         shared.clock.set_counts(edges, alive);
-        remove_orphans(&dir, &manifest.runs);
+        wal::recover::replay(shared, log.commits)?;
+        let wal = Wal::create(
+            &dir,
+            policy,
+            log.next_segment,
+            log.segments,
+            shared.ids.bound(),
+        )?;
+        shared.ids.attach_journal(wal.clone());
+        let _ = shared.wal.set(wal);
+        maintain::checkpoint(shared)?;
+        remove_orphans(&dir, &shared.layers.read().runs);
         Ok(g)
     }
 
@@ -366,13 +395,6 @@ impl Graph {
         Snapshot::open(self.shared.clone())
     }
 
-    fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        match &self.shared.pool {
-            Some(pool) => pool.install(f),
-            None => f(),
-        }
-    }
-
     /// Inserts (or re-weights) one edge in its own transaction.
     ///
     /// # Errors
@@ -422,7 +444,7 @@ impl Graph {
     /// or `VertexIdsExhausted`, naming the first offending element's index;
     /// `SnapshotTooOld`. On error nothing is applied.
     pub fn insert_edges(&self, edges: &[(VertexId, VertexId, f64)]) -> Result<Timestamp> {
-        let ts = self.run(|| batch::insert_edges(&self.shared, edges))?;
+        let ts = batch::insert_edges(&self.shared, edges)?;
         maintain::note_writes(&self.shared, 2 * edges.len());
         Ok(ts)
     }
@@ -434,7 +456,7 @@ impl Graph {
     /// `EdgeNotFound` naming the first missing edge's index, or
     /// `SnapshotTooOld`; on error nothing is applied.
     pub fn delete_edges(&self, edges: &[(VertexId, VertexId)]) -> Result<Timestamp> {
-        let ts = self.run(|| batch::delete_edges(&self.shared, edges))?;
+        let ts = batch::delete_edges(&self.shared, edges)?;
         maintain::note_writes(&self.shared, 2 * edges.len());
         Ok(ts)
     }
@@ -444,7 +466,7 @@ impl Graph {
     /// # Errors
     /// `VertexIdsExhausted` or `SnapshotTooOld`; on error nothing is applied.
     pub fn insert_vertices(&self, vertices: &[VertexId]) -> Result<Timestamp> {
-        self.run(|| batch::insert_vertices(&self.shared, vertices))
+        batch::insert_vertices(&self.shared, vertices)
     }
 
     /// Counts and memory. Walks every vertex to measure memory, so it costs
@@ -466,6 +488,8 @@ impl Graph {
             flushes: self.shared.lsm.counts().0,
             compactions: self.shared.lsm.counts().1,
             open_snapshots: self.shared.clock.open_snapshots() - 1,
+            log_segments: self.shared.log().map_or(0, Wal::segments),
+            log_bytes: self.shared.log().map_or(0, Wal::appended),
         }
     }
 
@@ -486,11 +510,81 @@ impl Graph {
     }
 }
 
+/// Locks store directory `dir` for this process (an exclusive lock on its
+/// `LOCK` file, released when the file is closed, also by a crash).
+fn lock_dir(dir: &Path) -> Result<File> {
+    let path = dir.join("LOCK");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_error(&path, "open", &e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::StoreLocked {
+            dir: dir.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path, "lock", &e)),
+    }
+}
+
+/// Locks `dir` like `lock_dir` if it has a `LOCK` file (a store that was
+/// opened before), without creating one: for read-only inspection.
+pub(crate) fn lock_dir_if_present(dir: &Path) -> Result<Option<File>> {
+    if !dir.is_dir() {
+        return Err(Error::Io {
+            file: dir.display().to_string(),
+            op: "open directory",
+            kind: std::io::ErrorKind::NotFound,
+            message: "no such directory".into(),
+        });
+    }
+    if dir.join("LOCK").exists() {
+        lock_dir(dir).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Opens the level files a manifest names, checking that they fit it.
+fn open_runs(dir: &Path, manifest: &Manifest) -> Result<Vec<Arc<FlushedRun>>> {
+    let mut runs = Vec::with_capacity(manifest.runs.len());
+    for r in &manifest.runs {
+        let out = Segment::open(&RunFiles::path(dir, r.id, false))?;
+        let inn = if r.has_in {
+            Some(Segment::open(&RunFiles::path(dir, r.id, true))?)
+        } else {
+            None
+        };
+        for seg in std::iter::once(&out).chain(inn.as_ref()) {
+            if seg.vertex_range().end as usize > manifest.vertices.len() {
+                return Err(Error::Corrupt {
+                    file: seg.name().to_string(),
+                    offset: 0,
+                    what: format!(
+                        "covers vertices up to {} but the manifest has {}",
+                        seg.vertex_range().end,
+                        manifest.vertices.len()
+                    ),
+                });
+            }
+        }
+        runs.push(Arc::new(FlushedRun {
+            id: r.id,
+            out,
+            inn,
+            cut: r.cut,
+        }));
+    }
+    Ok(runs)
+}
+
 /// Deletes run files (and temporaries) in `dir` that the manifest does not
 /// name: left by a crash between writing a file and the manifest naming it,
 /// or between a compaction's manifest and the deletion of what it replaced.
 /// Best effort: a file that cannot be removed only wastes space.
-fn remove_orphans(dir: &Path, live: &[RunFiles]) {
+fn remove_orphans(dir: &Path, live: &[Arc<FlushedRun>]) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -498,7 +592,7 @@ fn remove_orphans(dir: &Path, live: &[RunFiles]) {
         .iter()
         .flat_map(|r| {
             let mut v = vec![RunFiles::path(dir, r.id, false)];
-            if r.has_in {
+            if r.inn.is_some() {
                 v.push(RunFiles::path(dir, r.id, true));
             }
             v

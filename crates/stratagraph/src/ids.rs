@@ -14,7 +14,7 @@ use crate::util::segmented::SegmentedTable;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// External ids below this are mapped by direct pages.
 const DIRECT_LIMIT: u64 = 1 << 28;
@@ -27,6 +27,13 @@ pub(crate) const MAX_IDS: u64 = u32::MAX as u64;
 
 type Page = Box<[AtomicU32; PAGE]>;
 
+/// Where new id assignments are recorded durably (the write-ahead log of an
+/// on-disk store). `assign` calls `take` to hand out the id while holding
+/// whatever keeps its records in assignment order.
+pub(crate) trait IdJournal: Send + Sync {
+    fn assign(&self, ext: u64, take: &mut dyn FnMut() -> Option<u32>) -> Option<u32>;
+}
+
 /// The id dictionary of one store.
 pub(crate) struct IdMap {
     /// `direct[ext >> PAGE_BITS][ext & (PAGE-1)]` holds internal id + 1 (0 = unmapped).
@@ -35,6 +42,8 @@ pub(crate) struct IdMap {
     shards: Box<[RwLock<FxHashMap<u64, u32>>]>,
     external: SegmentedTable<AtomicU64>,
     next: AtomicU64,
+    /// Set once an on-disk store's log is running.
+    journal: OnceLock<Arc<dyn IdJournal>>,
 }
 
 fn shard_of(ext: u64) -> usize {
@@ -53,7 +62,13 @@ impl IdMap {
                 .collect(),
             external: SegmentedTable::new(),
             next: AtomicU64::new(0),
+            journal: OnceLock::new(),
         }
+    }
+
+    /// Records every id assigned from now on in `journal`.
+    pub(crate) fn attach_journal(&self, journal: Arc<dyn IdJournal>) {
+        let _ = self.journal.set(journal);
     }
 
     /// The internal id of `ext`, if one was ever assigned.
@@ -78,12 +93,18 @@ impl IdMap {
         if let Some(id) = self.lookup_locked(ext, &shard) {
             return Some(id);
         }
-        let id = self.next.fetch_add(1, Ordering::AcqRel);
-        if id >= MAX_IDS {
-            self.next.store(MAX_IDS, Ordering::Release);
-            return None;
-        }
-        let id = id as u32;
+        let mut take = || {
+            let id = self.next.fetch_add(1, Ordering::AcqRel);
+            if id >= MAX_IDS {
+                self.next.store(MAX_IDS, Ordering::Release);
+                return None;
+            }
+            Some(id as u32)
+        };
+        let id = match self.journal.get() {
+            Some(j) => j.assign(ext, &mut take)?,
+            None => take()?,
+        };
         self.external.get_or_alloc(id).store(ext, Ordering::Release);
         if ext < DIRECT_LIMIT {
             let page = self.direct[(ext >> PAGE_BITS) as usize]

@@ -31,8 +31,9 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod batch;
-// Parts of the segment API (full verification, loading into memory,
-// streaming writes) wait for `stratagraph check` (issue 4) and levels.
+mod check;
+// Parts of the segment API (loading into memory, streaming writes) wait
+// for levels.
 #[allow(dead_code)]
 mod csr;
 mod error;
@@ -47,11 +48,13 @@ mod snapshot;
 mod txn;
 mod util;
 mod version;
+mod wal;
 
+pub use check::{check, CheckReport};
 pub use error::{BatchIndex, Error, Op, Result, VertexId};
 pub use graph::{Graph, Stats};
 pub use mem::MemoryUsage;
-pub use options::Options;
+pub use options::{Options, SyncPolicy};
 pub use scan::{Neighbors, WeightedNeighbors};
 pub use snapshot::Snapshot;
 pub use txn::WriteTxn;

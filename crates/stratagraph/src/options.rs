@@ -1,5 +1,25 @@
 //! Settings a store is created with.
 
+/// When a commit to an on-disk store counts as durable (ignored in memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncPolicy {
+    /// A commit returns after its log record is synced to the device
+    /// (`fdatasync`); concurrent commits share one sync (group commit).
+    /// Survives process crashes and power loss. The default.
+    Always,
+    /// A commit returns once its record is written to the operating system;
+    /// a background thread syncs the log at this interval. A process crash
+    /// loses nothing; a power loss or kernel crash may lose the commits of
+    /// the last interval.
+    Interval(std::time::Duration),
+    /// A commit returns once its record is written to the operating system,
+    /// and the log is synced only when segments are rotated or the store is
+    /// closed. A process crash loses nothing; a power loss or kernel crash
+    /// may lose any commit since the last flush. For bulk loads that can be
+    /// redone.
+    Never,
+}
+
 /// How a store is configured. `Options::default()` is a directed graph that
 /// allows self-loops and creates missing endpoints on edge insertion.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,8 +33,9 @@ pub struct Options {
     /// networkx's `add_edge` does). When false, such an insert is refused with
     /// `Error::VertexNotFound`.
     pub auto_create_vertices: bool,
-    /// Memory budget of the active MemGraph in bytes. Recorded now; flushing
-    /// to CSR levels when it is exceeded is the job of the LSM layer.
+    /// Memory budget of the active MemGraph in bytes: when the versions
+    /// written since the last flush exceed it, a background flush writes
+    /// them into a CSR run.
     pub memgraph_bytes: usize,
     /// Threads used by batch writes (0 = all cores).
     pub threads: usize,
@@ -22,6 +43,8 @@ pub struct Options {
     /// container re-bases its stamps (default 2^30). Small values are only
     /// useful to exercise re-basing in tests.
     pub stamp_window: u32,
+    /// When commits to an on-disk store are durable (see [`SyncPolicy`]).
+    pub sync: SyncPolicy,
 }
 
 impl Default for Options {
@@ -33,6 +56,7 @@ impl Default for Options {
             memgraph_bytes: 64 << 20,
             threads: 0,
             stamp_window: 1 << 30,
+            sync: SyncPolicy::Always,
         }
     }
 }

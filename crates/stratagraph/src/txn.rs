@@ -27,16 +27,9 @@ use parking_lot::RwLockWriteGuard;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
-/// What a transaction did to a vertex's existence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VertexWrite {
-    /// Exists after this transaction (created unless already present).
-    Created,
-    /// Deleted (with all its edges).
-    Deleted,
-    /// Deleted, then created again: old edges gone, vertex present.
-    Recreated,
-}
+/// What a transaction did to a vertex's existence (the log's vocabulary,
+/// since the log records exactly this).
+use crate::wal::record::VertexChange as VertexWrite;
 
 /// A write transaction. Create with [`crate::Graph::begin`]; finish with
 /// [`WriteTxn::commit`]. Dropping it without committing discards its writes.
@@ -319,6 +312,10 @@ impl WriteTxn {
         if self.is_empty() {
             return Ok(shared.clock.visible());
         }
+        let log = shared.log();
+        if let Some(log) = log {
+            log.check()?;
+        }
         let _gate = shared.writers.read();
         // Any `Layers` will do: the MemGraph keeps every version a run holds
         // until all holders of older ones (this commit too) are gone.
@@ -335,11 +332,33 @@ impl WriteTxn {
             self.check_endpoints_alive(&mut locked)?;
         }
         let (d_edges, d_vertices) = self.apply(&mut locked, &layers, &st);
+        // Logged while the vertex locks are held, so commits that touch a
+        // common vertex are logged in timestamp order; durable before it
+        // is published (see `wal::writer`).
+        let pos = log.map(|log| log.append(ts, |b| self.encode(b, ts)));
         drop(guards);
+        let durable = match (log, pos) {
+            (Some(log), Some(pos)) => log.wait(pos),
+            _ => Ok(()),
+        };
+        // Published even if the log failed: a gap would stall every later
+        // commit. The store refuses writes from now on (`Wal::check`).
         let ts = ticket.publish(d_edges, d_vertices);
+        durable?;
         drop(layers);
         maintain::note_writes(&shared, 2 * self.edges.len());
         Ok(ts)
+    }
+
+    /// The log record of this transaction's net writes (external ids).
+    fn encode(&self, b: &mut Vec<u8>, ts: Timestamp) {
+        let ext = |v: u32| self.shared.ids.external(v);
+        crate::wal::record::encode_txn(
+            b,
+            ts,
+            self.vertices.iter().map(|(&v, &w)| (ext(v), w)),
+            self.edges.iter().map(|(&(s, d), &w)| (ext(s), ext(d), w)),
+        );
     }
 
     /// Locks every vertex the commit writes, in ascending order.
@@ -468,6 +487,28 @@ impl WriteTxn {
         }
         (d_edges, d_vertices)
     }
+}
+
+/// Commits a logged transaction again during recovery (see `wal::recover`).
+pub(crate) fn replay(
+    shared: &Arc<Shared>,
+    vertices: &[(VertexId, VertexWrite)],
+    edges: &[(VertexId, VertexId, Option<f64>)],
+) -> Result<Timestamp> {
+    let unknown = |v: VertexId| Error::VertexNotFound {
+        op: Op::InsertVertex,
+        vertex: v,
+        at: BatchIndex(None),
+    };
+    let id = |v: VertexId| shared.ids.lookup(v).ok_or_else(|| unknown(v));
+    let mut tx = WriteTxn::new(shared.clone());
+    for &(v, w) in vertices {
+        tx.vertices.insert(id(v)?, w);
+    }
+    for &(s, d, w) in edges {
+        tx.edges.insert((id(s)?, id(d)?), w);
+    }
+    tx.commit()
 }
 
 /// The vertex states a commit holds locked, by internal id.

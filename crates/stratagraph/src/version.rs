@@ -94,6 +94,15 @@ impl Clock {
         c
     }
 
+    /// Moves the clock to `ts` as if every commit up to it were published:
+    /// recovery replays logged commits at their own timestamps, which may
+    /// skip numbers (commits that failed after taking theirs). Only for a
+    /// store nobody else uses yet.
+    pub(crate) fn resume_at(&self, ts: Timestamp) {
+        self.next.store(ts, Ordering::SeqCst);
+        self.visible.store(ts, Ordering::SeqCst);
+    }
+
     /// Sets the counters of a reopened store (before anyone reads them).
     pub(crate) fn set_counts(&self, edges: u64, vertices: u64) {
         let mut st = self.state.lock();

@@ -114,11 +114,15 @@ class Graph:
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out so it reopens with all
-        its data. ``sync`` ("always" or "never") is the policy of the
-        write-ahead log, which does not exist yet: writes since the last
-        flush are lost if the process dies without closing. A directed store
-        opened as undirected raises ``InvalidInput``; a damaged file raises
-        ``Corruption``."""
+        its data. Every commit goes to a write-ahead log first; reopening
+        after a crash replays it. ``sync`` is when a commit counts as
+        durable: "always" (log synced before returning; concurrent commits
+        share a sync), "interval:MS" (synced every MS milliseconds) or
+        "never" (synced at flushes and close); a process crash loses nothing
+        under any of them, a power loss only what the policy allows. An open
+        directory raises ``StoreLocked``; a directed store opened as
+        undirected raises ``InvalidInput``; a damaged file raises
+        ``Corruption`` naming it and the offset."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""

@@ -438,7 +438,7 @@ impl Header {
                     format!("{} section is {} bytes, expected {want}", s.name(), e.len),
                 );
             }
-            if e.offset % ALIGN != 0 || e.offset < prev_end {
+            if !e.offset.is_multiple_of(ALIGN) || e.offset < prev_end {
                 return bad(
                     at,
                     format!(
@@ -453,7 +453,7 @@ impl Header {
             })?;
         }
         let t = self.table;
-        if t.offset % ALIGN != 0 || t.offset < prev_end {
+        if !t.offset.is_multiple_of(ALIGN) || t.offset < prev_end {
             return bad(
                 OFF_TABLE,
                 format!(

@@ -64,15 +64,42 @@ pub(crate) struct LsmState {
     bg_error: Mutex<Option<Error>>,
     /// The latest background flush thread.
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// On disk: every assigned id's external id and existence as of
+    /// `last_cut`, for the manifest (captured by the flush that set the cut,
+    /// while a registered snapshot kept that state readable).
+    durable_vertices: Mutex<Vec<(u64, bool)>>,
+}
+
+/// A snapshot registration that holds the watermark at or below its
+/// timestamp while a flush reads the state there.
+struct Pin<'c> {
+    clock: &'c crate::version::Clock,
+    ts: Timestamp,
+}
+
+impl<'c> Pin<'c> {
+    fn new(clock: &'c crate::version::Clock) -> Self {
+        Pin {
+            clock,
+            ts: clock.open_snapshot().ts,
+        }
+    }
+}
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        self.clock.close_snapshot(self.ts);
+    }
 }
 
 impl LsmState {
     /// The state of a store reopened with runs up to `last_cut` and run
     /// files numbered below `next_run`.
-    pub(crate) fn resume(last_cut: u64, next_run: u64) -> LsmState {
+    pub(crate) fn resume(last_cut: u64, next_run: u64, vertices: Vec<(u64, bool)>) -> LsmState {
         LsmState {
             last_cut: AtomicU64::new(last_cut),
             runs: AtomicU64::new(next_run),
+            durable_vertices: Mutex::new(vertices),
             ..LsmState::default()
         }
     }
@@ -97,6 +124,7 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
     let lsm = &shared.lsm;
     let written = lsm.written.fetch_add(versions, Ordering::Relaxed) + versions;
     if written.saturating_mul(BYTES_PER_VERSION) < shared.opts.memgraph_bytes
+        || shared.recovering()
         || lsm.scheduled.swap(true, Ordering::AcqRel)
     {
         return;
@@ -141,10 +169,17 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     let lsm = &shared.lsm;
     let _one = lsm.flushing.lock();
     clean_up(shared);
-    let cut = shared.clock.visible();
+    let pin = Pin::new(&shared.clock);
+    let cut = pin.ts;
     let from = lsm.last_cut.load(Ordering::Acquire);
     if cut <= from {
         return Ok(false);
+    }
+    if let Some(log) = shared.log() {
+        // Every commit up to the cut is published, hence logged: after
+        // this they are all in sealed segments, which the manifest written
+        // below makes redundant.
+        log.rotate()?;
     }
     lsm.written.store(0, Ordering::Relaxed);
     let watermark = shared.clock.watermark().min(cut);
@@ -159,9 +194,15 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     } else {
         None
     };
+    if shared.home.is_some() {
+        *lsm.durable_vertices.lock() = capture_vertices(shared, cut);
+    }
+    drop(pin);
     lsm.last_cut.store(cut, Ordering::Release);
     if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
-        return Ok(false); // only vertex changes since the last run
+        // Only vertex changes since the last run: the manifest holds them.
+        persist(shared, &[])?;
+        return Ok(false);
     }
     let out = seal(shared, out, n, false)?;
     let inn = inn.map(|b| seal(shared, b, n, true)).transpose()?;
@@ -218,17 +259,11 @@ pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
         return Ok(());
     };
     let layers = shared.layers.read().clone();
-    let bound = shared.ids.bound();
     let manifest = Manifest {
         directed: shared.opts.directed,
         last_ts: shared.lsm.last_cut.load(Ordering::Acquire),
         next_run: shared.lsm.runs.load(Ordering::Relaxed),
-        vertices: (0..bound)
-            .map(|v| {
-                let alive = shared.mem.read(v, |s| s.life.alive()).unwrap_or(false);
-                (shared.ids.external(v), alive)
-            })
-            .collect(),
+        vertices: shared.lsm.durable_vertices.lock().clone(),
         runs: layers
             .runs
             .iter()
@@ -240,6 +275,9 @@ pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
             .collect(),
     };
     manifest.write(dir)?;
+    if let Some(log) = shared.log() {
+        log.retire(manifest.last_ts, manifest.vertices.len() as u32)?;
+    }
     for &id in dropped {
         for inn in [false, true] {
             let path = RunFiles::path(dir, id, inn);
@@ -253,6 +291,35 @@ pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
     Ok(())
 }
 
+/// Every assigned id's external id and existence at `cut`. The caller
+/// keeps the watermark at or below `cut` (or is alone with the store), so
+/// the vertex histories still answer for it.
+fn capture_vertices(shared: &Shared, cut: Timestamp) -> Vec<(u64, bool)> {
+    (0..shared.ids.bound())
+        .map(|v| {
+            let alive = shared
+                .mem
+                .read(v, |s| s.life.alive_at(cut))
+                .unwrap_or(false);
+            (shared.ids.external(v), alive)
+        })
+        .collect()
+}
+
+/// After recovery replayed the log: makes what it replayed durable in level
+/// files and a manifest, so the old log segments can go (with any torn
+/// tail). The caller is alone with the store.
+pub(crate) fn checkpoint(shared: &Shared) -> Result<()> {
+    if flush(shared)? {
+        return Ok(());
+    }
+    let _one = shared.lsm.flushing.lock();
+    let cut = shared.clock.visible();
+    *shared.lsm.durable_vertices.lock() = capture_vertices(shared, cut);
+    shared.lsm.last_cut.fetch_max(cut, Ordering::AcqRel);
+    persist(shared, &[])
+}
+
 /// Flushes everything, merges all runs into one and writes the manifest:
 /// what closing a store leaves on disk.
 pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
@@ -262,7 +329,11 @@ pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
     if layers.runs.len() > 1 {
         compact_all(shared, &layers)?;
     }
-    persist(shared, &[])
+    persist(shared, &[])?;
+    match shared.log() {
+        Some(log) => log.sync_all(),
+        None => Ok(()),
+    }
 }
 
 /// Merges every run into one. Runs are only added under the flush lock,

@@ -53,6 +53,13 @@ fn sync_parent(path: &Path) -> Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    sync_dir(dir)
+}
+
+/// Syncs directory `dir`, making the creation, rename or removal of its
+/// entries durable.
+#[cfg(unix)]
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     let d = File::open(dir).map_err(|e| io_error(dir, "open directory", &e))?;
     d.sync_all()
         .map_err(|e| io_error(dir, "sync directory", &e))
@@ -62,5 +69,12 @@ fn sync_parent(path: &Path) -> Result<()> {
 /// cannot, the rename is as durable as the platform makes it.
 #[cfg(not(unix))]
 fn sync_parent(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// See the Unix version; elsewhere directory entries are as durable as the
+/// platform makes them.
+#[cfg(not(unix))]
+pub(crate) fn sync_dir(_dir: &Path) -> Result<()> {
     Ok(())
 }

@@ -1,0 +1,17 @@
+//! The write-ahead log: every commit and batch of an on-disk store is
+//! appended here, and made durable, before it becomes visible; reopening
+//! after a crash replays what the level files do not hold yet.
+//!
+//! - `record.rs`: what a record says and its payload bytes;
+//! - `frame.rs`: segment files, record frames, torn-tail rules;
+//! - `writer.rs`: group commit, segment rotation and deletion;
+//! - `recover.rs`: reading the log back into a reopened store.
+//!
+//! The format is specified in `docs/FORMAT.md` §3.
+
+pub(crate) mod frame;
+pub(crate) mod record;
+pub(crate) mod recover;
+mod writer;
+
+pub(crate) use writer::{list_segments, Wal};

@@ -1,0 +1,359 @@
+//! The log writer: appends records in commit order, makes them durable with
+//! group commit, rotates segments at flushes and deletes the ones the level
+//! files have made redundant.
+//!
+//! Committers append their record to a shared buffer while they still hold
+//! their vertex locks, so two commits that touch one vertex are logged in
+//! timestamp order; then they release the locks and wait for durability.
+//! The first waiter to take the file lock becomes the leader: it writes
+//! everything buffered so far in one `write` and, under `SyncPolicy::Always`,
+//! one `fdatasync`, which makes every record in it durable at once. Waiters
+//! that queued behind it find their record already durable and return.
+//!
+//! Internal id assignments are appended to the same buffer (under the same
+//! lock that hands out the id), so the log lists ids in assignment order and
+//! every id precedes the first record that uses it.
+
+use super::frame::{self, file_header};
+use super::record;
+use crate::error::{Error, Result};
+use crate::ids::IdJournal;
+use crate::options::SyncPolicy;
+use crate::util::files::{io_error, sync_dir};
+use crate::VertexId;
+use parking_lot::Mutex;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+/// The file of log segment `n` in `dir`.
+pub(crate) fn segment_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("wal-{n:08}.log"))
+}
+
+/// The segment number of a log file name (`None`: not a log segment).
+pub(crate) fn segment_number(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("wal-")?.strip_suffix(".log")?;
+    (digits.len() == 8 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// Log segments in `dir`, oldest first.
+pub(crate) fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, "list directory", &e))?;
+    let mut found = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| io_error(dir, "list directory", &e))?;
+        if let Some(n) = segment_number(&e.file_name().to_string_lossy()) {
+            found.push((n, e.path()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Appended but not yet written.
+struct Pending {
+    buf: Vec<u8>,
+    /// Log position (bytes appended since the log was opened) of `buf`'s end.
+    end: u64,
+    /// Ids assigned but not yet framed: `ids_first..` go to `ids`.
+    ids_first: u32,
+    ids: Vec<VertexId>,
+    /// Newest commit timestamp appended since the last rotation.
+    max_ts: u64,
+}
+
+impl Pending {
+    /// Frames the pending id assignments as one record.
+    fn frame_ids(&mut self) {
+        if self.ids.is_empty() {
+            return;
+        }
+        let at = frame::open_record(&mut self.buf);
+        record::encode_ids(&mut self.buf, self.ids_first, &self.ids);
+        frame::seal_record(&mut self.buf, at);
+        self.ids_first += self.ids.len() as u32;
+        self.ids.clear();
+    }
+}
+
+/// A segment that is no longer appended to.
+struct Sealed {
+    path: PathBuf,
+    /// Its newest commit (0: none).
+    max_ts: u64,
+    /// One past the newest internal id it assigns.
+    id_end: u32,
+}
+
+/// The segment being appended to.
+struct Current {
+    file: File,
+    path: PathBuf,
+    number: u64,
+    max_ts: u64,
+    sealed: Vec<Sealed>,
+}
+
+/// The write-ahead log of one on-disk store.
+pub(crate) struct Wal {
+    dir: PathBuf,
+    policy: SyncPolicy,
+    pending: Mutex<Pending>,
+    current: Mutex<Current>,
+    /// Log position written to the file (and so safe from a process crash).
+    written: AtomicU64,
+    /// Log position synced (safe from a power loss).
+    synced: AtomicU64,
+    /// Set by the first failed write or sync: the log may then miss records
+    /// that commits were told are durable, so the store refuses writes.
+    failed: Mutex<Option<Error>>,
+    has_failed: AtomicBool,
+}
+
+impl Wal {
+    /// Starts a log in `dir` with a fresh segment `first`, after older
+    /// segments `older` (each: path, newest commit, id end) that recovery
+    /// read. `next_id` is the first internal id not yet assigned.
+    pub(crate) fn create(
+        dir: &Path,
+        policy: SyncPolicy,
+        first: u64,
+        older: Vec<(PathBuf, u64, u32)>,
+        next_id: u32,
+    ) -> Result<Arc<Wal>> {
+        let (file, path) = new_segment(dir, first)?;
+        let wal = Arc::new(Wal {
+            dir: dir.to_path_buf(),
+            policy,
+            pending: Mutex::new(Pending {
+                buf: Vec::new(),
+                end: 0,
+                ids_first: next_id,
+                ids: Vec::new(),
+                max_ts: 0,
+            }),
+            current: Mutex::new(Current {
+                file,
+                path,
+                number: first,
+                max_ts: 0,
+                sealed: older
+                    .into_iter()
+                    .map(|(path, max_ts, id_end)| Sealed {
+                        path,
+                        max_ts,
+                        id_end,
+                    })
+                    .collect(),
+            }),
+            written: AtomicU64::new(0),
+            synced: AtomicU64::new(0),
+            failed: Mutex::new(None),
+            has_failed: AtomicBool::new(false),
+        });
+        if let SyncPolicy::Interval(every) = policy {
+            spawn_syncer(Arc::downgrade(&wal), every);
+        }
+        Ok(wal)
+    }
+
+    /// Refuses work once a write or sync has failed.
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.has_failed.load(Ordering::Acquire) {
+            if let Some(e) = &*self.failed.lock() {
+                return Err(Error::LogFailed {
+                    cause: e.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a commit record written by `encode` (a payload encoder from
+    /// `record`) for commit `ts`; returns the log position to wait for.
+    pub(crate) fn append(&self, ts: u64, encode: impl FnOnce(&mut Vec<u8>)) -> u64 {
+        let mut p = self.pending.lock();
+        p.frame_ids();
+        let start = p.buf.len();
+        let at = frame::open_record(&mut p.buf);
+        encode(&mut p.buf);
+        frame::seal_record(&mut p.buf, at);
+        p.end += (p.buf.len() - start) as u64;
+        p.max_ts = p.max_ts.max(ts);
+        p.end
+    }
+
+    /// Returns once the log up to `pos` is durable as the sync policy
+    /// defines it: synced for `Always`, handed to the operating system for
+    /// `Interval` and `Never`.
+    pub(crate) fn wait(&self, pos: u64) -> Result<()> {
+        let done = || match self.policy {
+            SyncPolicy::Always => self.synced.load(Ordering::Acquire) >= pos,
+            _ => self.written.load(Ordering::Acquire) >= pos,
+        };
+        if done() {
+            return Ok(());
+        }
+        let mut cur = self.current.lock();
+        if done() {
+            return Ok(());
+        }
+        self.check()?;
+        self.write_pending(&mut cur)?;
+        if self.policy == SyncPolicy::Always {
+            self.sync(&mut cur)?;
+        }
+        Ok(())
+    }
+
+    /// Writes everything pending to the current segment (caller holds it).
+    fn write_pending(&self, cur: &mut Current) -> Result<()> {
+        let (buf, end, max_ts) = {
+            let mut p = self.pending.lock();
+            p.frame_ids();
+            let max_ts = std::mem::take(&mut p.max_ts);
+            (std::mem::take(&mut p.buf), p.end, max_ts)
+        };
+        cur.max_ts = cur.max_ts.max(max_ts);
+        if !buf.is_empty() {
+            if let Err(e) = cur.file.write_all(&buf) {
+                return Err(self.fail(io_error(&cur.path, "write", &e)));
+            }
+        }
+        self.written.store(end, Ordering::Release);
+        Ok(())
+    }
+
+    fn sync(&self, cur: &mut Current) -> Result<()> {
+        let pos = self.written.load(Ordering::Acquire);
+        if self.synced.load(Ordering::Acquire) >= pos {
+            return Ok(());
+        }
+        if let Err(e) = cur.file.sync_data() {
+            return Err(self.fail(io_error(&cur.path, "sync", &e)));
+        }
+        self.synced.store(pos, Ordering::Release);
+        Ok(())
+    }
+
+    fn fail(&self, e: Error) -> Error {
+        self.failed.lock().get_or_insert(e.clone());
+        self.has_failed.store(true, Ordering::Release);
+        e
+    }
+
+    /// Writes and syncs everything appended so far (for `Interval`'s timer
+    /// and for closing).
+    pub(crate) fn sync_all(&self) -> Result<()> {
+        let mut cur = self.current.lock();
+        self.check()?;
+        self.write_pending(&mut cur)?;
+        self.sync(&mut cur)
+    }
+
+    /// Closes the current segment (written and synced) and starts the next:
+    /// called by a flush after choosing its cut, so every commit up to the
+    /// cut is in a sealed segment. Returns the id bound the sealed segments
+    /// cover.
+    pub(crate) fn rotate(&self) -> Result<()> {
+        let mut cur = self.current.lock();
+        self.check()?;
+        self.write_pending(&mut cur)?;
+        self.sync(&mut cur)?;
+        let id_end = self.pending.lock().ids_first;
+        let (file, path) = new_segment(&self.dir, cur.number + 1).map_err(|e| self.fail(e))?;
+        let old_path = std::mem::replace(&mut cur.path, path);
+        cur.file = file;
+        cur.number += 1;
+        let max_ts = std::mem::take(&mut cur.max_ts);
+        cur.sealed.push(Sealed {
+            path: old_path,
+            max_ts,
+            id_end,
+        });
+        Ok(())
+    }
+
+    /// Deletes sealed segments whose commits are all at or before
+    /// `durable_ts` and whose ids are all below `id_bound`: what a manifest
+    /// with those values (and its level files) already holds.
+    pub(crate) fn retire(&self, durable_ts: u64, id_bound: u32) -> Result<()> {
+        let mut cur = self.current.lock();
+        let mut kept = Vec::new();
+        for s in std::mem::take(&mut cur.sealed) {
+            if s.max_ts <= durable_ts && s.id_end <= id_bound {
+                match std::fs::remove_file(&s.path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => {
+                        let err = io_error(&s.path, "remove", &e);
+                        kept.push(s);
+                        cur.sealed.extend(kept);
+                        return Err(err);
+                    }
+                }
+            } else {
+                kept.push(s);
+            }
+        }
+        cur.sealed = kept;
+        Ok(())
+    }
+
+    /// Log segment files currently on disk (sealed and current).
+    pub(crate) fn segments(&self) -> usize {
+        self.current.lock().sealed.len() + 1
+    }
+
+    /// Bytes appended since the store was opened.
+    pub(crate) fn appended(&self) -> u64 {
+        self.pending.lock().end
+    }
+}
+
+impl IdJournal for Wal {
+    fn assign(&self, ext: VertexId, take: &mut dyn FnMut() -> Option<u32>) -> Option<u32> {
+        let mut p = self.pending.lock();
+        let id = take()?;
+        debug_assert_eq!(id as usize, p.ids_first as usize + p.ids.len());
+        p.ids.push(ext);
+        Some(id)
+    }
+}
+
+/// Creates segment file `n` with its header, synced with its directory
+/// entry so that a later crash finds it whole.
+fn new_segment(dir: &Path, n: u64) -> Result<(File, PathBuf)> {
+    let path = segment_path(dir, n);
+    let mut file = std::fs::OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| io_error(&path, "create", &e))?;
+    file.write_all(&file_header(n))
+        .map_err(|e| io_error(&path, "write", &e))?;
+    file.sync_all().map_err(|e| io_error(&path, "sync", &e))?;
+    sync_dir(dir)?;
+    Ok((file, path))
+}
+
+/// `SyncPolicy::Interval`: syncs the log every `every` while the store
+/// lives (holding only a weak reference, so it never keeps a store open).
+fn spawn_syncer(wal: Weak<Wal>, every: Duration) {
+    let _ = std::thread::Builder::new()
+        .name("stratagraph-wal-sync".into())
+        .spawn(move || loop {
+            std::thread::sleep(every);
+            let Some(wal) = wal.upgrade() else {
+                return;
+            };
+            // A failure is recorded in `failed` and reported to writers.
+            let _ = wal.sync_all();
+        });
+}

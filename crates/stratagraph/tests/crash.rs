@@ -1,0 +1,409 @@
+//! Durability by force: a child process runs a random workload on an
+//! on-disk store and prints every commit the engine acknowledged; the
+//! parent kills it with SIGKILL at a random moment, reopens the store and
+//! checks that every acknowledged commit is there and that the one commit
+//! in flight is there whole or not at all.
+//!
+//! The child is this same test binary, re-run with `CRASH_CHILD` set (see
+//! `child_entry`). Two writer threads work on disjoint vertex ranges (so
+//! their commits share log writes and syncs, but each has its own exact
+//! model), a reader takes snapshots, and a tiny MemGraph budget makes
+//! background flushes and compactions happen throughout.
+//!
+//! `CRASH_CYCLES=N cargo test --release --test crash` runs N cycles
+//! (default 100).
+
+#![allow(clippy::unwrap_used)] // a test panics on what it did not expect
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use stratagraph::{Graph, Options, SyncPolicy};
+
+const WRITERS: u64 = 2;
+/// Vertices per writer: writer `w` uses ids `w * SPAN .. w * SPAN + RANGE`.
+const SPAN: u64 = 1000;
+const RANGE: u64 = 40;
+
+/// The reference: one writer's part of the graph.
+#[derive(Clone, Default, PartialEq, Debug)]
+struct Model {
+    vertices: BTreeSet<u64>,
+    edges: BTreeMap<(u64, u64), f64>,
+}
+
+impl Model {
+    fn add_edge(&mut self, s: u64, d: u64, w: f64) {
+        self.vertices.insert(s);
+        self.vertices.insert(d);
+        self.edges.insert((s, d), w);
+    }
+
+    fn remove_vertex(&mut self, v: u64) {
+        self.vertices.remove(&v);
+        self.edges.retain(|&(s, d), _| s != v && d != v);
+    }
+
+    /// The writer's part of a store, read back.
+    fn read(g: &Graph, writer: u64) -> Model {
+        let s = g.snapshot();
+        let mut m = Model::default();
+        for v in writer * SPAN..writer * SPAN + RANGE {
+            if !s.has_vertex(v) {
+                continue;
+            }
+            m.vertices.insert(v);
+            let id = s.internal_id(v).unwrap();
+            for (d, w) in s.out_weighted_of(id) {
+                m.edges.insert((v, s.external_id(d).unwrap()), w);
+            }
+        }
+        m
+    }
+}
+
+/// A small deterministic generator (splitmix64), so parent and child make
+/// the same choices from the same seed and model.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One operation of the workload.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A transaction: (kind, a, b, weight) with kind 0 insert edge, 1
+    /// delete edge, 2 insert vertex, 3 delete vertex.
+    Txn(Vec<(u8, u64, u64, f64)>),
+    InsertEdges(Vec<(u64, u64, f64)>),
+    DeleteEdges(Vec<(u64, u64)>),
+    DeleteVertex(u64),
+}
+
+/// The next step for `writer` given its model, and the model after it.
+fn next_step(rng: &mut Rng, writer: u64, m: &Model) -> (Step, Model) {
+    let base = writer * SPAN;
+    let vertex = |rng: &mut Rng| base + rng.below(RANGE);
+    let weight = |rng: &mut Rng| (rng.below(1000) as f64) / 8.0;
+    let mut after = m.clone();
+    let step = match rng.below(10) {
+        0..=4 => {
+            let mut ops = Vec::new();
+            let mut deleted = BTreeSet::new();
+            for _ in 0..1 + rng.below(4) {
+                match rng.below(8) {
+                    0..=3 => {
+                        let (s, d) = (vertex(rng), vertex(rng));
+                        if deleted.contains(&s) || deleted.contains(&d) {
+                            continue;
+                        }
+                        let w = weight(rng);
+                        after.add_edge(s, d, w);
+                        ops.push((0, s, d, w));
+                    }
+                    4 | 5 => {
+                        let Some(&(s, d)) = pick(rng, after.edges.keys()) else {
+                            continue;
+                        };
+                        after.edges.remove(&(s, d));
+                        ops.push((1, s, d, 0.0));
+                    }
+                    6 => {
+                        let v = vertex(rng);
+                        if deleted.contains(&v) {
+                            continue;
+                        }
+                        after.vertices.insert(v);
+                        ops.push((2, v, 0, 0.0));
+                    }
+                    _ => {
+                        let Some(&v) = pick(rng, after.vertices.iter()) else {
+                            continue;
+                        };
+                        after.remove_vertex(v);
+                        deleted.insert(v);
+                        ops.push((3, v, 0, 0.0));
+                    }
+                }
+            }
+            Step::Txn(ops)
+        }
+        5..=7 => {
+            let edges: Vec<(u64, u64, f64)> = (0..1 + rng.below(30))
+                .map(|_| (vertex(rng), vertex(rng), weight(rng)))
+                .collect();
+            for &(s, d, w) in &edges {
+                after.add_edge(s, d, w);
+            }
+            Step::InsertEdges(edges)
+        }
+        8 => {
+            let mut edges = Vec::new();
+            for _ in 0..1 + rng.below(8) {
+                if let Some(&(s, d)) = pick(rng, after.edges.keys()) {
+                    after.edges.remove(&(s, d));
+                    edges.push((s, d));
+                }
+            }
+            Step::DeleteEdges(edges)
+        }
+        _ => match pick(rng, after.vertices.iter()) {
+            Some(&v) => {
+                after.remove_vertex(v);
+                Step::DeleteVertex(v)
+            }
+            None => {
+                after.add_edge(base, base + 1, 1.0);
+                Step::InsertEdges(vec![(base, base + 1, 1.0)])
+            }
+        },
+    };
+    (step, after)
+}
+
+fn pick<'a, T: 'a>(rng: &mut Rng, it: impl ExactSizeIterator<Item = &'a T>) -> Option<&'a T> {
+    let n = it.len() as u64;
+    if n == 0 {
+        return None;
+    }
+    let k = rng.below(n) as usize;
+    it.into_iter().nth(k)
+}
+
+fn apply(g: &Graph, step: &Step) -> stratagraph::Result<()> {
+    match step {
+        Step::Txn(ops) => {
+            let mut tx = g.begin();
+            for &(kind, a, b, w) in ops {
+                match kind {
+                    0 => tx.insert_edge(a, b, w)?,
+                    1 => tx.delete_edge(a, b)?,
+                    2 => {
+                        tx.insert_vertex(a)?;
+                    }
+                    _ => tx.delete_vertex(a)?,
+                }
+            }
+            tx.commit().map(drop)
+        }
+        Step::InsertEdges(e) => g.insert_edges(e).map(drop),
+        Step::DeleteEdges(e) if e.is_empty() => Ok(()),
+        Step::DeleteEdges(e) => g.delete_edges(e).map(drop),
+        Step::DeleteVertex(v) => g.delete_vertex(*v).map(drop),
+    }
+}
+
+fn options(cycle: u64) -> Options {
+    Options {
+        memgraph_bytes: 2048,
+        sync: if cycle % 4 == 3 {
+            SyncPolicy::Never
+        } else {
+            SyncPolicy::Always
+        },
+        threads: 2,
+        ..Options::default()
+    }
+}
+
+/// Runs in the child process: works until killed, printing `ack W N` after
+/// writer W's N-th step returned.
+#[test]
+fn child_entry() {
+    let Ok(dir) = std::env::var("CRASH_CHILD") else {
+        return; // not a child: nothing to do
+    };
+    let seed: u64 = std::env::var("CRASH_SEED").unwrap().parse().unwrap();
+    let cycle: u64 = std::env::var("CRASH_CYCLE").unwrap().parse().unwrap();
+    let g = Graph::open(&dir, options(cycle)).unwrap();
+    println!("open");
+    std::thread::scope(|s| {
+        for w in 0..WRITERS {
+            let g = g.clone();
+            s.spawn(move || {
+                let mut m = Model::read(&g, w);
+                let mut rng = Rng(seed ^ (w + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+                for n in 0.. {
+                    let (step, after) = next_step(&mut rng, w, &m);
+                    if let Err(e) = apply(&g, &step) {
+                        println!("fail {w} {n} {step:?}: {e}");
+                        std::process::exit(3);
+                    }
+                    m = after;
+                    println!("ack {w} {n}");
+                }
+            });
+        }
+        let g = g.clone();
+        s.spawn(move || loop {
+            let snap = g.snapshot();
+            assert!(snap.edge_count() <= (WRITERS * RANGE * RANGE));
+            std::thread::yield_now();
+        });
+    });
+}
+
+/// Starts a child on `dir`; returns it and its stdout lines.
+fn spawn_child(dir: &Path, seed: u64, cycle: u64) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .env("CRASH_CHILD", dir)
+        .env("CRASH_SEED", seed.to_string())
+        .env("CRASH_CYCLE", cycle.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn killed_writers_lose_no_acknowledged_commit() {
+    let cycles: u64 = std::env::var("CRASH_CYCLES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
+    let mut rng = Rng(0x5EED);
+    let mut tmp = tempfile::tempdir().unwrap();
+    let mut models: Vec<Model> = vec![Model::default(); WRITERS as usize];
+    let (mut replayed_partial, mut acked_total) = (0, 0);
+    let (mut level_files, mut log_segments) = (0u64, 0u64);
+    for cycle in 0..cycles {
+        if cycle % 10 == 0 {
+            // A fresh store now and then keeps stores small and tests the
+            // first open too.
+            tmp = tempfile::tempdir().unwrap();
+            models = vec![Model::default(); WRITERS as usize];
+        }
+        let dir = tmp.path();
+        let seed = rng.next();
+        let kill_after = 1 + rng.below(120);
+        let mut child = spawn_child(dir, seed, cycle);
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut acked = vec![0u64; WRITERS as usize];
+        let mut seen = 0;
+        let mut lines = out.lines();
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            assert!(!line.starts_with("fail"), "cycle {cycle}: child: {line}");
+            if let Some(rest) = line.strip_prefix("ack ") {
+                let mut it = rest.split(' ').map(|x| x.parse::<u64>().unwrap());
+                let (w, n) = (it.next().unwrap(), it.next().unwrap());
+                acked[w as usize] = n + 1;
+                seen += 1;
+                if seen >= kill_after {
+                    break;
+                }
+            }
+        }
+        child.kill().unwrap(); // SIGKILL
+                               // Acks printed between our last read and the kill count too.
+        for line in lines {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.strip_prefix("ack ") {
+                let mut it = rest.split(' ').map(|x| x.parse::<u64>().unwrap());
+                let (w, n) = (it.next().unwrap(), it.next().unwrap());
+                acked[w as usize] = n + 1;
+            }
+        }
+        let status = child.wait().unwrap();
+        assert!(
+            !status.success(),
+            "cycle {cycle}: the child must have been killed"
+        );
+        acked_total += acked.iter().sum::<u64>();
+        // What the killed process left: level files (background flushes ran)
+        // and several log segments (flushes rotated the log).
+        for e in std::fs::read_dir(dir).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            level_files += u64::from(name.starts_with("run-"));
+            log_segments += u64::from(name.starts_with("wal-"));
+        }
+
+        let report = stratagraph::check(dir).unwrap();
+        assert!(report.is_healthy(), "cycle {cycle}: {report:?}");
+        let g = Graph::open(dir, options(cycle)).unwrap();
+        for w in 0..WRITERS {
+            let wi = w as usize;
+            let mut step_rng = Rng(seed ^ (w + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+            let mut m = models[wi].clone();
+            for _ in 0..acked[wi] {
+                m = next_step(&mut step_rng, w, &m).1;
+            }
+            let in_flight = next_step(&mut step_rng, w, &m).1;
+            let got = Model::read(&g, w);
+            if got == in_flight && got != m {
+                replayed_partial += 1;
+                models[wi] = in_flight;
+            } else {
+                assert_eq!(
+                    got, m,
+                    "cycle {cycle} writer {w}: {} acknowledged steps (seed {seed})",
+                    acked[wi]
+                );
+                models[wi] = m;
+            }
+        }
+        g.close().unwrap();
+    }
+    eprintln!(
+        "{cycles} crash cycles, {acked_total} acknowledged steps checked, \
+         {replayed_partial} unacknowledged steps recovered whole; the killed \
+         processes left {level_files} level files and {log_segments} log segments"
+    );
+    assert!(
+        level_files > cycles,
+        "background flushes must run before the kills"
+    );
+    assert!(log_segments > cycles, "flushes must rotate the log");
+}
+
+#[test]
+fn a_second_open_is_refused_while_the_store_is_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = Graph::open(tmp.path(), Options::default()).unwrap();
+    let err = Graph::open(tmp.path(), Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, stratagraph::Error::StoreLocked { dir } if dir.contains(&*tmp.path().to_string_lossy())),
+        "{err}"
+    );
+    assert!(matches!(
+        stratagraph::check(tmp.path()),
+        Err(stratagraph::Error::StoreLocked { .. })
+    ));
+    drop(g);
+    Graph::open(tmp.path(), Options::default()).unwrap();
+}
+
+#[test]
+fn another_process_cannot_open_the_store_until_it_dies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = spawn_child(tmp.path(), 1, 0);
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Wait until the child has the store open.
+    while let Some(Ok(line)) = out.next() {
+        if line.ends_with("open") {
+            break;
+        }
+    }
+    let err = Graph::open(tmp.path(), options(0)).unwrap_err();
+    assert!(
+        matches!(err, stratagraph::Error::StoreLocked { .. }),
+        "{err}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The lock dies with the process.
+    Graph::open(tmp.path(), options(0)).unwrap();
+}
