@@ -77,6 +77,15 @@ enum Command {
         #[arg(long)]
         undirected: bool,
     },
+    /// Checks the closed on-disk store in DIR without changing it: the
+    /// manifest, every checksum of every level file, every log record.
+    /// Prints what it found and every problem (file and offset); exits
+    /// non-zero if there is any. A torn last log record is normal after a
+    /// crash and is reported, not counted as damage.
+    Check {
+        /// The store's directory.
+        dir: PathBuf,
+    },
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -154,6 +163,7 @@ fn main() -> ExitCode {
             threads,
             out: out.as_deref(),
         }),
+        Command::Check { dir } => store_cmds::check(&dir),
         Command::Bench(BenchCommand::Algo { w1, threads }) => {
             stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
                 data: w1.data,

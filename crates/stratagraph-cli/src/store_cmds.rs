@@ -1,5 +1,6 @@
-//! `stratagraph load` and `stratagraph algo`: filling an on-disk store from
-//! files, and running an analytics kernel on it with Graphalytics output.
+//! `stratagraph load`, `algo` and `check`: filling an on-disk store from
+//! files, running an analytics kernel on it with Graphalytics output, and
+//! inspecting it for damage.
 
 use crate::edgelist;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -183,4 +184,39 @@ fn write_values(out: &mut dyn Write, s: &Snapshot, value: impl Fn(u32) -> String
         writeln!(out, "{} {}", s.external_id_unchecked(v), value(v))?;
     }
     Ok(())
+}
+
+/// Prints what `stratagraph::check` found in `dir`; fails if the store is
+/// damaged.
+pub fn check(dir: &Path) -> Res {
+    let r = stratagraph::check(dir)?;
+    println!("store      {}", dir.display());
+    if r.has_manifest {
+        println!(
+            "manifest   ok: {} vertex ids, level files hold commits up to {}",
+            r.vertices, r.durable_ts
+        );
+    } else if r.is_healthy() {
+        println!("manifest   none (a store that never flushed, or not a store)");
+    }
+    println!(
+        "levels     {} files, {} bytes, every block checksum verified",
+        r.level_files, r.level_bytes
+    );
+    println!(
+        "log        {} segments, {} records, {} commits to replay on open",
+        r.log_segments, r.log_records, r.commits_to_replay
+    );
+    if let Some((file, offset, why)) = &r.torn_tail {
+        println!("torn tail  {file} at byte {offset}: {why} (dropped by the next open; normal after a crash)");
+    }
+    for p in &r.problems {
+        println!("DAMAGE     {p}");
+    }
+    if r.is_healthy() {
+        println!("healthy");
+        Ok(())
+    } else {
+        Err(format!("{} problem(s) in {}", r.problems.len(), dir.display()).into())
+    }
 }

@@ -153,3 +153,31 @@ fn algo_refuses_a_directory_without_a_store_and_unknown_kernels() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown kernel"));
 }
+
+#[test]
+fn check_reports_a_healthy_store_and_names_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3 0.5\n3 1\n").unwrap();
+    let store = dir.path().join("s");
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let out = run_ok(bin().arg("check").arg(&store));
+    assert!(out.contains("healthy"), "{out}");
+    assert!(out.contains("3 vertex ids"), "{out}");
+    // Damage one level file in its data: check names it and fails.
+    let run = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-out.seg"))
+        .unwrap();
+    let mut bytes = std::fs::read(&run).unwrap();
+    let last = bytes.len() - 9;
+    bytes[last] ^= 0x40;
+    std::fs::write(&run, &bytes).unwrap();
+    let out = bin().arg("check").arg(&store).output().unwrap();
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(text.contains("DAMAGE") && text.contains(&name), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 problem"));
+}
