@@ -8,5 +8,6 @@
 #![deny(missing_docs)]
 pub mod algo;
 pub mod core;
+pub mod durability;
 mod rows;
 mod w1_files;

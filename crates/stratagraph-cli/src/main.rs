@@ -106,6 +106,19 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         ops: Vec<String>,
     },
+    /// The write-ahead log's cost: durable single-edge commits per sync
+    /// policy on 1 and 2 threads (with commit latency), and recovery time
+    /// per GiB of log. RocksDB's side: bench/durability/run.sh.
+    Durability {
+        #[command(flatten)]
+        w1: W1Opts,
+        /// Seconds each single-commit run lasts.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Directory in which the stores are created.
+        #[arg(long, default_value = "/work/data/bench-durability")]
+        dir: PathBuf,
+    },
     /// Analytics kernels (BFS, PageRank, WCC, SSSP) on a snapshot beside
     /// the same kernels on a static CSR, results checked against kS.ref.json.
     Algo {
@@ -170,6 +183,16 @@ fn main() -> ExitCode {
                 scale: w1.scale,
                 runs: w1.runs,
                 threads,
+                out: w1.out,
+            })
+        }
+        Command::Bench(BenchCommand::Durability { w1, seconds, dir }) => {
+            stratagraph_bench::durability::run(&stratagraph_bench::durability::DurabilityArgs {
+                data: w1.data,
+                scale: w1.scale,
+                runs: w1.runs,
+                seconds,
+                dir,
                 out: w1.out,
             })
         }

@@ -321,6 +321,7 @@ impl WriteTxn {
         // until all holders of older ones (this commit too) are gone.
         let layers = shared.layers.read().clone();
         let (lockset, mut guards) = self.lock_all(&shared, &layers);
+        let inflight = log.map(|log| log.enter());
         let ticket = shared.clock.take();
         let ts = ticket.ts();
         let st = shared.stamping(ts)?;
@@ -336,6 +337,7 @@ impl WriteTxn {
         // common vertex are logged in timestamp order; durable before it
         // is published (see `wal::writer`).
         let pos = log.map(|log| log.append(ts, |b| self.encode(b, ts)));
+        drop(inflight);
         drop(guards);
         let durable = match (log, pos) {
             (Some(log), Some(pos)) => log.wait(pos),

@@ -25,9 +25,9 @@ use parking_lot::Mutex;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The file of log segment `n` in `dir`.
 pub(crate) fn segment_path(dir: &Path, n: u64) -> PathBuf {
@@ -114,7 +114,24 @@ pub(crate) struct Wal {
     /// that commits were told are durable, so the store refuses writes.
     failed: Mutex<Option<Error>>,
     has_failed: AtomicBool,
+    /// Commits between `enter` and their `append`: a leader about to sync
+    /// waits briefly for them, so one sync covers them too (see `wait`).
+    inflight: AtomicUsize,
 }
+
+/// A commit that will append a record soon (see `Wal::enter`).
+pub(crate) struct InFlight<'w>(&'w Wal);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.inflight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// How long a leader waits for in-flight commits before syncing without
+/// them: a small fraction of one sync (about 200 us on the disks we
+/// measured), so a lone committer loses little.
+const GATHER: Duration = Duration::from_micros(60);
 
 impl Wal {
     /// Starts a log in `dir` with a fresh segment `first`, after older
@@ -156,6 +173,7 @@ impl Wal {
             synced: AtomicU64::new(0),
             failed: Mutex::new(None),
             has_failed: AtomicBool::new(false),
+            inflight: AtomicUsize::new(0),
         });
         if let SyncPolicy::Interval(every) = policy {
             spawn_syncer(Arc::downgrade(&wal), every);
@@ -173,6 +191,13 @@ impl Wal {
             }
         }
         Ok(())
+    }
+
+    /// Announces a commit that holds its locks and will append a record in
+    /// a moment; dropping the guard (after `append`, or on abort) ends it.
+    pub(crate) fn enter(&self) -> InFlight<'_> {
+        self.inflight.fetch_add(1, Ordering::AcqRel);
+        InFlight(self)
     }
 
     /// Appends a commit record written by `encode` (a payload encoder from
@@ -205,6 +230,16 @@ impl Wal {
             return Ok(());
         }
         self.check()?;
+        if self.policy == SyncPolicy::Always {
+            // Group commit: with two committers, each one's record arrives
+            // while the other's sync runs, so a leader that synced at once
+            // would sync one record per call. Waiting a few microseconds
+            // for commits already applying lets one sync cover them.
+            let until = Instant::now() + GATHER;
+            while self.inflight.load(Ordering::Acquire) > 0 && Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        }
         self.write_pending(&mut cur)?;
         if self.policy == SyncPolicy::Always {
             self.sync(&mut cur)?;
