@@ -86,6 +86,17 @@ enum Command {
         /// The store's directory.
         dir: PathBuf,
     },
+    /// Opens the on-disk store in DIR (replaying its log if it crashed) and
+    /// prints its counts: vertices, edges, runs with their sizes, MemGraph
+    /// and level bytes, bytes per edge, log, write amplification, flushes,
+    /// compactions and writer stalls of this session.
+    Stats {
+        /// The store's directory.
+        dir: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -177,6 +188,7 @@ fn main() -> ExitCode {
             out: out.as_deref(),
         }),
         Command::Check { dir } => store_cmds::check(&dir),
+        Command::Stats { dir, json } => store_cmds::stats(&dir, json),
         Command::Bench(BenchCommand::Algo { w1, threads }) => {
             stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
                 data: w1.data,

@@ -1,6 +1,6 @@
-//! `stratagraph load`, `algo` and `check`: filling an on-disk store from
-//! files, running an analytics kernel on it with Graphalytics output, and
-//! inspecting it for damage.
+//! `stratagraph load`, `algo`, `check` and `stats`: filling an on-disk store
+//! from files, running an analytics kernel on it with Graphalytics output,
+//! inspecting it for damage, and describing it.
 
 use crate::edgelist;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -219,4 +219,86 @@ pub fn check(dir: &Path) -> Res {
     } else {
         Err(format!("{} problem(s) in {}", r.problems.len(), dir.display()).into())
     }
+}
+
+/// Opens an existing store whichever kind it is (the manifest knows; the
+/// engine refuses the wrong kind with `OptionsMismatch`, so try both).
+fn open_existing(dir: &Path) -> Res<Graph> {
+    if !dir.join("MANIFEST").exists() {
+        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
+    }
+    match Graph::open(dir, options(false)) {
+        Err(stratagraph::Error::OptionsMismatch { .. }) => Ok(Graph::open(dir, options(true))?),
+        other => Ok(other?),
+    }
+}
+
+/// Prints the store's counts (see the `stats` command's help).
+pub fn stats(dir: &Path, json: bool) -> Res {
+    let g = open_existing(dir)?;
+    let s = g.stats();
+    let runs = g.runs();
+    let memgraph = s.memory.slot_bytes + s.memory.adjacency_bytes;
+    let directed_edges = if g.options().directed {
+        s.edges
+    } else {
+        2 * s.edges
+    };
+    let per_edge = if directed_edges > 0 {
+        s.total_bytes() as f64 / directed_edges as f64
+    } else {
+        0.0
+    };
+    let value = serde_json::json!({
+        "store": dir.display().to_string(),
+        "directed": g.options().directed,
+        "timestamp": s.timestamp,
+        "vertices": s.vertices,
+        "edges": s.edges,
+        "ids_assigned": s.ids_assigned,
+        "memgraph_bytes": memgraph,
+        "id_bytes": s.id_bytes,
+        "level_bytes": s.run_bytes,
+        "bytes_per_directed_edge": per_edge,
+        "runs": runs.iter().map(|r| serde_json::json!({
+            "id": r.id, "cut": r.cut, "bytes": r.bytes, "entries": r.entries,
+        })).collect::<Vec<_>>(),
+        "log_segments": s.log_segments,
+        "session": {
+            "log_bytes": s.log_bytes,
+            "level_bytes_written": s.level_bytes_written,
+            "write_amplification": s.write_amplification,
+            "flushes": s.flushes,
+            "compactions": s.compactions,
+            "stalls": s.stalls,
+            "stall_seconds": s.stall_seconds,
+        },
+    });
+    if json {
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!(
+            "store        {} ({})",
+            dir.display(),
+            if g.options().directed {
+                "directed"
+            } else {
+                "undirected"
+            }
+        );
+        println!("vertices     {}", s.vertices);
+        println!("edges        {}", s.edges);
+        println!("memgraph     {memgraph} bytes");
+        println!("levels       {} bytes in {} runs", s.run_bytes, runs.len());
+        for r in &runs {
+            println!(
+                "  run {:<8} {} bytes, {} entries, commits up to {}",
+                r.id, r.bytes, r.entries, r.cut
+            );
+        }
+        println!("per edge     {per_edge:.2} bytes (all memory and levels / directed edges)");
+        println!("log          {} segments", s.log_segments);
+    }
+    g.close()?;
+    Ok(())
 }

@@ -181,3 +181,26 @@ fn check_reports_a_healthy_store_and_names_damage() {
     assert!(text.contains("DAMAGE") && text.contains(&name), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 problem"));
 }
+
+#[test]
+fn stats_prints_counts_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3 0.5\n3 1\n3 4\n").unwrap();
+    let store = dir.path().join("s");
+    run_ok(
+        bin()
+            .arg("load")
+            .arg(&store)
+            .arg("--undirected")
+            .arg(&input),
+    );
+    let out = run_ok(bin().arg("stats").arg(&store).arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["vertices"], 4, "{out}");
+    assert_eq!(v["edges"], 4, "{out}");
+    assert_eq!(v["directed"], false, "{out}");
+    assert_eq!(v["runs"].as_array().unwrap().len(), 1, "{out}");
+    let text = run_ok(bin().arg("stats").arg(&store));
+    assert!(text.contains("edges        4"), "{text}");
+}

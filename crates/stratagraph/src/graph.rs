@@ -138,6 +138,32 @@ pub struct Stats {
     pub log_segments: usize,
     /// Bytes appended to the write-ahead log since the store was opened.
     pub log_bytes: u64,
+    /// Bytes of level files (runs) written by flushes and compactions since
+    /// the store was opened.
+    pub level_bytes_written: u64,
+    /// Bytes written to storage (log and level files) per byte of edge
+    /// writes callers made since the store was opened, counting an edge
+    /// write as 24 bytes (source and destination `u64`, weight `f64`, as a
+    /// batch logs it). 0 before any write.
+    pub write_amplification: f64,
+    /// Writers that waited for a background flush because the MemGraph
+    /// filled again while one was running, and the seconds they waited.
+    pub stalls: u64,
+    /// See `stalls`.
+    pub stall_seconds: f64,
+}
+
+/// One flushed run below the MemGraph, as `Graph::runs` describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    /// The run's id (its files are `run-<id>-out.seg`, `-in.seg`).
+    pub id: u64,
+    /// The newest commit it holds.
+    pub cut: Timestamp,
+    /// Bytes of its segments.
+    pub bytes: u64,
+    /// Edge entries (versions) in its segments.
+    pub entries: u64,
 }
 
 impl Stats {
@@ -475,6 +501,9 @@ impl Graph {
         let snap = self.snapshot();
         let bound = self.shared.ids.bound();
         let layers = self.shared.layers.read().clone();
+        let (versions, level_bytes, stalls, stall_nanos) = self.shared.lsm.io_counts();
+        // Each edge write makes two versions (both directions).
+        let user_bytes = versions as f64 / 2.0 * 24.0;
         Stats {
             timestamp: snap.timestamp(),
             vertices: snap.vertex_count(),
@@ -490,7 +519,33 @@ impl Graph {
             open_snapshots: self.shared.clock.open_snapshots() - 1,
             log_segments: self.shared.log().map_or(0, Wal::segments),
             log_bytes: self.shared.log().map_or(0, Wal::appended),
+            level_bytes_written: level_bytes,
+            write_amplification: if user_bytes > 0.0 {
+                (level_bytes + self.shared.log().map_or(0, Wal::appended)) as f64 / user_bytes
+            } else {
+                0.0
+            },
+            stalls,
+            stall_seconds: stall_nanos as f64 * 1e-9,
         }
+    }
+
+    /// The flushed runs below the MemGraph, newest first.
+    pub fn runs(&self) -> Vec<RunInfo> {
+        let layers = self.shared.layers.read().clone();
+        layers
+            .runs
+            .iter()
+            .map(|r| {
+                let segs = std::iter::once(&r.out).chain(r.inn.as_ref());
+                RunInfo {
+                    id: r.id,
+                    cut: r.cut,
+                    bytes: segs.clone().map(Segment::byte_len).sum(),
+                    entries: segs.map(|s| s.entry_count() as u64).sum(),
+                }
+            })
+            .collect()
     }
 
     /// Writes everything committed so far out of the MemGraph into a run

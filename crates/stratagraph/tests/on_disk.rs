@@ -215,3 +215,25 @@ fn a_damaged_or_missing_run_file_is_refused_naming_it() {
     std::fs::write(&seg, &original).unwrap();
     Graph::open(dir.path(), Options::default()).unwrap();
 }
+
+#[test]
+fn stats_account_for_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Graph::open(dir.path(), Options::default()).unwrap();
+    let edges: Vec<(u64, u64, f64)> = (0..1000).map(|i| (i, (i * 7) % 1000, 1.0)).collect();
+    g.insert_edges(&edges).unwrap();
+    let before = g.stats();
+    assert_eq!(before.level_bytes_written, 0);
+    assert!(before.log_bytes >= 24 * 1000, "{before:?}");
+    g.flush().unwrap();
+    let s = g.stats();
+    let runs = g.runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].entries, 2 * 1000, "out- and in-entries");
+    assert_eq!(s.level_bytes_written, runs[0].bytes);
+    assert_eq!(s.run_bytes as u64, runs[0].bytes);
+    let user = 24.0 * 1000.0;
+    let want = (s.level_bytes_written + s.log_bytes) as f64 / user;
+    assert!((s.write_amplification - want).abs() < 1e-9, "{s:?}");
+    assert!(s.write_amplification > 1.0);
+}

@@ -64,6 +64,13 @@ pub(crate) struct LsmState {
     bg_error: Mutex<Option<Error>>,
     /// The latest background flush thread.
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Edge versions written by callers, for write amplification.
+    user_versions: AtomicU64,
+    /// Bytes of level files (runs) written by flushes and compactions.
+    level_bytes_written: AtomicU64,
+    /// Writers that waited for a flush, and how long in total.
+    stalls: AtomicU64,
+    stall_nanos: AtomicU64,
     /// On disk: every assigned id's external id and existence as of
     /// `last_cut`, for the manifest (captured by the flush that set the cut,
     /// while a registered snapshot kept that state readable).
@@ -116,17 +123,37 @@ impl LsmState {
             self.compactions.load(Ordering::Relaxed),
         )
     }
+
+    /// (edge versions callers wrote, level-file bytes written, writer
+    /// stalls, nanoseconds stalled) since the store was opened.
+    pub(crate) fn io_counts(&self) -> (u64, u64, u64, u64) {
+        (
+            self.user_versions.load(Ordering::Relaxed),
+            self.level_bytes_written.load(Ordering::Relaxed),
+            self.stalls.load(Ordering::Relaxed),
+            self.stall_nanos.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// Counts `versions` MemGraph writes and starts a background flush when the
-/// MemGraph is over budget.
+/// MemGraph is over budget. A writer stalls (after its commit, holding no
+/// lock) only when a flush is already running and the versions written
+/// since it began exceed the budget again: writes are outrunning flushes,
+/// and waiting keeps the MemGraph within twice its budget.
 pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
     let lsm = &shared.lsm;
+    lsm.user_versions
+        .fetch_add(versions as u64, Ordering::Relaxed);
     let written = lsm.written.fetch_add(versions, Ordering::Relaxed) + versions;
-    if written.saturating_mul(BYTES_PER_VERSION) < shared.opts.memgraph_bytes
-        || shared.recovering()
-        || lsm.scheduled.swap(true, Ordering::AcqRel)
-    {
+    let bytes = written.saturating_mul(BYTES_PER_VERSION);
+    if bytes < shared.opts.memgraph_bytes || shared.recovering() {
+        return;
+    }
+    if lsm.scheduled.swap(true, Ordering::AcqRel) {
+        if bytes >= shared.opts.memgraph_bytes.saturating_mul(2) {
+            stall(lsm);
+        }
         return;
     }
     let shared = Arc::clone(shared);
@@ -146,6 +173,17 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
         // No thread to be had: the next write tries again.
         Err(_) => lsm.scheduled.store(false, Ordering::Release),
     }
+}
+
+/// Waits until the running background flush is done, counting the stall.
+fn stall(lsm: &LsmState) {
+    let start = std::time::Instant::now();
+    while lsm.scheduled.load(Ordering::Acquire) {
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
+    lsm.stalls.fetch_add(1, Ordering::Relaxed);
+    let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    lsm.stall_nanos.fetch_add(nanos, Ordering::Relaxed);
 }
 
 /// Waits for a running background flush: called when the last `Graph`
@@ -236,6 +274,10 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
 /// Makes a finished segment readable: in memory as is, on disk as a file
 /// (written, synced, renamed into place) that is then memory-mapped.
 fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
+    shared
+        .lsm
+        .level_bytes_written
+        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
     match &shared.home {
         Some(dir) => {
             let path = RunFiles::path(dir, id, inn);
