@@ -8,5 +8,10 @@
 #![deny(missing_docs)]
 pub mod algo;
 pub mod core;
+pub mod latency;
 mod rows;
+mod stream;
+pub mod w1;
 mod w1_files;
+mod w1_reads;
+mod w1_store;
