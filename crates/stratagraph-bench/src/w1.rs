@@ -235,7 +235,9 @@ impl Bench<'_> {
     fn memory(&mut self) -> Res<()> {
         let w = self.work;
         let n = w.reference.edges as f64;
-        let cores = rayon::current_num_threads();
+        // Memory does not depend on the thread count; rows say 1 so they
+        // line up with the peers' rows.
+        let cores = 1;
         let before = rss_bytes();
         let csr = w.csr()?;
         let csr_rss = rss_bytes().saturating_sub(before);
