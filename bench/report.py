@@ -173,6 +173,10 @@ def charts(res, graph, outdir):
     os.makedirs(outdir, exist_ok=True)
     systems = res.systems(graph)
     made = []
+    # One colour per system across every chart.
+    palette = plt.get_cmap("tab10").colors
+    order = ENGINE_SYSTEMS + [BASELINE] + PEERS
+    colour = {s: palette[order.index(s) % 10] if s in order else None for s in systems}
 
     def bars(name, title, ops, ylabel, threads=1, labels=None):
         present = [op for op in ops if any(res.get(graph, op, threads, s) for s in systems)]
@@ -187,7 +191,7 @@ def charts(res, graph, outdir):
             for op in present:
                 r = res.get(graph, op, threads, s)
                 vals.append(r["value"] if r and not math.isnan(r["value"]) else 0)
-            ax.bar([j + i * width for j in range(len(present))], vals, width, label=s)
+            ax.bar([j + i * width for j in range(len(present))], vals, width, label=s, color=colour[s])
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(present))])
         ax.set_xticklabels(labels or present, rotation=20, ha="right")
         ax.set_yscale("log")
@@ -229,7 +233,10 @@ def main():
            "of runs; every row carries the checksum that proves the system did the work, checked against the",
            "generator's reference figures. **vs CSR** and **vs best peer** are how many times better",
            "stratagraph (in memory) is: above 1 (bold) it is ahead, below 1 behind (seconds, µs and bytes:",
-           "lower is better; per second: higher is better).", ""]
+           "lower is better; per second: higher is better). stratagraph and the CSR are measured in Rust;",
+           "peers through their Python APIs, so their per-call operations (single-edge writes, look-ups,",
+           "per-vertex scans) include the interpreter's cost, as they would for a Python user, while their",
+           "whole-graph calls (bulk loads, kernels) mostly run in native code.", ""]
     engine_header = res.headers.get(ENGINE) or next(iter(res.headers.values()), [])
     doc += ["## Machine and build", "", "```"] + engine_header + ["```", ""]
     peer_builds = [f"- {s}: {res.versions[s]} ({next((h for h in res.headers[s] if h.startswith('build:')), '')})"
@@ -258,7 +265,7 @@ def main():
             behind = sorted([s for s in summary if s[3] < 1], key=lambda s: s[3])
             doc += ["### Where stratagraph (in memory) stands against the best peer", ""]
             doc += ["Ahead: " + (", ".join(f"{op} ({t} thr) {x:.2f}× vs {p}" for op, t, p, x in ahead) or "nowhere"), ""]
-            doc += ["Behind: " + (", ".join(f"{op} ({t} thr) {1 / x:.2f}× slower than {p}" for op, t, p, x in behind)
+            doc += ["Behind: " + (", ".join(f"{op} ({t} thr) {1 / x:.2f}× behind {p}" for op, t, p, x in behind)
                                   or "nowhere"), ""]
         if notes_na:
             doc += ["### Not available (n/a), with the reason", ""]
@@ -268,7 +275,8 @@ def main():
                 if key in seen:
                     continue
                 seen.add(key)
-                ops = sorted({f"{o}" for s2, o, _, w in notes_na if s2 == s and w == why})
+                ops = sorted({o if t2 == 1 else f"{o} ({t2} thr)"
+                              for s2, o, t2, w in notes_na if s2 == s and w == why})
                 doc.append(f"- **{s}** — {', '.join(ops)}: {why.removeprefix('n/a: ')}")
             doc.append("")
     if os.path.exists(a.notes):
