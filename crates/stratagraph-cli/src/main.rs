@@ -124,6 +124,11 @@ enum BenchCommand {
         /// Scale 14, one run: seconds, to check the suite still works.
         #[arg(long, conflicts_with_all = ["scale", "runs"])]
         quick: bool,
+        /// Run only these operation groups (comma-separated: memory,
+        /// bulk_load, insert_single, reads, tc, batch_sizes, mixed_rw,
+        /// delete_mixed); all by default.
+        #[arg(long, value_delimiter = ',')]
+        ops: Vec<String>,
     },
 }
 
@@ -188,7 +193,8 @@ fn main() -> ExitCode {
             homes,
             scratch,
             quick,
-        }) => bench_w1(w1, threads, &homes, scratch, quick),
+            ops,
+        }) => bench_w1(w1, threads, &homes, scratch, quick, ops),
         Command::Bench(BenchCommand::Core { w1, batch, ops }) => {
             stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
                 data: w1.data,
@@ -215,6 +221,7 @@ fn bench_w1(
     homes: &[String],
     scratch: Option<PathBuf>,
     quick: bool,
+    ops: Vec<String>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     use stratagraph_bench::w1::{run, Home, W1Args};
     let homes = homes
@@ -229,6 +236,7 @@ fn bench_w1(
         runs: if quick { 1 } else { w1.runs },
         out: w1.out,
         scratch,
+        ops,
     })
 }
 
