@@ -15,7 +15,9 @@ use crate::w1_files::{w1_weight, Reference, W1Files};
 use std::path::PathBuf;
 use std::time::Instant;
 use stratagraph::{Graph, Options};
-use stratagraph_algo::{bfs, pagerank, sssp, wcc, CsrGraph, GraphView, BFS_UNREACHABLE};
+use stratagraph_algo::{
+    bfs, pagerank, sssp, triangle_count, wcc, CsrGraph, GraphView, BFS_UNREACHABLE,
+};
 
 /// Arguments of `bench algo`.
 pub struct AlgoArgs {
@@ -125,8 +127,9 @@ pub fn run(args: &AlgoArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Runs one kernel and checks its result; returns the checksum text.
-fn kernel_run<G: GraphView>(
+/// Runs one kernel (`bfs`, `pr`, `wcc`, `sssp`, or `tc` on an undirected
+/// view) and checks its result; returns the checksum text.
+pub(crate) fn kernel_run<G: GraphView>(
     g: &G,
     kernel: &str,
     source: u32,
@@ -146,7 +149,11 @@ fn kernel_run<G: GraphView>(
             let top = (0..ranks.len())
                 .max_by(|&a, &b| ranks[a].total_cmp(&ranks[b]).then(b.cmp(&a)))
                 .map_or(u64::MAX, |v| g.external_id(v as u32));
-            expect("pagerank top vertex", top, r.bfs_source)
+            expect(
+                "pagerank top vertex",
+                top,
+                Reference::require(r.pagerank_top, "PageRank top vertex")?,
+            )
         }
         "wcc" => {
             let labels = wcc(g, threads);
@@ -174,6 +181,11 @@ fn kernel_run<G: GraphView>(
                 Ok(format!("reached={};sum={sum:.3}", reached.len()))
             }
         }
+        "tc" => expect(
+            "triangles",
+            triangle_count(g, threads),
+            Reference::require(r.triangles, "triangle count")?,
+        ),
         other => Err(format!("unknown kernel {other}")),
     };
     Ok(check?)

@@ -241,7 +241,9 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..runs {
             let g = load(&vertices, &edges[..split])?;
             let t = Instant::now();
-            insert_singles(&g, &edges[split..], threads)?;
+            crate::stream::apply(&edges[split..], threads, false, |&(s, d, w)| {
+                g.insert_edge(s, d, w).map(drop)
+            })?;
             secs.push(t.elapsed().as_secs_f64());
             after_singles = Some(g);
         }
@@ -287,30 +289,6 @@ fn load(vertices: &[u64], edges: &[(u64, u64, f64)]) -> stratagraph::Result<Grap
     g.insert_vertices(vertices)?;
     g.insert_edges(edges)?;
     Ok(g)
-}
-
-/// Inserts `edges` one transaction each, spread over `threads` threads in
-/// interleaved chunks so each thread sees the file's order.
-fn insert_singles(g: &Graph, edges: &[(u64, u64, f64)], threads: usize) -> stratagraph::Result<()> {
-    const CHUNK: usize = 1024;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    for chunk in edges.chunks(CHUNK).skip(t).step_by(threads) {
-                        for &(s, d, w) in chunk {
-                            g.insert_edge(s, d, w)?;
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        workers.into_iter().try_for_each(|w| {
-            w.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    })
 }
 
 #[allow(clippy::too_many_arguments)]

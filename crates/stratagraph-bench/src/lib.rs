@@ -9,5 +9,10 @@
 pub mod algo;
 pub mod core;
 pub mod durability;
+pub mod latency;
 mod rows;
+mod stream;
+pub mod w1;
 mod w1_files;
+mod w1_reads;
+mod w1_store;

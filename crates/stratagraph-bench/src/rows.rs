@@ -30,13 +30,26 @@ pub struct Row {
 /// Collects rows, echoing each to stdout as it arrives.
 pub struct Table {
     rows: Vec<Row>,
+    notes: Vec<String>,
 }
 
 impl Table {
     pub fn new() -> Self {
+        Table::with_notes(Vec::new())
+    }
+
+    /// A table whose header also carries `notes` (`# key: value` lines on
+    /// how the figures were taken), so a result file explains itself.
+    pub fn with_notes(notes: Vec<String>) -> Self {
         println!("{}", machine_header().join("\n"));
+        for n in &notes {
+            println!("{n}");
+        }
         println!("system\tversion\tgraph\top\tthreads\tvalue\tunit\tchecksum");
-        Table { rows: Vec::new() }
+        Table {
+            rows: Vec::new(),
+            notes,
+        }
     }
 
     pub fn push(&mut self, row: Row) {
@@ -55,7 +68,7 @@ impl Table {
     /// Writes the header and all rows to `path`.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-        for line in machine_header() {
+        for line in machine_header().iter().chain(&self.notes) {
             writeln!(f, "{line}")?;
         }
         writeln!(
@@ -83,8 +96,12 @@ fn format_row(r: &Row) -> String {
     )
 }
 
-/// Four significant digits: enough for noisy timings, short to read.
+/// Four significant digits: enough for noisy timings, short to read. NaN
+/// marks an operation a system cannot do (its checksum column says why).
 fn significant(v: f64) -> String {
+    if v.is_nan() {
+        return "n/a".into();
+    }
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }

@@ -39,6 +39,31 @@ pub struct Reference {
     pub wcc_components: u64,
     /// Sum of SSSP distances over reached vertices.
     pub sssp_dist_sum: f64,
+    /// Edges after applying `kS.ops.bin` (absent in hand-made test files).
+    pub edges_after_ops: Option<u64>,
+    /// Triangles of `kS_u.bin`, from `kS.ref_extra.json` or WORKLOAD.md.
+    pub triangles: Option<u64>,
+    /// The vertex of maximum PageRank, from `kS.ref_extra.json` or WORKLOAD.md.
+    pub pagerank_top: Option<u64>,
+    /// Sum of destination ids after `kS.ops.bin`, from `kS.ref_extra.json`.
+    pub sum_dst_after_ops: Option<u64>,
+}
+
+/// The figures WORKLOAD.md lists that `kS.ref.json` lacks, for the scales
+/// it lists them for: (scale, triangles, PageRank top vertex).
+const WORKLOAD_TABLE: [(u32, u64, u64); 2] = [(16, 15_588_932, 16_657), (20, 424_267_437, 897_293)];
+
+impl Reference {
+    /// A figure the caller cannot check without, or an error saying how to
+    /// produce it.
+    pub fn require(value: Option<u64>, what: &str) -> Result<u64, String> {
+        value.ok_or_else(|| {
+            format!(
+                "no reference {what} for this scale: WORKLOAD.md lists it only for k16 and k20; \
+                 compute it with `python3 bench/ref_extra.py --scales S --data DIR` (numpy, scipy)"
+            )
+        })
+    }
 }
 
 /// The files of one scale.
@@ -97,6 +122,32 @@ impl W1Files {
                 path: path.clone(),
                 what: "missing number field \"sssp_dist_sum\"".into(),
             })?;
+        let extra = self.extra_reference()?;
+        let from_extra = |name: &str| {
+            extra
+                .as_ref()
+                .and_then(|e| e.get(name))
+                .and_then(serde_json::Value::as_u64)
+        };
+        let listed = WORKLOAD_TABLE.iter().find(|r| r.0 == self.scale);
+        let mut triangles = from_extra("triangles");
+        let mut pagerank_top = from_extra("pagerank_top");
+        if let Some(&(_, tri, top)) = listed {
+            // WORKLOAD.md is the authority; a disagreeing side file is damaged.
+            for (what, got, want) in [
+                ("triangles", triangles, tri),
+                ("pagerank_top", pagerank_top, top),
+            ] {
+                if got.is_some_and(|g| g != want) {
+                    return Err(FileError {
+                        path: self.path(".ref_extra.json"),
+                        what: format!("{what} {got:?} disagrees with WORKLOAD.md's {want}"),
+                    });
+                }
+            }
+            triangles = Some(tri);
+            pagerank_top = Some(top);
+        }
         Ok(Reference {
             vertices: field("vertices")?,
             edges: field("edges")?,
@@ -105,7 +156,60 @@ impl W1Files {
             bfs_reached: field("bfs_reached")?,
             wcc_components: field("wcc_components_all_ids")?,
             sssp_dist_sum,
+            edges_after_ops: json
+                .get("edges_after_ops")
+                .and_then(serde_json::Value::as_u64),
+            triangles,
+            pagerank_top,
+            sum_dst_after_ops: from_extra("sum_dst_after_ops"),
         })
+    }
+
+    /// `kS.ref_extra.json` (written by `bench/ref_extra.py`), if present.
+    fn extra_reference(&self) -> Result<Option<serde_json::Value>, FileError> {
+        let path = self.path(".ref_extra.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| FileError {
+                path,
+                what: format!("not valid JSON: {e}"),
+            })
+    }
+
+    /// The undirected edges of `kS_u.bin` (each edge in both directions).
+    pub fn undirected_edges(&self) -> Result<Vec<(u32, u32)>, FileError> {
+        let words = read_u32s(&self.path("_u.bin"), 2)?;
+        Ok(words.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    /// The delete_mixed stream of `kS.ops.bin`: (insert?, src, dst).
+    pub fn ops(&self) -> Result<Vec<(bool, u32, u32)>, FileError> {
+        let path = self.path(".ops.bin");
+        let words = read_u32s(&path, 3)?;
+        words
+            .chunks_exact(3)
+            .map(|t| match t[0] {
+                0 | 1 => Ok((t[0] == 1, t[1], t[2])),
+                kind => Err(FileError {
+                    path: path.clone(),
+                    what: format!("operation kind {kind} is neither 0 (delete) nor 1 (insert)"),
+                }),
+            })
+            .collect()
+    }
+
+    /// The edge look-ups of `kS.search.bin`.
+    pub fn searches(&self) -> Result<Vec<(u32, u32)>, FileError> {
+        let words = read_u32s(&self.path(".search.bin"), 2)?;
+        Ok(words.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    /// The scan_rand vertex order of `kS.perm.bin`.
+    pub fn permutation(&self) -> Result<Vec<u32>, FileError> {
+        read_u32s(&self.path(".perm.bin"), 1)
     }
 }
 

@@ -139,6 +139,30 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
     },
+    /// Every W1 operation (shared/WORKLOAD.md) on stratagraph in memory and
+    /// on disk beside a static CSR, each result checked against the
+    /// reference checksums; TSV rows under a machine header.
+    W1 {
+        #[command(flatten)]
+        w1: W1Opts,
+        /// Thread counts (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        threads: Vec<usize>,
+        /// Homes of the store (comma-separated: memory, disk).
+        #[arg(long, value_delimiter = ',', default_value = "memory,disk")]
+        homes: Vec<String>,
+        /// Folder for the on-disk stores' directories (default: --data).
+        #[arg(long)]
+        scratch: Option<PathBuf>,
+        /// Scale 14, one run: seconds, to check the suite still works.
+        #[arg(long, conflicts_with_all = ["scale", "runs"])]
+        quick: bool,
+        /// Run only these operation groups (comma-separated: memory,
+        /// bulk_load, insert_single, reads, tc, batch_sizes, mixed_rw,
+        /// delete_mixed); all by default.
+        #[arg(long, value_delimiter = ',')]
+        ops: Vec<String>,
+    },
 }
 
 /// Where the W1 files are and how to report, shared by the bench commands.
@@ -208,6 +232,14 @@ fn main() -> ExitCode {
                 out: w1.out,
             })
         }
+        Command::Bench(BenchCommand::W1 {
+            w1,
+            threads,
+            homes,
+            scratch,
+            quick,
+            ops,
+        }) => bench_w1(w1, threads, &homes, scratch, quick, ops),
         Command::Bench(BenchCommand::Core { w1, batch, ops }) => {
             stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
                 data: w1.data,
@@ -226,6 +258,31 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn bench_w1(
+    w1: W1Opts,
+    threads: Vec<usize>,
+    homes: &[String],
+    scratch: Option<PathBuf>,
+    quick: bool,
+    ops: Vec<String>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use stratagraph_bench::w1::{run, Home, W1Args};
+    let homes = homes
+        .iter()
+        .map(|h| Home::parse(h))
+        .collect::<Result<Vec<_>, _>>()?;
+    run(&W1Args {
+        data: w1.data,
+        scale: if quick { 14 } else { w1.scale },
+        threads,
+        homes,
+        runs: if quick { 1 } else { w1.runs },
+        out: w1.out,
+        scratch,
+        ops,
+    })
 }
 
 fn graphalytics(dir: &std::path::Path, threads: usize) -> Result<(), Box<dyn std::error::Error>> {

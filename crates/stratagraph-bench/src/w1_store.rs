@@ -1,0 +1,127 @@
+//! The two homes of a stratagraph store in W1, set up the same way for
+//! every operation.
+//!
+//! Each measurement starts from a fresh store with default options (the
+//! system as a user gets it: 64 MiB MemGraph, background flushes), so one
+//! operation's leftovers never flatter or burden the next. `settle` brings
+//! a store to rest before a timed phase, so background maintenance started
+//! by an untimed load does not run inside someone else's timing.
+
+use std::path::{Path, PathBuf};
+use stratagraph::{Graph, Options, SyncPolicy};
+
+/// Where a store keeps its runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Home {
+    /// `Graph::in_memory`.
+    Memory,
+    /// `Graph::open` on a fresh directory.
+    Disk,
+}
+
+impl Home {
+    /// Parses `memory` or `disk`.
+    ///
+    /// # Errors
+    /// Any other word, quoted.
+    pub fn parse(word: &str) -> Result<Home, String> {
+        match word {
+            "memory" => Ok(Home::Memory),
+            "disk" => Ok(Home::Disk),
+            other => Err(format!("unknown home {other:?} (memory or disk)")),
+        }
+    }
+
+    /// The system name in result rows.
+    pub fn system(self) -> &'static str {
+        match self {
+            Home::Memory => "stratagraph",
+            Home::Disk => "stratagraph-disk",
+        }
+    }
+}
+
+/// A fresh store and, on disk, the directory it owns.
+pub(crate) struct Store {
+    // Declared before `dir`: the graph closes before its files are removed.
+    pub graph: Graph,
+    dir: Option<tempfile::TempDir>,
+}
+
+impl Store {
+    /// An empty store in `home`, its directory (on disk) created under `scratch`.
+    pub fn fresh(
+        home: Home,
+        directed: bool,
+        threads: usize,
+        scratch: &Path,
+    ) -> Result<Store, Box<dyn std::error::Error>> {
+        let opts = Options {
+            directed,
+            threads,
+            // W1 measures throughput: commits are logged and written to the
+            // OS (a killed process loses nothing) but synced only at flushes
+            // and close. Synced commits are `bench durability`'s subject.
+            sync: SyncPolicy::Never,
+            ..Options::default()
+        };
+        Ok(match home {
+            Home::Memory => Store {
+                graph: Graph::in_memory(opts),
+                dir: None,
+            },
+            Home::Disk => {
+                let dir = tempfile::Builder::new()
+                    .prefix("stratagraph-w1-")
+                    .tempdir_in(scratch)
+                    .map_err(|e| {
+                        format!(
+                            "{}: cannot create a store directory: {e}",
+                            scratch.display()
+                        )
+                    })?;
+                Store {
+                    graph: Graph::open(dir.path(), opts)?,
+                    dir: Some(dir),
+                }
+            }
+        })
+    }
+
+    /// Creates every vertex first (so internal ids equal the files' ids,
+    /// which the scan checksums rely on), then the edges in one batch.
+    pub fn load(&self, vertices: &[u64], edges: &[(u64, u64, f64)]) -> stratagraph::Result<()> {
+        self.graph.insert_vertices(vertices)?;
+        self.graph.insert_edges(edges)?;
+        Ok(())
+    }
+
+    /// Flushes and merges everything (`close`, which leaves the store
+    /// usable): the only public way to wait until background maintenance is
+    /// done, and on disk what makes the writes durable.
+    pub fn settle(&self) -> stratagraph::Result<()> {
+        self.graph.close()
+    }
+
+    /// Bytes of the store's files (on disk only).
+    pub fn disk_bytes(&self) -> Option<u64> {
+        self.dir.as_ref().map(|d| dir_bytes(d.path()))
+    }
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| {
+            let p: PathBuf = e.path();
+            match e.metadata() {
+                Ok(m) if m.is_dir() => dir_bytes(&p),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            }
+        })
+        .sum()
+}
