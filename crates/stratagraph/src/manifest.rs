@@ -17,6 +17,7 @@
 
 use crate::error::{Error, Result};
 use crate::util::files::{io_error, write_atomically};
+use crate::util::le::{u32_at, u64_at};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -104,14 +105,14 @@ impl Manifest {
             return Err(corrupt(0, "not a stratagraph manifest (bad magic)"));
         }
         let body = bytes.len() - 4;
-        let stored = u32::from_le_bytes(le(&bytes[body..]));
+        let stored = u32_at(bytes, body);
         if crc32c::crc32c(&bytes[..body]) != stored {
             return Err(corrupt(
                 body,
                 "manifest checksum does not match its content",
             ));
         }
-        let version = u32::from_le_bytes(le(&bytes[8..12]));
+        let version = u32_at(bytes, 8);
         if version != VERSION {
             return Err(Error::UnsupportedFormat {
                 file: file.to_string(),
@@ -119,8 +120,8 @@ impl Manifest {
                 supported: VERSION,
             });
         }
-        let flags = u32::from_le_bytes(le(&bytes[12..16]));
-        let word = |i: usize| u64::from_le_bytes(le(&bytes[16 + 8 * i..24 + 8 * i]));
+        let flags = u32_at(bytes, 12);
+        let word = |i: usize| u64_at(bytes, 16 + 8 * i);
         let (last_ts, next_run, n_vertices, n_runs) = (word(0), word(1), word(2), word(3));
         let need = (n_vertices as u128) * 9 + (n_runs as u128) * 17 + FIXED as u128;
         if need != body as u128 {
@@ -132,7 +133,7 @@ impl Manifest {
         let mut at = FIXED;
         let mut vertices = Vec::with_capacity(n_vertices as usize);
         for _ in 0..n_vertices {
-            let ext = u64::from_le_bytes(le(&bytes[at..at + 8]));
+            let ext = u64_at(bytes, at);
             let alive = match bytes[at + 8] {
                 0 => false,
                 1 => true,
@@ -143,8 +144,8 @@ impl Manifest {
         }
         let mut runs = Vec::with_capacity(n_runs as usize);
         for _ in 0..n_runs {
-            let id = u64::from_le_bytes(le(&bytes[at..at + 8]));
-            let cut = u64::from_le_bytes(le(&bytes[at + 8..at + 16]));
+            let id = u64_at(bytes, at);
+            let cut = u64_at(bytes, at + 8);
             let has_in = match bytes[at + 16] {
                 0 => false,
                 1 => true,
@@ -182,13 +183,6 @@ impl Manifest {
             Err(e) => Err(io_error(&path, "read", &e)),
         }
     }
-}
-
-/// The first bytes of `b` as a fixed array (callers pass exact slices).
-fn le<const N: usize>(b: &[u8]) -> [u8; N] {
-    let mut a = [0u8; N];
-    a.copy_from_slice(&b[..N]);
-    a
 }
 
 #[cfg(test)]

@@ -214,15 +214,11 @@ fn put_u64(buf: &mut [u8; HEADER_LEN], at: usize, v: u64) {
 }
 
 fn get_u32(buf: &[u8; HEADER_LEN], at: usize) -> u32 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(&buf[at..at + 4]);
-    u32::from_le_bytes(a)
+    crate::util::le::u32_at(buf, at)
 }
 
 fn get_u64(buf: &[u8; HEADER_LEN], at: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&buf[at..at + 8]);
-    u64::from_le_bytes(a)
+    crate::util::le::u64_at(buf, at)
 }
 
 /// The entry count recorded in a header, without checking anything else

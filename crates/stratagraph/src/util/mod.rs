@@ -2,4 +2,5 @@
 
 pub(crate) mod bucket;
 pub(crate) mod files;
+pub(crate) mod le;
 pub(crate) mod segmented;

@@ -23,6 +23,7 @@
 use super::record::{self, Record};
 use crate::error::{Error, Result};
 use crate::util::files::io_error;
+use crate::util::le::{array, u32_at, u64_at};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"SGWAL\0\0\x01";
@@ -76,12 +77,6 @@ pub(crate) struct Scan {
     pub torn: Option<(u64, String)>,
 }
 
-fn le<const N: usize>(b: &[u8]) -> [u8; N] {
-    let mut a = [0u8; N];
-    a.copy_from_slice(&b[..N]);
-    a
-}
-
 /// Reads segment `path`. `newest`: it is the last segment, whose tail may
 /// be torn.
 pub(crate) fn read_segment(path: &Path, newest: bool) -> Result<Scan> {
@@ -115,13 +110,13 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
     if &bytes[..8] != MAGIC {
         return Err(corrupt(0, "not a stratagraph log (bad magic)".into()));
     }
-    if crc32c::crc32c(&bytes[..20]) != u32::from_le_bytes(le(&bytes[20..24])) {
+    if crc32c::crc32c(&bytes[..20]) != u32_at(bytes, 20) {
         return Err(corrupt(
             20,
             "log file header checksum does not match".into(),
         ));
     }
-    let version = u32::from_le_bytes(le(&bytes[8..12]));
+    let version = u32_at(bytes, 8);
     if version != VERSION {
         return Err(Error::UnsupportedFormat {
             file: file.to_string(),
@@ -129,7 +124,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
             supported: VERSION,
         });
     }
-    let segment = u64::from_le_bytes(le(&bytes[12..20]));
+    let segment = u64_at(bytes, 12);
     let mut records = Vec::new();
     let mut at = FILE_HEADER;
     let mut torn = None;
@@ -153,8 +148,8 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
             torn = tail("the record header is cut off")?;
             break;
         }
-        let len_bytes: [u8; 8] = le(&rest[..8]);
-        if crc32c::crc32c(&len_bytes) != u32::from_le_bytes(le(&rest[8..12])) {
+        let len_bytes: [u8; 8] = array(rest);
+        if crc32c::crc32c(&len_bytes) != u32_at(rest, 8) {
             return Err(corrupt(at, "record length checksum does not match".into()));
         }
         let len = u64::from_le_bytes(len_bytes);
@@ -165,7 +160,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
         }
         let end = RECORD_HEADER + len as usize;
         let payload = &rest[RECORD_HEADER..end];
-        if crc32c::crc32c(payload) != u32::from_le_bytes(le(&rest[12..16])) {
+        if crc32c::crc32c(payload) != u32_at(rest, 12) {
             if end == rest.len() {
                 torn = tail("the last record's checksum does not match")?;
                 break;
