@@ -2,8 +2,8 @@
 //! everything wrong with it (the engine's `open` stops at the first
 //! problem; an operator wants all of them).
 
-use crate::csr::Segment;
 use crate::error::{Error, Result};
+use crate::graph::open_level_file;
 use crate::ids::IdMap;
 use crate::manifest::{Manifest, RunFiles};
 use crate::wal;
@@ -86,22 +86,10 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
                 if inn && !r.has_in {
                     continue;
                 }
-                let path = RunFiles::path(dir, r.id, inn);
-                match Segment::open(&path).and_then(|s| s.verify().map(|()| s)) {
+                match open_level_file(&RunFiles::path(dir, r.id, inn), m.vertices.len()) {
                     Ok(seg) => {
                         report.level_files += 1;
                         report.level_bytes += seg.byte_len();
-                        if seg.vertex_range().end as usize > m.vertices.len() {
-                            report.problems.push(Error::Corrupt {
-                                file: path.display().to_string(),
-                                offset: 0,
-                                what: format!(
-                                    "covers vertices up to {} but the manifest has {}",
-                                    seg.vertex_range().end,
-                                    m.vertices.len()
-                                ),
-                            });
-                        }
                     }
                     Err(e) => report.problems.push(e),
                 }

@@ -504,6 +504,7 @@ impl Graph {
         let (versions, level_bytes, stalls, stall_nanos) = self.shared.lsm.io_counts();
         // Each edge write makes two versions (both directions).
         let user_bytes = versions as f64 / 2.0 * 24.0;
+        let log_bytes = self.shared.log().map_or(0, Wal::appended);
         Stats {
             timestamp: snap.timestamp(),
             vertices: snap.vertex_count(),
@@ -518,10 +519,10 @@ impl Graph {
             compactions: self.shared.lsm.counts().1,
             open_snapshots: self.shared.clock.open_snapshots() - 1,
             log_segments: self.shared.log().map_or(0, Wal::segments),
-            log_bytes: self.shared.log().map_or(0, Wal::appended),
+            log_bytes,
             level_bytes_written: level_bytes,
             write_amplification: if user_bytes > 0.0 {
-                (level_bytes + self.shared.log().map_or(0, Wal::appended)) as f64 / user_bytes
+                (level_bytes + log_bytes) as f64 / user_bytes
             } else {
                 0.0
             },
@@ -602,34 +603,17 @@ pub(crate) fn lock_dir_if_present(dir: &Path) -> Result<Option<File>> {
     }
 }
 
-/// Opens the level files a manifest names, checking that they fit it and
-/// every block checksum: reads go straight to the mapped bytes without
-/// per-read checks, so damage must be found here or it would be returned
-/// as data. (CRC-32C runs at several GB/s, so this costs a fraction of
-/// reading the files once.)
+/// Opens the level files a manifest names (see `open_level_file`).
 fn open_runs(dir: &Path, manifest: &Manifest) -> Result<Vec<Arc<FlushedRun>>> {
-    let open = |path: PathBuf| Segment::open(&path).and_then(|s| s.verify().map(|()| s));
+    let vertices = manifest.vertices.len();
     let mut runs = Vec::with_capacity(manifest.runs.len());
     for r in &manifest.runs {
-        let out = open(RunFiles::path(dir, r.id, false))?;
+        let out = open_level_file(&RunFiles::path(dir, r.id, false), vertices)?;
         let inn = if r.has_in {
-            Some(open(RunFiles::path(dir, r.id, true))?)
+            Some(open_level_file(&RunFiles::path(dir, r.id, true), vertices)?)
         } else {
             None
         };
-        for seg in std::iter::once(&out).chain(inn.as_ref()) {
-            if seg.vertex_range().end as usize > manifest.vertices.len() {
-                return Err(Error::Corrupt {
-                    file: seg.name().to_string(),
-                    offset: 0,
-                    what: format!(
-                        "covers vertices up to {} but the manifest has {}",
-                        seg.vertex_range().end,
-                        manifest.vertices.len()
-                    ),
-                });
-            }
-        }
         runs.push(Arc::new(FlushedRun {
             id: r.id,
             out,
@@ -638,6 +622,27 @@ fn open_runs(dir: &Path, manifest: &Manifest) -> Result<Vec<Arc<FlushedRun>>> {
         }));
     }
     Ok(runs)
+}
+
+/// Opens one level file of a store whose manifest lists `vertices` ids,
+/// checking every block checksum and that it covers no vertex beyond them:
+/// reads go straight to the mapped bytes without per-read checks, so damage
+/// must be found here or it would be returned as data. (CRC-32C runs at
+/// several GB/s, so this costs a fraction of reading the file once.)
+pub(crate) fn open_level_file(path: &Path, vertices: usize) -> Result<Segment> {
+    let seg = Segment::open(path)?;
+    seg.verify()?;
+    if seg.vertex_range().end as usize > vertices {
+        return Err(Error::Corrupt {
+            file: seg.name().to_string(),
+            offset: 0,
+            what: format!(
+                "covers vertices up to {} but the manifest has {vertices}",
+                seg.vertex_range().end
+            ),
+        });
+    }
+    Ok(seg)
 }
 
 /// Deletes run files (and temporaries) in `dir` that the manifest does not

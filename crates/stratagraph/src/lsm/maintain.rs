@@ -64,8 +64,9 @@ pub(crate) struct LsmState {
     bg_error: Mutex<Option<Error>>,
     /// The latest background flush thread.
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// Edge versions written by callers, for write amplification.
-    user_versions: AtomicU64,
+    /// Edge versions written before the latest flush began (`written`
+    /// counts the rest), for write amplification.
+    flushed_versions: AtomicU64,
     /// Bytes of level files (runs) written by flushes and compactions.
     level_bytes_written: AtomicU64,
     /// Writers that waited for a flush, and how long in total.
@@ -128,7 +129,8 @@ impl LsmState {
     /// stalls, nanoseconds stalled) since the store was opened.
     pub(crate) fn io_counts(&self) -> (u64, u64, u64, u64) {
         (
-            self.user_versions.load(Ordering::Relaxed),
+            self.flushed_versions.load(Ordering::Relaxed)
+                + self.written.load(Ordering::Relaxed) as u64,
             self.level_bytes_written.load(Ordering::Relaxed),
             self.stalls.load(Ordering::Relaxed),
             self.stall_nanos.load(Ordering::Relaxed),
@@ -143,8 +145,6 @@ impl LsmState {
 /// and waiting keeps the MemGraph within twice its budget.
 pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
     let lsm = &shared.lsm;
-    lsm.user_versions
-        .fetch_add(versions as u64, Ordering::Relaxed);
     let written = lsm.written.fetch_add(versions, Ordering::Relaxed) + versions;
     let bytes = written.saturating_mul(BYTES_PER_VERSION);
     if bytes < shared.opts.memgraph_bytes || shared.recovering() {
@@ -219,7 +219,9 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         // below makes redundant.
         log.rotate()?;
     }
-    lsm.written.store(0, Ordering::Relaxed);
+    let written = lsm.written.swap(0, Ordering::Relaxed);
+    lsm.flushed_versions
+        .fetch_add(written as u64, Ordering::Relaxed);
     let watermark = shared.clock.watermark().min(cut);
     let bound = shared.ids.bound();
     let n = lsm.runs.fetch_add(1, Ordering::Relaxed);

@@ -37,6 +37,7 @@ pub(crate) struct LogContents {
 
 /// One commit record and its position, for error messages.
 pub(crate) struct Logged {
+    pub ts: u64,
     pub record: Record,
     pub file: String,
     pub offset: u64,
@@ -75,6 +76,7 @@ pub(crate) fn read(dir: &Path, ids: &IdMap, last_ts: u64) -> Result<LogContents>
             max_ts = u64::max(max_ts, ts);
             if ts > last_ts {
                 out.commits.push(Logged {
+                    ts,
                     record,
                     file: file.clone(),
                     offset,
@@ -86,10 +88,10 @@ pub(crate) fn read(dir: &Path, ids: &IdMap, last_ts: u64) -> Result<LogContents>
         }
         out.segments.push((path.clone(), max_ts, id_end));
     }
-    out.commits.sort_by_key(|c| c.record.ts().unwrap_or(0));
+    out.commits.sort_by_key(|c| c.ts);
     for w in out.commits.windows(2) {
-        let ts = w[1].record.ts().unwrap_or(0);
-        if w[0].record.ts() == Some(ts) {
+        let ts = w[1].ts;
+        if w[0].ts == ts {
             return Err(Error::Corrupt {
                 file: w[1].file.clone(),
                 offset: w[1].offset,
@@ -131,7 +133,7 @@ fn learn_ids(ids: &IdMap, first: u32, exts: &[u64], file: &str, offset: u64) -> 
 /// handle exists yet and the log is not attached, so nothing is re-logged).
 pub(crate) fn replay(shared: &Arc<Shared>, commits: Vec<Logged>) -> Result<()> {
     for c in commits {
-        let ts = c.record.ts().unwrap_or(0);
+        let ts = c.ts;
         shared.clock.resume_at(ts - 1);
         let applied = match c.record {
             Record::Txn {

@@ -294,8 +294,7 @@ impl Wal {
 
     /// Closes the current segment (written and synced) and starts the next:
     /// called by a flush after choosing its cut, so every commit up to the
-    /// cut is in a sealed segment. Returns the id bound the sealed segments
-    /// cover.
+    /// cut is in a sealed segment.
     pub(crate) fn rotate(&self) -> Result<()> {
         let mut cur = self.current.lock();
         self.check()?;
