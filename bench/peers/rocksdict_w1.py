@@ -63,9 +63,6 @@ class Rocks(c.Peer):
         db.write(wb)
         return (db, path)
 
-    def load_undirected(self, w, src, dst):
-        raise NotImplementedError
-
     def close(self, g):
         db, path = g
         db.close()

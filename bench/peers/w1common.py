@@ -261,7 +261,8 @@ class Peer:
         """Untimed set-up from the workload (input files a bulk loader reads)."""
 
     def load(self, w, src, dst, wt):
-        raise NotImplementedError
+        """Every driver must load the graph (abstract)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement load")
 
     def close(self, g):
         pass
@@ -270,7 +271,13 @@ class Peer:
         return None
 
     def edge_count(self, g):
-        raise NotImplementedError
+        """Every driver must count its edges (abstract)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement edge_count")
+
+    def load_undirected(self, w, src, dst):
+        """Drivers with graph kernels load the undirected graph for TC; `run`
+        calls this only when TC is not marked n/a (abstract)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement load_undirected")
 
 
 def median(xs):
