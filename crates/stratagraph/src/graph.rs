@@ -198,12 +198,18 @@ impl Shared {
 
     /// The stamping context for commit `ts`, or `SnapshotTooOld` if the
     /// oldest open snapshot lags more than the stamp window behind it.
+    ///
+    /// A flush's pin may hold the watermark further back than the window
+    /// for the moment the flush runs; the commit then goes ahead with the
+    /// window widened to cover it, up to what the stamp encoding can hold.
     pub(crate) fn stamping(&self, ts: Timestamp) -> Result<Stamping> {
+        let window = u64::from(self.opts.stamp_window).min(MAX_STAMP_SPAN);
+        let snapshots = self.clock.snapshot_watermark();
         let watermark = self.clock.watermark();
-        let window = u64::from(self.opts.stamp_window);
-        if ts - watermark >= window {
+        let lag = ts - watermark;
+        if ts - snapshots >= window || lag >= MAX_STAMP_SPAN {
             return Err(Error::SnapshotTooOld {
-                snapshot_ts: watermark,
+                snapshot_ts: snapshots,
                 commit_ts: ts,
                 window,
             });
@@ -211,10 +217,14 @@ impl Shared {
         Ok(Stamping {
             ts,
             watermark,
-            window,
+            window: window.max(lag + 1),
         })
     }
 }
+
+/// The most commits a MemGraph stamp offset can span (31 bits, less one
+/// value kept for saturation).
+const MAX_STAMP_SPAN: u64 = (1 << 31) - 2;
 
 impl Graph {
     /// A store held entirely in memory.

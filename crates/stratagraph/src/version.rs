@@ -33,12 +33,19 @@ struct State {
     edges: u64,
     vertices: u64,
     snapshots: BTreeMap<Timestamp, usize>,
+    /// Internal registrations (a flush reading the state at its cut): they
+    /// hold the watermark like snapshots, but a commit is never refused
+    /// for their age (see `Shared::stamping`).
+    pins: BTreeMap<Timestamp, usize>,
 }
 
 pub(crate) struct Clock {
     next: AtomicU64,
     visible: AtomicU64,
+    /// Oldest open snapshot (`u64::MAX`: none).
     oldest: AtomicU64,
+    /// Oldest internal pin (`u64::MAX`: none).
+    oldest_pin: AtomicU64,
     state: Mutex<State>,
 }
 
@@ -78,10 +85,12 @@ impl Clock {
             next: AtomicU64::new(0),
             visible: AtomicU64::new(0),
             oldest: AtomicU64::new(u64::MAX),
+            oldest_pin: AtomicU64::new(u64::MAX),
             state: Mutex::new(State {
                 edges: 0,
                 vertices: 0,
                 snapshots: BTreeMap::new(),
+                pins: BTreeMap::new(),
             }),
         }
     }
@@ -119,11 +128,20 @@ impl Clock {
         }
     }
 
-    /// No open or future snapshot is older than this.
+    /// No open or future snapshot or pin is older than this: versions it
+    /// hides may be dropped.
     pub(crate) fn watermark(&self) -> Timestamp {
         let v = self.visible.load(Ordering::SeqCst);
         let o = self.oldest.load(Ordering::SeqCst);
-        v.min(o)
+        let p = self.oldest_pin.load(Ordering::SeqCst);
+        v.min(o).min(p)
+    }
+
+    /// The watermark callers' snapshots alone would give: what the age
+    /// limit of `Options::stamp_window` is checked against.
+    pub(crate) fn snapshot_watermark(&self) -> Timestamp {
+        let v = self.visible.load(Ordering::SeqCst);
+        v.min(self.oldest.load(Ordering::SeqCst))
     }
 
     /// The newest published timestamp.
@@ -177,6 +195,28 @@ impl Clock {
         }
         let oldest = st.snapshots.keys().next().copied().unwrap_or(u64::MAX);
         self.oldest.store(oldest, Ordering::SeqCst);
+    }
+
+    /// Registers an internal reader of the state at the newest published
+    /// timestamp, returned; release it with `unpin`.
+    pub(crate) fn pin(&self) -> Timestamp {
+        let mut st = self.state.lock();
+        let ts = self.visible.load(Ordering::SeqCst);
+        *st.pins.entry(ts).or_insert(0) += 1;
+        self.oldest_pin.fetch_min(ts, Ordering::SeqCst);
+        ts
+    }
+
+    pub(crate) fn unpin(&self, ts: Timestamp) {
+        let mut st = self.state.lock();
+        if let Some(n) = st.pins.get_mut(&ts) {
+            *n -= 1;
+            if *n == 0 {
+                st.pins.remove(&ts);
+            }
+        }
+        let oldest = st.pins.keys().next().copied().unwrap_or(u64::MAX);
+        self.oldest_pin.store(oldest, Ordering::SeqCst);
     }
 
     /// Number of open snapshots.

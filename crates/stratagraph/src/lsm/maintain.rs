@@ -78,8 +78,10 @@ pub(crate) struct LsmState {
     durable_vertices: Mutex<Vec<(u64, bool)>>,
 }
 
-/// A snapshot registration that holds the watermark at or below its
-/// timestamp while a flush reads the state there.
+/// A registration that holds the watermark at or below its timestamp while
+/// a flush reads the state there (writers must not prune versions the flush
+/// has yet to copy). Unlike a snapshot it never makes a commit fail for its
+/// age: see `Shared::stamping`.
 struct Pin<'c> {
     clock: &'c crate::version::Clock,
     ts: Timestamp,
@@ -89,14 +91,14 @@ impl<'c> Pin<'c> {
     fn new(clock: &'c crate::version::Clock) -> Self {
         Pin {
             clock,
-            ts: clock.open_snapshot().ts,
+            ts: clock.pin(),
         }
     }
 }
 
 impl Drop for Pin<'_> {
     fn drop(&mut self) {
-        self.clock.close_snapshot(self.ts);
+        self.clock.unpin(self.ts);
     }
 }
 
@@ -443,5 +445,39 @@ fn clean_up(shared: &Shared) {
                 shared.mem.mark_clean(v);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Graph, Options};
+
+    /// A flush's pin holds the watermark but never makes a commit fail,
+    /// while an equally old snapshot does (the window is the callers').
+    #[test]
+    fn a_flush_pin_older_than_the_window_does_not_refuse_commits() {
+        let g = Graph::in_memory(Options {
+            stamp_window: 4,
+            ..Options::default()
+        });
+        let shared = g.shared();
+        let pin = Pin::new(&shared.clock);
+        for i in 0..20u64 {
+            g.insert_edge(i, i + 1, 1.0).unwrap();
+            g.insert_edge(i, i + 1, 2.0).unwrap(); // an old version to keep
+        }
+        assert_eq!(shared.clock.watermark(), pin.ts, "the pin holds it");
+        drop(pin);
+        let s = g.snapshot();
+        assert_eq!(s.edge_count(), 20);
+        let old = g.snapshot();
+        for i in 0..3u64 {
+            g.insert_edge(100 + i, 0, 1.0).unwrap();
+        }
+        let err = g.insert_edge(200, 0, 1.0).unwrap_err();
+        assert!(
+            matches!(err, Error::SnapshotTooOld { snapshot_ts, .. } if snapshot_ts == old.timestamp())
+        );
     }
 }
