@@ -10,6 +10,7 @@ pub mod algo;
 pub mod core;
 pub mod durability;
 pub mod latency;
+pub mod levels;
 mod rows;
 mod stream;
 pub mod w1;

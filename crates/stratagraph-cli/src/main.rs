@@ -130,6 +130,25 @@ enum BenchCommand {
         #[arg(long, default_value = "/work/data/bench-durability")]
         dir: PathBuf,
     },
+    /// The multi-level CSR (issue 3): sequential scan and size after a
+    /// load and full compaction and with the last 20% of the edges above
+    /// it, beside a static CSR; sustained single-edge inserts with flushes
+    /// and compactions against a MemGraph that never flushes, with latency
+    /// percentiles and write amplification.
+    Levels {
+        #[command(flatten)]
+        w1: W1Opts,
+        /// Homes of the store (comma-separated: memory, disk).
+        #[arg(long, value_delimiter = ',', default_value = "memory,disk")]
+        homes: Vec<String>,
+        /// Directory in which on-disk stores are created (default: the
+        /// system's temporary directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Skip the single-edge insert stream (the slowest part).
+        #[arg(long)]
+        skip_single: bool,
+    },
     /// Analytics kernels (BFS, PageRank, WCC, SSSP) on a snapshot beside
     /// the same kernels on a static CSR, results checked against kS.ref.json.
     Algo {
@@ -240,6 +259,20 @@ fn main() -> ExitCode {
             quick,
             ops,
         }) => bench_w1(w1, threads, &homes, scratch, quick, ops),
+        Command::Bench(BenchCommand::Levels {
+            w1,
+            homes,
+            dir,
+            skip_single,
+        }) => stratagraph_bench::levels::run(&stratagraph_bench::levels::LevelsArgs {
+            data: w1.data,
+            scale: w1.scale,
+            runs: w1.runs,
+            homes,
+            dir: dir.unwrap_or_else(|| std::env::temp_dir().join("stratagraph-bench-levels")),
+            skip_single,
+            out: w1.out,
+        }),
         Command::Bench(BenchCommand::Core { w1, batch, ops }) => {
             stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
                 data: w1.data,

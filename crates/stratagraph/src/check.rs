@@ -3,8 +3,9 @@
 //! problem; an operator wants all of them).
 
 use crate::error::{Error, Result};
-use crate::graph::open_level_file;
+use crate::graph::{arrange_layers, open_level_file};
 use crate::ids::IdMap;
+use crate::lsm::layers::FlushedRun;
 use crate::manifest::{Manifest, RunFiles};
 use crate::wal;
 use std::path::Path;
@@ -81,18 +82,44 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         for &(ext, _) in &m.vertices {
             ids.intern(ext);
         }
+        let mut opened = Vec::new();
         for r in &m.runs {
-            for inn in [false, true] {
-                if inn && !r.has_in {
-                    continue;
+            let mut open = |inn: bool| match open_level_file(
+                &RunFiles::path(dir, r.id, inn),
+                m.vertices.len(),
+            ) {
+                Ok(seg) => {
+                    report.level_files += 1;
+                    report.level_bytes += seg.byte_len();
+                    Some(seg)
                 }
-                match open_level_file(&RunFiles::path(dir, r.id, inn), m.vertices.len()) {
-                    Ok(seg) => {
-                        report.level_files += 1;
-                        report.level_bytes += seg.byte_len();
-                    }
-                    Err(e) => report.problems.push(e),
+                Err(e) => {
+                    report.problems.push(e);
+                    None
                 }
+            };
+            let out = open(false);
+            let inn = r.has_in.then(|| open(true));
+            let inn = match inn {
+                None => Some(None),
+                Some(Some(seg)) => Some(Some(seg)),
+                Some(None) => None, // unreadable
+            };
+            if let (Some(out), Some(inn)) = (out, inn) {
+                opened.push(FlushedRun {
+                    id: r.id,
+                    out,
+                    inn,
+                    cut: r.cut,
+                });
+            }
+        }
+        // With every file readable, their vertex ranges must also form the
+        // levels the manifest says they do.
+        if opened.len() == m.runs.len() {
+            let path = dir.join(crate::manifest::FILE).display().to_string();
+            if let Err(e) = arrange_layers(m, opened, &path) {
+                report.problems.push(e);
             }
         }
     }

@@ -4,8 +4,7 @@ use crate::batch;
 use crate::csr::Segment;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
-use crate::lsm::layers::FlushedRun;
-use crate::lsm::layers::Layers;
+use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::lsm::maintain::{self, LsmState};
 use crate::manifest::{Manifest, RunFiles};
 use crate::mem::{MemGraph, MemoryUsage, Stamping};
@@ -107,7 +106,7 @@ impl Drop for Graph {
 }
 
 /// Counters describing a store at one moment.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stats {
     /// Newest published commit.
     pub timestamp: Timestamp,
@@ -121,10 +120,13 @@ pub struct Stats {
     pub memory: MemoryUsage,
     /// Memory of the id dictionary.
     pub id_bytes: usize,
-    /// Bytes of the flushed runs below the MemGraph.
+    /// Bytes of the runs and level parts below the MemGraph.
     pub run_bytes: usize,
-    /// Flushed runs below the MemGraph.
+    /// L0 runs (whole flushes not yet merged into L1).
     pub runs: usize,
+    /// Per level L1..Ln: parts and entries (edge versions, both
+    /// directions) it holds.
+    pub levels: Vec<LevelStats>,
     /// Flushes whose versions still wait to leave the MemGraph because an
     /// older snapshot is open.
     pub pending_cleanups: usize,
@@ -153,17 +155,34 @@ pub struct Stats {
     pub stall_seconds: f64,
 }
 
-/// One flushed run below the MemGraph, as `Graph::runs` describes it.
+/// One CSR file pair below the MemGraph (an L0 run or a part of a level),
+/// as `Graph::runs` describes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunInfo {
     /// The run's id (its files are `run-<id>-out.seg`, `-in.seg`).
     pub id: u64,
+    /// 0 for an L0 run (one flush, every vertex), `i` for a part of level
+    /// `Li` (one vertex range of it).
+    pub level: u32,
+    /// The internal ids it covers.
+    pub vertices: std::ops::Range<u32>,
     /// The newest commit it holds.
     pub cut: Timestamp,
     /// Bytes of its segments.
     pub bytes: u64,
     /// Edge entries (versions) in its segments.
     pub entries: u64,
+}
+
+/// One level's size, in `Stats::levels`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelStats {
+    /// Parts (vertex ranges, one file pair each).
+    pub parts: usize,
+    /// Edge entries (versions) in both directions.
+    pub entries: u64,
+    /// Bytes of its segments.
+    pub bytes: u64,
 }
 
 impl Stats {
@@ -320,7 +339,7 @@ impl Graph {
                 ),
             });
         }
-        let runs = open_runs(&dir, &manifest)?;
+        let layers = open_layers(&dir, &manifest, &manifest_path)?;
         let ids = IdMap::new();
         for (i, &(ext, _)) in manifest.vertices.iter().enumerate() {
             if ids.intern(ext) != Some(i as u32) {
@@ -338,7 +357,7 @@ impl Graph {
             opts,
             ids,
             Clock::resume(manifest.last_ts),
-            Layers { runs },
+            layers,
             LsmState::resume(
                 manifest.last_ts,
                 manifest.next_run,
@@ -371,7 +390,7 @@ impl Graph {
         shared.ids.attach_journal(wal.clone());
         let _ = shared.wal.set(wal);
         maintain::checkpoint(shared)?;
-        remove_orphans(&dir, &shared.layers.read().runs);
+        remove_orphans(&dir, &shared.layers.read());
         Ok(g)
     }
 
@@ -524,6 +543,15 @@ impl Graph {
             id_bytes: self.shared.ids.memory_bytes(),
             run_bytes: layers.bytes(),
             runs: layers.runs.len(),
+            levels: layers
+                .levels
+                .iter()
+                .map(|l| LevelStats {
+                    parts: l.parts().len(),
+                    entries: l.entries(),
+                    bytes: l.parts().iter().map(|p| p.bytes()).sum(),
+                })
+                .collect(),
             pending_cleanups: self.shared.lsm.pending_cleanups(),
             flushes: self.shared.lsm.counts().0,
             compactions: self.shared.lsm.counts().1,
@@ -541,22 +569,47 @@ impl Graph {
         }
     }
 
-    /// The flushed runs below the MemGraph, newest first.
+    /// The runs and level parts below the MemGraph: L0 runs newest first,
+    /// then each level's parts by vertex range.
     pub fn runs(&self) -> Vec<RunInfo> {
         let layers = self.shared.layers.read().clone();
+        let levels = layers
+            .levels
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| l.parts().iter().map(move |p| (i as u32 + 1, p)));
         layers
             .runs
             .iter()
-            .map(|r| {
-                let segs = std::iter::once(&r.out).chain(r.inn.as_ref());
-                RunInfo {
-                    id: r.id,
-                    cut: r.cut,
-                    bytes: segs.clone().map(Segment::byte_len).sum(),
-                    entries: segs.map(|s| s.entry_count() as u64).sum(),
-                }
+            .map(|r| (0, r))
+            .chain(levels)
+            .map(|(level, r)| RunInfo {
+                id: r.id,
+                level,
+                vertices: r.range(),
+                cut: r.cut,
+                bytes: r.bytes(),
+                entries: r.entries(),
             })
             .collect()
+    }
+
+    /// Flushes everything committed so far and merges every run and level
+    /// into one level, on the calling thread: afterwards a snapshot reads
+    /// the graph as a plain CSR (edges older than every open snapshot lose
+    /// their timestamps, deleted edges their tombstones). Worth calling after
+    /// a bulk load or before a long analytics phase; closing a store does it
+    /// too. It rewrites the whole graph, so it costs about a full write of
+    /// it.
+    ///
+    /// # Errors
+    /// The error an earlier background flush hit, if any, or an I/O error
+    /// writing the level files or the manifest.
+    pub fn compact(&self) -> Result<()> {
+        if let Some(e) = maintain::take_background_error(&self.shared) {
+            return Err(e);
+        }
+        maintain::flush_and_compact(&self.shared)
     }
 
     /// Writes everything committed so far out of the MemGraph into a run
@@ -613,8 +666,9 @@ pub(crate) fn lock_dir_if_present(dir: &Path) -> Result<Option<File>> {
     }
 }
 
-/// Opens the level files a manifest names (see `open_level_file`).
-fn open_runs(dir: &Path, manifest: &Manifest) -> Result<Vec<Arc<FlushedRun>>> {
+/// Opens the level files a manifest names (see `open_level_file`) and
+/// arranges them as L0 runs and levels (see `arrange_layers`).
+fn open_layers(dir: &Path, manifest: &Manifest, manifest_path: &str) -> Result<Layers> {
     let vertices = manifest.vertices.len();
     let mut runs = Vec::with_capacity(manifest.runs.len());
     for r in &manifest.runs {
@@ -624,14 +678,46 @@ fn open_runs(dir: &Path, manifest: &Manifest) -> Result<Vec<Arc<FlushedRun>>> {
         } else {
             None
         };
-        runs.push(Arc::new(FlushedRun {
+        runs.push(FlushedRun {
             id: r.id,
             out,
             inn,
             cut: r.cut,
-        }));
+        });
     }
-    Ok(runs)
+    arrange_layers(manifest, runs, manifest_path)
+}
+
+/// Arranges a manifest's opened runs (in its order) as L0 runs and levels,
+/// checking that each level's parts form one: disjoint vertex ranges
+/// starting on index pages.
+pub(crate) fn arrange_layers(
+    manifest: &Manifest,
+    opened: Vec<FlushedRun>,
+    manifest_path: &str,
+) -> Result<Layers> {
+    let mut runs = Vec::new();
+    let mut levels: Vec<Vec<Arc<FlushedRun>>> = Vec::new();
+    for (r, run) in manifest.runs.iter().zip(opened) {
+        match usize::from(r.level) {
+            0 => runs.push(Arc::new(run)),
+            l => {
+                levels.resize_with(levels.len().max(l), Vec::new);
+                levels[l - 1].push(Arc::new(run));
+            }
+        }
+    }
+    let levels = levels
+        .into_iter()
+        .map(|parts| {
+            Level::new(parts).map_err(|what| Error::Corrupt {
+                file: manifest_path.to_string(),
+                offset: 0,
+                what,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Layers::new(runs, levels))
 }
 
 /// Opens one level file of a store whose manifest lists `vertices` ids,
@@ -659,12 +745,12 @@ pub(crate) fn open_level_file(path: &Path, vertices: usize) -> Result<Segment> {
 /// name: left by a crash between writing a file and the manifest naming it,
 /// or between a compaction's manifest and the deletion of what it replaced.
 /// Best effort: a file that cannot be removed only wastes space.
-fn remove_orphans(dir: &Path, live: &[Arc<FlushedRun>]) {
+fn remove_orphans(dir: &Path, live: &Layers) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let keep: std::collections::HashSet<PathBuf> = live
-        .iter()
+        .all()
         .flat_map(|r| {
             let mut v = vec![RunFiles::path(dir, r.id, false)];
             if r.inn.is_some() {

@@ -52,7 +52,7 @@ mod wal;
 
 pub use check::{check, CheckReport};
 pub use error::{BatchIndex, Error, Op, Result, VertexId};
-pub use graph::{Graph, RunInfo, Stats};
+pub use graph::{Graph, LevelStats, RunInfo, Stats};
 pub use mem::MemoryUsage;
 pub use options::{Options, SyncPolicy};
 pub use scan::{Neighbors, WeightedNeighbors};

@@ -11,7 +11,9 @@
 //! magic "SGMANIF\x01" | version u32 | flags u32 (bit 0: directed)
 //! last_ts u64 | next_run u64 | vertices u64 | runs u64
 //! vertices x (external id u64, alive u8)
-//! runs x (run id u64, cut u64, has_in u8)     newest first
+//! runs x (run id u64, cut u64, has_in u8, level u8)
+//!     L0 runs newest first, then level parts by level and vertex range
+//!     (version 1, before levels, had no level byte: all runs were L0)
 //! crc32c u32 of everything before it
 //! ```
 
@@ -22,8 +24,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"SGMANIF\x01";
-/// The manifest format this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The manifest format this build writes (it also reads version 1).
+pub(crate) const VERSION: u32 = 2;
 const FLAG_DIRECTED: u32 = 1;
 const FIXED: usize = 8 + 4 + 4 + 8 * 4;
 /// The manifest's file name inside a store directory.
@@ -36,6 +38,8 @@ pub(crate) struct RunFiles {
     pub id: u64,
     pub cut: u64,
     pub has_in: bool,
+    /// 0 for an L0 run, `i` for a part of level `Li`.
+    pub level: u8,
 }
 
 impl RunFiles {
@@ -64,7 +68,7 @@ pub(crate) struct Manifest {
 
 impl Manifest {
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 17 + 4);
+        let mut b = Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 18 + 4);
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&VERSION.to_le_bytes());
         let flags = if self.directed { FLAG_DIRECTED } else { 0 };
@@ -85,6 +89,7 @@ impl Manifest {
             b.extend_from_slice(&r.id.to_le_bytes());
             b.extend_from_slice(&r.cut.to_le_bytes());
             b.push(u8::from(r.has_in));
+            b.push(r.level);
         }
         let crc = crc32c::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
@@ -113,7 +118,7 @@ impl Manifest {
             ));
         }
         let version = u32_at(bytes, 8);
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(Error::UnsupportedFormat {
                 file: file.to_string(),
                 found: version,
@@ -123,7 +128,8 @@ impl Manifest {
         let flags = u32_at(bytes, 12);
         let word = |i: usize| u64_at(bytes, 16 + 8 * i);
         let (last_ts, next_run, n_vertices, n_runs) = (word(0), word(1), word(2), word(3));
-        let need = (n_vertices as u128) * 9 + (n_runs as u128) * 17 + FIXED as u128;
+        let run_len = if version == 1 { 17 } else { 18 };
+        let need = (n_vertices as u128) * 9 + (n_runs as u128) * run_len + FIXED as u128;
         if need != body as u128 {
             return Err(corrupt(
                 16 + 16,
@@ -154,8 +160,17 @@ impl Manifest {
             if id >= next_run || cut > last_ts {
                 return Err(corrupt(at, "run id or cut beyond the manifest's counters"));
             }
-            runs.push(RunFiles { id, cut, has_in });
-            at += 17;
+            let level = if version == 1 { 0 } else { bytes[at + 17] };
+            if runs.last().is_some_and(|r: &RunFiles| r.level > level) {
+                return Err(corrupt(at + 17, "runs are not listed level by level"));
+            }
+            runs.push(RunFiles {
+                id,
+                cut,
+                has_in,
+                level,
+            });
+            at += run_len as usize;
         }
         Ok(Manifest {
             directed: flags & FLAG_DIRECTED != 0,
@@ -200,11 +215,19 @@ mod tests {
                     id: 6,
                     cut: 42,
                     has_in: true,
+                    level: 0,
                 },
                 RunFiles {
                     id: 2,
                     cut: 20,
                     has_in: true,
+                    level: 1,
+                },
+                RunFiles {
+                    id: 3,
+                    cut: 30,
+                    has_in: true,
+                    level: 1,
                 },
             ],
         }

@@ -37,6 +37,12 @@ pub struct Options {
     /// written since the last flush exceed it, a background flush writes
     /// them into a CSR run.
     pub memgraph_bytes: usize,
+    /// How much larger each level below L1 may grow than the one above it
+    /// (LSMGraph's T; default 10). L1 holds up to `ratio` MemGraph budgets.
+    /// Larger values mean fewer levels (faster reads, fewer merges per
+    /// edge read) but more rewriting per compaction; values below 2 count
+    /// as 2.
+    pub level_ratio: u32,
     /// Threads used by batch writes (0 = all cores).
     pub threads: usize,
     /// How many commits the in-memory timestamp encoding may span before a
@@ -54,6 +60,7 @@ impl Default for Options {
             allow_self_loops: true,
             auto_create_vertices: true,
             memgraph_bytes: 64 << 20,
+            level_ratio: 10,
             threads: 0,
             stamp_window: 1 << 30,
             sync: SyncPolicy::Always,

@@ -2,7 +2,7 @@
 
 use crate::csr::Segment;
 use crate::graph::Shared;
-use crate::lsm::layers::Layers;
+use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
 use crate::mem::EdgeSet;
 use crate::scan::{self, Neighbors, WeightedNeighbors};
@@ -163,7 +163,7 @@ impl Snapshot {
                 .flatten();
         }
         self.shared.mem.read_or_empty(s, |st| {
-            merge::weight(&self.layers.sources(&st.out, false), s, d, ts)
+            merge::weight(&self.layers.sources(&st.out, s, false), s, d, ts)
         })
     }
 
@@ -183,12 +183,8 @@ impl Snapshot {
         }
         let inn = inn && self.shared.opts.directed;
         let mem = &self.shared.mem;
-        if let [run] = self.layers.runs.as_slice() {
-            let seg = if inn {
-                run.inn.as_ref().unwrap_or(&run.out)
-            } else {
-                &run.out
-            };
+        if let Some(run) = self.layers.sole(v) {
+            let seg = run.seg(inn);
             if !mem.may_hold(v) && seg.is_plain_at(self.ts) {
                 return Place::Plain(seg);
             }
@@ -210,7 +206,7 @@ impl Snapshot {
         }
         let mut holders = self
             .layers
-            .segments(inn)
+            .segments_of(v, inn)
             .filter(|s| !s.entry_range(v).is_empty());
         match (holders.next(), holders.next()) {
             (None, _) => Place::Empty,
@@ -233,7 +229,7 @@ impl Snapshot {
             let set = if inn { &st.inn } else { &st.out };
             MERGER.with(|m| {
                 m.borrow_mut()
-                    .visit(&self.layers.sources(set, inn), v, ts, |d, w| {
+                    .visit(&self.layers.sources(set, v, inn), v, ts, |d, w| {
                         out.push((d, w))
                     });
             });
@@ -389,11 +385,12 @@ impl Snapshot {
     /// sequential scan, for whole-graph passes. Absent vertices have no
     /// edges, so they come with empty lists.
     ///
-    /// Once the graph has been flushed into a single run, a vertex the
-    /// MemGraph holds nothing for (64 checked per word of dirty bits) is
-    /// handed over as a slice of the run's destination column, as from a
-    /// plain CSR; other vertices are resolved and copied first. `f` runs
-    /// with no lock held.
+    /// Where a single source holds a vertex's page (one L0 run and nothing
+    /// else, or one level after a full compaction) and is plain for this
+    /// snapshot, a vertex the MemGraph holds nothing for (64 checked per
+    /// word of dirty bits) is handed over as a slice of that segment's
+    /// destination column, as from a plain CSR; other vertices are resolved
+    /// and copied first. `f` runs with no lock held.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         let end = range.end.min(self.bound);
         let mut buf = Vec::new();
@@ -402,37 +399,45 @@ impl Snapshot {
             self.visit(v, false, |d| buf.push(d));
             f(v, &buf);
         };
-        let single = match self.layers.runs.as_slice() {
-            [run] if run.out.is_plain_at(self.ts) => Some(&run.out),
-            _ => None,
-        };
-        let Some(seg) = single else {
-            for v in range.start..end {
-                slow(v, &mut f);
-            }
-            return;
-        };
-        let (offs, dsts, covered) = (seg.offsets(), seg.dsts(), seg.vertex_range());
+        // Page by page (level parts start on index pages): where one plain
+        // segment holds the page, vertices the MemGraph holds nothing for
+        // (64 checked per word of dirty bits) are handed over as slices.
         let mem = &self.shared.mem;
         let mut v = range.start;
         while v < end {
-            let dirty = mem.dirty_bits(v >> 6);
-            let block_end = ((v | 63) + 1).min(end);
-            for u in v..block_end {
-                if dirty & (1u64 << (u & 63)) != 0 || !covered.contains(&u) {
+            let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
+            let seg = self
+                .layers
+                .sole(v)
+                .map(|r| &r.out)
+                .filter(|s| s.is_plain_at(self.ts));
+            let Some(seg) = seg else {
+                for u in v..page_end {
                     slow(u, &mut f);
-                    continue;
                 }
-                let i = (u - covered.start) as usize;
-                // `open` checked the offsets; `get` keeps a damaged file
-                // from panicking all the same.
-                let list = match (offs.get(i), offs.get(i + 1)) {
-                    (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
-                    _ => &[],
-                };
-                f(u, list);
+                v = page_end;
+                continue;
+            };
+            let (offs, dsts, covered) = (seg.offsets(), seg.dsts(), seg.vertex_range());
+            while v < page_end {
+                let dirty = mem.dirty_bits(v >> 6);
+                let block_end = ((v | 63) + 1).min(page_end);
+                for u in v..block_end {
+                    if dirty & (1u64 << (u & 63)) != 0 || !covered.contains(&u) {
+                        slow(u, &mut f);
+                        continue;
+                    }
+                    let i = (u - covered.start) as usize;
+                    // `open` checked the offsets; `get` keeps a damaged file
+                    // from panicking all the same.
+                    let list = match (offs.get(i), offs.get(i + 1)) {
+                        (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
+                        _ => &[],
+                    };
+                    f(u, list);
+                }
+                v = block_end;
             }
-            v = block_end;
         }
     }
 

@@ -25,6 +25,8 @@ const WRITERS: u64 = 2;
 /// Vertices per writer: writer `w` uses ids `w * SPAN .. w * SPAN + RANGE`.
 const SPAN: u64 = 1000;
 const RANGE: u64 = 40;
+/// External ids of padding vertices have this bit set (writers' never do).
+const PADDING: u64 = 1 << 62;
 
 /// The reference: one writer's part of the graph.
 #[derive(Clone, Default, PartialEq, Debug)]
@@ -235,7 +237,9 @@ fn child_entry() {
             s.spawn(move || {
                 let mut m = Model::read(&g, w);
                 let mut rng = Rng(seed ^ (w + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+                let mut padding = Rng(seed ^ w ^ 0x9ADD);
                 for n in 0.. {
+                    pad(&g, &mut padding);
                     let (step, after) = next_step(&mut rng, w, &m);
                     if let Err(e) = apply(&g, &step) {
                         println!("fail {w} {n} {step:?}: {e}");
@@ -253,6 +257,21 @@ fn child_entry() {
             std::thread::yield_now();
         });
     });
+}
+
+/// Creates padding vertices (outside every writer's range) while the store
+/// is young, so the writers' vertices, which get internal ids on first
+/// sight, spread over several index pages and the levels split into parts
+/// by vertex range.
+fn pad(g: &Graph, rng: &mut Rng) {
+    if g.snapshot().id_bound() > 20_000 {
+        return;
+    }
+    let batch: Vec<u64> = (0..100).map(|_| PADDING | rng.next()).collect();
+    if let Err(e) = g.insert_vertices(&batch) {
+        println!("fail padding: {e}");
+        std::process::exit(3);
+    }
 }
 
 /// Starts a child on `dir`; returns it and its stdout lines.
@@ -279,6 +298,8 @@ fn killed_writers_lose_no_acknowledged_commit() {
     let mut models: Vec<Model> = vec![Model::default(); WRITERS as usize];
     let (mut replayed_partial, mut acked_total) = (0, 0);
     let (mut level_files, mut log_segments) = (0u64, 0u64);
+    // The most parts one level had after a reopen, and the deepest level.
+    let (mut most_parts, mut deepest) = (0usize, 0u32);
     for cycle in 0..cycles {
         if cycle % 10 == 0 {
             // A fresh store now and then keeps stores small and tests the
@@ -334,6 +355,12 @@ fn killed_writers_lose_no_acknowledged_commit() {
         let report = stratagraph::check(dir).unwrap();
         assert!(report.is_healthy(), "cycle {cycle}: {report:?}");
         let g = Graph::open(dir, options(cycle)).unwrap();
+        let runs = g.runs();
+        for level in 1..=runs.iter().map(|r| r.level).max().unwrap_or(0) {
+            let parts = runs.iter().filter(|r| r.level == level).count();
+            most_parts = most_parts.max(parts);
+            deepest = deepest.max(level);
+        }
         for w in 0..WRITERS {
             let wi = w as usize;
             let mut step_rng = Rng(seed ^ (w + 1).wrapping_mul(0xA24B_AED4_963E_E407));
@@ -360,7 +387,12 @@ fn killed_writers_lose_no_acknowledged_commit() {
     eprintln!(
         "{cycles} crash cycles, {acked_total} acknowledged steps checked, \
          {replayed_partial} unacknowledged steps recovered whole; the killed \
-         processes left {level_files} level files and {log_segments} log segments"
+         processes left {level_files} level files and {log_segments} log segments; \
+         reopened stores had up to {most_parts} parts in a level and {deepest} levels"
+    );
+    assert!(
+        most_parts >= 2,
+        "levels must split into parts by vertex range"
     );
     assert!(
         level_files > cycles,

@@ -1,4 +1,6 @@
-//! Compaction: several runs merged into one.
+//! Compaction's merge: the versions of several segments over one vertex
+//! range merged into one segment (which ones, and where the result goes, is
+//! `leveling`'s business).
 //!
 //! Runs partition time (each holds the versions of its flush's span), so for
 //! one vertex and destination, listing the runs' versions newest run first
@@ -11,6 +13,7 @@
 
 use crate::csr::{Direction, SegEntry, Segment, SegmentBytes, SegmentWriter};
 use crate::error::Result;
+use std::ops::Range;
 
 /// One version read back from a segment, with where it came from.
 struct Version {
@@ -24,20 +27,23 @@ struct Version {
     weight: f64,
 }
 
-/// Merges `segs` (newest first; one direction) over vertices `0..bound`.
-/// `bottom`: nothing older lies below them.
+/// Merges `segs` (one direction) over vertices `range` into one segment
+/// covering that range. For any one vertex, the segments holding it must be
+/// listed newest first (several parts of one level may be listed: only one
+/// of them holds a given vertex). `bottom`: nothing older lies below them.
 pub(crate) fn compact_direction(
     segs: &[&Segment],
-    bound: u32,
+    range: Range<u32>,
     inn: bool,
     watermark: u64,
     bottom: bool,
 ) -> Result<SegmentBytes> {
     let direction = if inn { Direction::In } else { Direction::Out };
-    let mut writer = SegmentWriter::new(0, direction);
+    let mut writer = SegmentWriter::new(range.start, direction);
     let mut versions: Vec<Version> = Vec::new();
     let mut entries: Vec<SegEntry> = Vec::new();
-    for v in 0..bound {
+    let end = range.end;
+    for v in range {
         versions.clear();
         for (seg, s) in segs.iter().enumerate() {
             let range = s.entry_range(v);
@@ -65,7 +71,7 @@ pub(crate) fn compact_direction(
             writer.push_vertex(v, &entries)?;
         }
     }
-    writer.finish(bound)
+    writer.finish(end)
 }
 
 /// The versions (sorted by destination, newest first) that snapshots at or

@@ -16,23 +16,163 @@ use crate::csr::Segment;
 use crate::lsm::merge::{Merger, Source};
 use crate::mem::{EdgeSet, Effect, Stamping};
 use crate::version::Timestamp;
+use std::ops::Range;
 use std::sync::Arc;
 
-/// What one flush wrote: every version up to `cut` that snapshots at or
-/// after the flush's watermark need, by source and (directed) by target.
+/// Vertices per page of the multi-level index. Level parts start on page
+/// boundaries, so one array entry per page and level says which part holds
+/// a vertex: finding a vertex's edges on every level is one array read per
+/// level.
+pub(crate) const PAGE: u32 = 1024;
+
+/// One CSR file pair: an L0 run (what one flush wrote, covering every
+/// vertex) or a part of a level (one vertex range of it). Both hold every
+/// version that snapshots at or after the watermark of their writing need.
 pub(crate) struct FlushedRun {
     /// Names the run's files in an on-disk store.
     pub id: u64,
     pub out: Segment,
     /// In-edges of a directed graph.
     pub inn: Option<Segment>,
+    /// The newest commit whose versions it may hold.
     pub cut: Timestamp,
 }
 
-/// The runs below the MemGraph, newest first.
-#[derive(Default)]
+impl FlushedRun {
+    /// The segment of one direction (undirected graphs keep all in `out`).
+    #[inline]
+    pub(crate) fn seg(&self, inn: bool) -> &Segment {
+        match &self.inn {
+            Some(s) if inn => s,
+            _ => &self.out,
+        }
+    }
+
+    /// The vertices it covers.
+    pub(crate) fn range(&self) -> Range<u32> {
+        self.out.vertex_range()
+    }
+
+    /// Entries (versions) in both directions.
+    pub(crate) fn entries(&self) -> u64 {
+        (self.out.entry_count() + self.inn.as_ref().map_or(0, Segment::entry_count)) as u64
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.out.byte_len() + self.inn.as_ref().map_or(0, Segment::byte_len)
+    }
+
+    /// Entries of vertices `range` in both directions (O(1): two offsets
+    /// per segment).
+    pub(crate) fn entries_within(&self, range: &Range<u32>) -> u64 {
+        let one = |s: &Segment| {
+            let vr = s.vertex_range();
+            let (a, b) = (range.start.max(vr.start), range.end.min(vr.end));
+            if a >= b {
+                return 0;
+            }
+            (s.entry_range(b - 1).end - s.entry_range(a).start) as u64
+        };
+        one(&self.out) + self.inn.as_ref().map_or(0, one)
+    }
+}
+
+/// One level below L0: parts with disjoint vertex ranges, ascending, each
+/// starting on a page boundary, and the page index over them.
+#[derive(Default, Clone)]
+pub(crate) struct Level {
+    parts: Vec<Arc<FlushedRun>>,
+    /// Page number -> index into `parts` (`NO_PART`: none).
+    pages: Vec<u32>,
+    entries: u64,
+}
+
+const NO_PART: u32 = u32::MAX;
+
+impl Level {
+    /// A level of `parts` (any order), or why they cannot form one.
+    pub(crate) fn new(mut parts: Vec<Arc<FlushedRun>>) -> Result<Level, String> {
+        parts.sort_by_key(|p| p.range().start);
+        let mut pages = Vec::new();
+        let mut end = 0u32;
+        for (i, p) in parts.iter().enumerate() {
+            let r = p.range();
+            if r.start % PAGE != 0 || r.start < end || r.is_empty() {
+                return Err(format!(
+                    "level part {} covers vertices {r:?}, which is empty, overlaps \
+                     the part before it or does not start on a {PAGE}-vertex page",
+                    p.id
+                ));
+            }
+            if let Some(inn) = &p.inn {
+                if inn.vertex_range() != r {
+                    return Err(format!(
+                        "level part {} has directions of different ranges",
+                        p.id
+                    ));
+                }
+            }
+            let (first, last) = ((r.start / PAGE) as usize, r.end.div_ceil(PAGE) as usize);
+            pages.resize(first, NO_PART);
+            pages.resize(last, i as u32);
+            end = last as u32 * PAGE;
+        }
+        let entries = parts.iter().map(|p| p.entries()).sum();
+        Ok(Level {
+            parts,
+            pages,
+            entries,
+        })
+    }
+
+    /// The part holding vertex `v`, if any.
+    #[inline]
+    pub(crate) fn part_of(&self, v: u32) -> Option<&FlushedRun> {
+        match self.pages.get((v / PAGE) as usize) {
+            Some(&i) if i != NO_PART => self.parts.get(i as usize).map(|p| &**p),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn parts(&self) -> &[Arc<FlushedRun>] {
+        &self.parts
+    }
+
+    /// Entries (versions) held, both directions.
+    pub(crate) fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+}
+
+/// Which sources a vertex can be in, decided once per `Layers` so the read
+/// path's common cases cost one comparison.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Empty,
+    /// One L0 run and no levels.
+    OneRun,
+    /// No L0 runs and one non-empty level (its index).
+    OneLevel(usize),
+    Many,
+}
+
+/// Everything below the MemGraph: L0 runs (newest first) above levels
+/// L1..Ln (`levels[0]` is L1). Every source is newer than the ones below it
+/// for any one vertex, which is what makes the merged reads simple.
 pub(crate) struct Layers {
     pub runs: Vec<Arc<FlushedRun>>,
+    pub levels: Vec<Level>,
+    shape: Shape,
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Layers::new(Vec::new(), Vec::new())
+    }
 }
 
 /// The newest possible snapshot: sees every version, so "decided at
@@ -40,44 +180,71 @@ pub(crate) struct Layers {
 const LATEST: u64 = u64::MAX;
 
 impl Layers {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.runs.is_empty()
+    pub(crate) fn new(runs: Vec<Arc<FlushedRun>>, levels: Vec<Level>) -> Layers {
+        let filled: Vec<usize> = (0..levels.len())
+            .filter(|&i| !levels[i].is_empty())
+            .collect();
+        let shape = match (runs.len(), filled.as_slice()) {
+            (0, []) => Shape::Empty,
+            (1, []) => Shape::OneRun,
+            (0, [i]) => Shape::OneLevel(*i),
+            _ => Shape::Many,
+        };
+        Layers {
+            runs,
+            levels,
+            shape,
+        }
     }
 
-    /// Bytes held by the runs' segments.
-    pub(crate) fn bytes(&self) -> usize {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.shape == Shape::Empty
+    }
+
+    /// Every run and level part, L0 first, then level by level.
+    pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<FlushedRun>> {
         self.runs
             .iter()
-            .map(|r| r.out.byte_len() + r.inn.as_ref().map_or(0, Segment::byte_len))
-            .map(|b| b as usize)
-            .sum()
+            .chain(self.levels.iter().flat_map(|l| l.parts.iter()))
     }
 
-    /// The segments of one direction, newest first (undirected graphs keep
-    /// everything in `out`).
-    pub(crate) fn segments(&self, inn: bool) -> impl Iterator<Item = &Segment> {
-        self.runs.iter().map(move |r| {
-            if inn {
-                r.inn.as_ref().unwrap_or(&r.out)
-            } else {
-                &r.out
-            }
-        })
+    /// Bytes held by every segment.
+    pub(crate) fn bytes(&self) -> usize {
+        self.all().map(|r| r.bytes() as usize).sum()
+    }
+
+    /// When only one source below the MemGraph can hold `v`, that source.
+    #[inline]
+    pub(crate) fn sole(&self, v: u32) -> Option<&FlushedRun> {
+        match self.shape {
+            Shape::OneRun => self.runs.first().map(|r| &**r),
+            Shape::OneLevel(i) => self.levels[i].part_of(v),
+            _ => None,
+        }
+    }
+
+    /// The segments that may hold `v` in one direction, newest first.
+    pub(crate) fn segments_of(&self, v: u32, inn: bool) -> impl Iterator<Item = &Segment> {
+        self.runs
+            .iter()
+            .map(|r| &**r)
+            .chain(self.levels.iter().filter_map(move |l| l.part_of(v)))
+            .map(move |r| r.seg(inn))
     }
 
     /// `set` (vertex `v`'s MemGraph set in one direction) stacked on the
     /// runs, as merge sources.
-    pub(crate) fn sources<'a>(&'a self, set: &'a EdgeSet, inn: bool) -> Vec<Source<'a>> {
-        let mut s = Vec::with_capacity(self.runs.len() + 1);
+    pub(crate) fn sources<'a>(&'a self, set: &'a EdgeSet, v: u32, inn: bool) -> Vec<Source<'a>> {
+        let mut s = Vec::with_capacity(self.runs.len() + self.levels.len() + 1);
         s.push(Source::Mem(set));
-        s.extend(self.segments(inn).map(Source::Seg));
+        s.extend(self.segments_of(v, inn).map(Source::Seg));
         s
     }
 
     /// Weight of edge `v -> d` in the latest state of the runs alone
     /// (ignoring the MemGraph): the newest run holding a version decides.
     fn below(&self, v: u32, d: u32, inn: bool) -> Option<f64> {
-        self.segments(inn)
+        self.segments_of(v, inn)
             .find_map(|seg| seg.decided(v, d, LATEST))
             .flatten()
     }
@@ -144,7 +311,54 @@ impl Layers {
             return set.latest_dsts();
         }
         let mut out = Vec::new();
-        Merger::default().visit(&self.sources(set, inn), v, LATEST, |d, _| out.push(d));
+        Merger::default().visit(&self.sources(set, v, inn), v, LATEST, |d, _| out.push(d));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::{Direction, SegEntry, SegmentWriter};
+
+    /// A part covering `range` with one edge at its first vertex.
+    fn part(id: u64, range: Range<u32>) -> Arc<FlushedRun> {
+        let mut w = SegmentWriter::new(range.start, Direction::Out);
+        w.push_vertex(range.start, &[SegEntry::plain(0)]).unwrap();
+        let out = Segment::from_bytes(w.finish(range.end).unwrap(), "test").unwrap();
+        Arc::new(FlushedRun {
+            id,
+            out,
+            inn: None,
+            cut: 1,
+        })
+    }
+
+    #[test]
+    fn the_page_index_finds_each_vertex_part() {
+        let level =
+            Level::new(vec![part(2, 3 * PAGE..3 * PAGE + 10), part(1, 0..2 * PAGE)]).unwrap();
+        let id = |v: u32| level.part_of(v).map(|p| p.id);
+        assert_eq!(id(0), Some(1));
+        assert_eq!(id(2 * PAGE - 1), Some(1));
+        assert_eq!(id(2 * PAGE), None, "a page no part covers");
+        assert_eq!(id(3 * PAGE + 5), Some(2));
+        // Past the part's end but on its page: the part, which holds
+        // nothing there.
+        assert_eq!(id(3 * PAGE + 20), Some(2));
+        assert_eq!(id(4 * PAGE), None);
+        assert_eq!(level.entries(), 2);
+    }
+
+    #[test]
+    fn overlapping_or_unaligned_parts_are_refused() {
+        for parts in [
+            vec![part(1, 0..2 * PAGE), part(2, PAGE..3 * PAGE)],
+            vec![part(1, 0..10), part(2, 10..PAGE)],
+            vec![part(1, 5..PAGE)],
+            vec![part(1, 0..PAGE + 1), part(2, PAGE..2 * PAGE)],
+        ] {
+            assert!(Level::new(parts).is_err());
+        }
     }
 }

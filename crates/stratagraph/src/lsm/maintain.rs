@@ -16,9 +16,9 @@
 //! written since the last flush exceed `Options::memgraph_bytes`; callers'
 //! threads only count and, at most, spawn.
 
-use super::compact::compact_direction;
 use super::flush::flush_direction;
 use super::layers::{FlushedRun, Layers};
+use super::leveling::{self, BYTES_PER_VERSION};
 use crate::csr::{Segment, SegmentBytes};
 use crate::error::{Error, Result};
 use crate::graph::Shared;
@@ -27,14 +27,6 @@ use crate::version::Timestamp;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
-
-/// Rough MemGraph bytes per edge version written (destination, stamp and
-/// container slack), for the flush trigger.
-const BYTES_PER_VERSION: usize = 12;
-
-/// Runs allowed below the MemGraph before they are merged into one: every
-/// read of a vertex spread over several runs merges them, so few is fast.
-const MAX_RUNS: usize = 4;
 
 /// Flush bookkeeping of one store.
 #[derive(Default)]
@@ -55,8 +47,11 @@ pub(crate) struct LsmState {
     scheduled: AtomicBool,
     /// The cut of the newest run (0: none yet).
     last_cut: AtomicU64,
-    /// Runs written so far (names segments and their files).
+    /// Runs and parts written so far (names segments and their files).
     runs: AtomicU64,
+    /// Per level, the vertex where the round robin choosing which part
+    /// goes down next resumes.
+    cursors: Mutex<Vec<u32>>,
     /// Flushes and compactions done, for `Stats`.
     flushes: AtomicU64,
     compactions: AtomicU64,
@@ -117,6 +112,11 @@ impl LsmState {
     /// Flush-related counters for `Stats`.
     pub(crate) fn pending_cleanups(&self) -> usize {
         self.pending.lock().len()
+    }
+
+    /// A fresh id for a run or level part (its file names).
+    pub(crate) fn next_run_id(&self) -> u64 {
+        self.runs.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Flushes and compactions done so far.
@@ -226,7 +226,7 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         .fetch_add(written as u64, Ordering::Relaxed);
     let watermark = shared.clock.watermark().min(cut);
     let bound = shared.ids.bound();
-    let n = lsm.runs.fetch_add(1, Ordering::Relaxed);
+    let n = lsm.next_run_id();
     // Versions up to `from` are in earlier runs (and may still sit in the
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
@@ -258,7 +258,8 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         let mut current = shared.layers.write();
         let mut runs = vec![run];
         runs.extend(current.runs.iter().cloned());
-        let old = std::mem::replace(&mut *current, Arc::new(Layers { runs }));
+        let next = Layers::new(runs, current.levels.clone());
+        let old = std::mem::replace(&mut *current, Arc::new(next));
         let mut retired = lsm.retired.lock();
         retired.retain(|w| w.strong_count() > 0);
         retired.push(Arc::downgrade(&old));
@@ -266,18 +267,43 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
     clean_up(shared);
-    let layers = shared.layers.read().clone();
-    if layers.runs.len() > MAX_RUNS {
-        compact_all(shared, &layers)?; // writes the manifest itself
-    } else {
-        persist(shared, &[])?;
-    }
+    persist(shared, &[])?;
+    compact_as_needed(shared)?;
     Ok(true)
+}
+
+/// Runs compaction steps until L0 and every level are within their sizes.
+/// The caller holds the flush lock.
+fn compact_as_needed(shared: &Shared) -> Result<()> {
+    loop {
+        let layers = shared.layers.read().clone();
+        let step = leveling::next_step(shared, &layers, &mut shared.lsm.cursors.lock())?;
+        let Some(step) = step else {
+            return Ok(());
+        };
+        publish(shared, step)?;
+    }
+}
+
+/// Makes a compaction's layers current, then writes the manifest and
+/// deletes the files it replaced. Runs are only added under the flush
+/// lock, which the caller holds, so the step was built from the current
+/// layers.
+fn publish(shared: &Shared, step: leveling::Step) -> Result<()> {
+    let lsm = &shared.lsm;
+    // Snapshots holding the old layers keep their segments alive; the
+    // MemGraph is not touched, so no clean-up waits on this.
+    let old = std::mem::replace(&mut *shared.layers.write(), Arc::new(step.layers));
+    // Holders of the replaced set lack nothing of today's runs, but they
+    // will lack the next flush's run: its clean-up must wait for them too.
+    lsm.retired.lock().push(Arc::downgrade(&old));
+    lsm.compactions.fetch_add(1, Ordering::Relaxed);
+    persist(shared, &step.dropped)
 }
 
 /// Makes a finished segment readable: in memory as is, on disk as a file
 /// (written, synced, renamed into place) that is then memory-mapped.
-fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
+pub(crate) fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
     shared
         .lsm
         .level_bytes_written
@@ -313,10 +339,19 @@ pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
         runs: layers
             .runs
             .iter()
-            .map(|r| RunFiles {
+            .map(|r| (0, r))
+            .chain(
+                layers
+                    .levels
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, l)| l.parts().iter().map(move |p| (i as u8 + 1, p))),
+            )
+            .map(|(level, r)| RunFiles {
                 id: r.id,
                 cut: r.cut,
                 has_in: r.inn.is_some(),
+                level,
             })
             .collect(),
     };
@@ -366,58 +401,26 @@ pub(crate) fn checkpoint(shared: &Shared) -> Result<()> {
     persist(shared, &[])
 }
 
-/// Flushes everything, merges all runs into one and writes the manifest:
-/// what closing a store leaves on disk.
+/// Flushes everything, merges all runs and levels into one level and
+/// writes the manifest: what closing a store leaves on disk.
 pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
     flush(shared)?;
     let _one = shared.lsm.flushing.lock();
     let layers = shared.layers.read().clone();
-    if layers.runs.len() > 1 {
-        compact_all(shared, &layers)?;
+    let filled = layers.levels.iter().filter(|l| !l.is_empty()).count();
+    // One level that every later snapshot reads plain is already the goal.
+    let versioned = layers
+        .all()
+        .any(|r| !r.seg(false).is_plain_at(u64::MAX) || !r.seg(true).is_plain_at(u64::MAX));
+    if !layers.runs.is_empty() || filled > 1 || versioned {
+        let step = leveling::compact_fully(shared, &layers)?;
+        publish(shared, step)?;
     }
     persist(shared, &[])?;
     match shared.log() {
         Some(log) => log.sync_all(),
         None => Ok(()),
     }
-}
-
-/// Merges every run into one. Runs are only added under the flush lock,
-/// which the caller holds, so `layers` is still the current set.
-fn compact_all(shared: &Shared, layers: &Layers) -> Result<()> {
-    let lsm = &shared.lsm;
-    let watermark = shared.clock.watermark();
-    let bound = shared.ids.bound();
-    let n = lsm.runs.fetch_add(1, Ordering::Relaxed);
-    let outs: Vec<&Segment> = layers.runs.iter().map(|r| &r.out).collect();
-    let out = compact_direction(&outs, bound, false, watermark, true)?;
-    let out = seal(shared, out, n, false)?;
-    let inn = if shared.opts.directed {
-        let inns: Vec<&Segment> = layers.segments(true).collect();
-        let b = compact_direction(&inns, bound, true, watermark, true)?;
-        Some(seal(shared, b, n, true)?)
-    } else {
-        None
-    };
-    let cut = layers.runs.first().map_or(0, |r| r.cut);
-    let merged = Arc::new(FlushedRun {
-        id: n,
-        out,
-        inn,
-        cut,
-    });
-    // Snapshots holding the old runs keep them alive; the MemGraph is not
-    // touched, so no clean-up waits on this.
-    let old = std::mem::replace(
-        &mut *shared.layers.write(),
-        Arc::new(Layers { runs: vec![merged] }),
-    );
-    // Holders of the replaced set lack nothing of today's runs, but they
-    // will lack the next flush's run: its clean-up must wait for them too.
-    lsm.retired.lock().push(Arc::downgrade(&old));
-    lsm.compactions.fetch_add(1, Ordering::Relaxed);
-    let dropped: Vec<u64> = layers.runs.iter().map(|r| r.id).collect();
-    persist(shared, &dropped)
 }
 
 /// Drops flushed versions from the MemGraph for every pending cut whose

@@ -1,0 +1,349 @@
+//! `stratagraph bench levels`: the multi-level CSR's figures (issue 3) on a
+//! W1 graph, each beside its baseline measured in the same process.
+//!
+//! - `scan_compacted`: the graph loaded in batches with the default MemGraph
+//!   budget (so flushes and compactions run), then `Graph::compact`; a
+//!   sequential scan of every out-list against the static CSR's, alternating
+//!   run by run. `bytes_compacted`: the store's bytes (memory) or its
+//!   directory's bytes (disk) against the CSR's heap bytes.
+//! - `scan_tail20`: 80% loaded and compacted, the last 20% inserted in
+//!   batches afterwards, so they sit in the MemGraph and L0; scanned the
+//!   same way.
+//! - `insert_sustained`: every edge as its own transaction on one thread
+//!   with the default budget (flushes and compactions included), against
+//!   the same stream into a MemGraph that never flushes; p50/p99/p99.9
+//!   commit latency and write amplification.
+//!
+//! Every scan's destination sum is checked against `kS.ref.json`.
+
+use super::latency::percentiles;
+use super::rows::{median, Row, Table};
+use super::w1_files::W1Files;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use stratagraph::{Graph, Options, Snapshot, SyncPolicy};
+use stratagraph_algo::CsrGraph;
+
+/// Arguments of `bench levels`.
+pub struct LevelsArgs {
+    /// Folder holding the generator's `kS.*` files.
+    pub data: PathBuf,
+    /// Kronecker scale S.
+    pub scale: u32,
+    /// Runs per operation; the median is reported.
+    pub runs: usize,
+    /// `memory` and/or `disk`.
+    pub homes: Vec<String>,
+    /// Where on-disk stores are created.
+    pub dir: PathBuf,
+    /// Skip the single-edge stream (the slowest part).
+    pub skip_single: bool,
+    /// Also write the rows as TSV here.
+    pub out: Option<PathBuf>,
+}
+
+type Edges = Vec<(u64, u64, f64)>;
+type BoxError = Box<dyn std::error::Error>;
+
+/// Edges per batch when loading: large enough to be fast, small enough
+/// that the default budget flushes several times during a load.
+const LOAD_BATCH: usize = 1 << 20;
+
+/// Runs the benchmark, printing rows and a summary against the targets.
+///
+/// # Errors
+/// A missing or malformed workload file, a scan that disagrees with the
+/// reference checksum, or an engine error.
+pub fn run(args: &LevelsArgs) -> Result<(), BoxError> {
+    let files = W1Files::new(&args.data, args.scale);
+    let reference = files.reference()?;
+    let pairs = files.edges()?;
+    let edges: Edges = pairs
+        .iter()
+        .map(|&(s, d)| (u64::from(s), u64::from(d), 1.0))
+        .collect();
+    let vertices: Vec<u64> = (0..reference.vertices).collect();
+    let graph = files.graph_name();
+    let runs = args.runs.max(1);
+    let mut table = Table::new();
+    let row = |system: &'static str, op: &str, value: f64, unit: &'static str, check: String| Row {
+        system,
+        graph: graph.clone(),
+        op: op.to_string(),
+        threads: 1,
+        value,
+        unit,
+        checksum: check,
+    };
+    let pairs64: Vec<(u64, u64)> = pairs
+        .iter()
+        .map(|&(s, d)| (u64::from(s), u64::from(d)))
+        .collect();
+    let csr = CsrGraph::from_pairs(&pairs64, Some(&vertices), true)?;
+    let csr_bytes = csr.heap_bytes() as f64;
+    table.push(row("csr", "bytes", csr_bytes, "B", String::new()));
+    let expected = reference.sum_dst;
+    let split = edges.len() * 4 / 5;
+
+    for home in &args.homes {
+        let system = if home == "disk" {
+            "stratagraph-disk"
+        } else {
+            "stratagraph"
+        };
+        // Full load, compaction, scan and size.
+        let (g, dir) = open(home, &args.dir, "full")?;
+        g.insert_vertices(&vertices)?;
+        for chunk in edges.chunks(LOAD_BATCH) {
+            g.insert_edges(chunk)?;
+        }
+        g.compact()?;
+        let snap = g.snapshot();
+        let (engine, base) = scan_pair(&snap, &csr, expected, runs)?;
+        let check = format!("sum_dst={expected}");
+        table.push(row("csr", "scan_compacted", base, "s", check.clone()));
+        table.push(row(system, "scan_compacted", engine, "s", check.clone()));
+        let bytes = match &dir {
+            Some(d) => dir_bytes(d)? as f64,
+            None => g.stats().total_bytes() as f64,
+        };
+        table.push(row(system, "bytes_compacted", bytes, "B", String::new()));
+        eprintln!("# {system} compacted: {:?}", levels_summary(&g));
+        drop(snap);
+        g.close()?;
+        drop(g);
+
+        // 80% compacted, the last 20% above it.
+        let (g, _dir) = open(home, &args.dir, "tail")?;
+        g.insert_vertices(&vertices)?;
+        for chunk in edges[..split].chunks(LOAD_BATCH) {
+            g.insert_edges(chunk)?;
+        }
+        g.compact()?;
+        for chunk in edges[split..].chunks(LOAD_BATCH / 8) {
+            g.insert_edges(chunk)?;
+        }
+        let snap = g.snapshot();
+        let (engine, base) = scan_pair(&snap, &csr, expected, runs)?;
+        table.push(row("csr", "scan_tail20", base, "s", check.clone()));
+        table.push(row(system, "scan_tail20", engine, "s", check));
+        eprintln!(
+            "# {system} with the last 20% on top: {:?}, MemGraph entries {}",
+            levels_summary(&g),
+            g.stats().memory.entries
+        );
+        drop(snap);
+        g.close()?;
+    }
+
+    if !args.skip_single {
+        sustained(&mut table, &row, &vertices, &edges, runs)?;
+    }
+    summary(&table);
+    if let Some(path) = &args.out {
+        table.save(path)?;
+    }
+    Ok(())
+}
+
+/// A fresh store at `home`: in memory, or in a new directory under `base`.
+fn open(home: &str, base: &Path, name: &str) -> Result<(Graph, Option<PathBuf>), BoxError> {
+    if home != "disk" {
+        return Ok((Graph::in_memory(Options::default()), None));
+    }
+    let dir = base.join(format!("levels-{name}"));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    let opts = Options {
+        sync: SyncPolicy::Never,
+        ..Options::default()
+    };
+    Ok((Graph::open(&dir, opts)?, Some(dir)))
+}
+
+/// Bytes of every file in `dir`.
+fn dir_bytes(dir: &Path) -> std::io::Result<u64> {
+    let mut total = 0;
+    for e in std::fs::read_dir(dir)? {
+        total += e?.metadata()?.len();
+    }
+    Ok(total)
+}
+
+/// (level, parts, entries) per level, L0 as level 0.
+fn levels_summary(g: &Graph) -> Vec<(u32, usize, u64)> {
+    let mut out: Vec<(u32, usize, u64)> = Vec::new();
+    for r in g.runs() {
+        match out.last_mut() {
+            Some(last) if last.0 == r.level => {
+                last.1 += 1;
+                last.2 += r.entries;
+            }
+            _ => out.push((r.level, 1, r.entries)),
+        }
+    }
+    out
+}
+
+/// Median seconds of the engine's sequential scan and the CSR's, run
+/// alternately, both checked against the reference sum.
+fn scan_pair(
+    snap: &Snapshot,
+    csr: &CsrGraph,
+    expected: u64,
+    runs: usize,
+) -> Result<(f64, f64), BoxError> {
+    let n = snap.id_bound();
+    let (mut engine, mut base) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut sum = 0u64;
+        snap.scan_out(0..n, |_, list| {
+            sum += list.iter().map(|&d| u64::from(d)).sum::<u64>();
+        });
+        engine.push(t.elapsed().as_secs_f64());
+        if black_box(sum) != expected {
+            return Err(format!("engine scan summed {sum}, reference says {expected}").into());
+        }
+        let t = Instant::now();
+        let mut sum = 0u64;
+        for v in 0..n {
+            sum += csr.out_slice(v).iter().map(|&d| u64::from(d)).sum::<u64>();
+        }
+        base.push(t.elapsed().as_secs_f64());
+        if black_box(sum) != expected {
+            return Err(format!("CSR scan summed {sum}, reference says {expected}").into());
+        }
+    }
+    Ok((median(&engine), median(&base)))
+}
+
+/// Single-edge transactions over the whole graph on one thread, with the
+/// default budget and with a MemGraph that never flushes, alternating.
+fn sustained(
+    table: &mut Table,
+    row: &impl Fn(&'static str, &str, f64, &'static str, String) -> Row,
+    vertices: &[u64],
+    edges: &Edges,
+    runs: usize,
+) -> Result<(), BoxError> {
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    let mut lat = Vec::with_capacity(edges.len());
+    let (mut wa, mut stalls) = (0.0, 0);
+    for _ in 0..runs {
+        for flushing in [true, false] {
+            let g = Graph::in_memory(Options {
+                memgraph_bytes: if flushing {
+                    Options::default().memgraph_bytes
+                } else {
+                    usize::MAX
+                },
+                ..Options::default()
+            });
+            g.insert_vertices(vertices)?;
+            lat.clear();
+            let t = Instant::now();
+            for &(s, d, w) in edges {
+                let t0 = Instant::now();
+                g.insert_edge(s, d, w)?;
+                lat.push(u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX));
+            }
+            let secs = t.elapsed().as_secs_f64();
+            let rate = edges.len() as f64 / secs;
+            if flushing {
+                with.push(rate);
+                let st = g.stats();
+                wa = st.write_amplification;
+                stalls = st.stalls;
+                let p = percentiles(&mut lat);
+                table.push(row(
+                    "stratagraph",
+                    "insert_sustained_p50",
+                    p.p50,
+                    "ns",
+                    String::new(),
+                ));
+                table.push(row(
+                    "stratagraph",
+                    "insert_sustained_p99",
+                    p.p99,
+                    "ns",
+                    String::new(),
+                ));
+                table.push(row(
+                    "stratagraph",
+                    "insert_sustained_p999",
+                    p.p999,
+                    "ns",
+                    String::new(),
+                ));
+            } else {
+                without.push(rate);
+            }
+        }
+    }
+    let count = format!("edges={}", edges.len());
+    table.push(row(
+        "stratagraph",
+        "insert_sustained",
+        median(&with),
+        "edges/s",
+        count.clone(),
+    ));
+    table.push(row(
+        "stratagraph",
+        "insert_memgraph_only",
+        median(&without),
+        "edges/s",
+        count,
+    ));
+    table.push(row(
+        "stratagraph",
+        "write_amplification",
+        wa,
+        "x",
+        String::new(),
+    ));
+    table.push(row(
+        "stratagraph",
+        "stalls",
+        stalls as f64,
+        "count",
+        String::new(),
+    ));
+    Ok(())
+}
+
+/// The issue-3 targets, as ratios read off the table.
+fn summary(t: &Table) {
+    let get = |s: &str, op: &str| t.value(s, op, 1).unwrap_or(f64::NAN);
+    println!();
+    println!("targets (multi-level CSR):");
+    for system in ["stratagraph", "stratagraph-disk"] {
+        let scan = get(system, "scan_compacted");
+        if scan.is_nan() {
+            continue;
+        }
+        println!(
+            "  {system}: compacted scan {:.2}x CSR (target <= 1.2), bytes {:.2}x CSR (target <= 1.5), \
+             scan with 20% on top {:.2}x (target <= 1.6)",
+            scan / get("csr", "scan_compacted"),
+            get(system, "bytes_compacted") / get("csr", "bytes"),
+            get(system, "scan_tail20") / get("csr", "scan_tail20"),
+        );
+    }
+    let with = get("stratagraph", "insert_sustained");
+    if !with.is_nan() {
+        println!(
+            "  sustained single inserts {:.0}/s = {:.0}% of MemGraph-only {:.0}/s (target >= 70%); \
+             write amplification {:.2}",
+            with,
+            100.0 * with / get("stratagraph", "insert_memgraph_only"),
+            get("stratagraph", "insert_memgraph_only"),
+            get("stratagraph", "write_amplification"),
+        );
+    }
+}

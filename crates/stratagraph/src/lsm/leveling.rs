@@ -1,0 +1,377 @@
+//! Leveling: which runs and parts a compaction merges, and into which
+//! parts of which level (LSMGraph section 4.2.1, vertex-aware compaction).
+//!
+//! - L0 holds whole flushes (runs covering every vertex). When there are more
+//!   than `L0_RUNS`, all of them go to L1 together.
+//! - L1..Ln each hold one CSR split into *parts* by vertex range, starting
+//!   on index pages. Level `i` holds up to `budget x ratio^i` entries; when
+//!   it holds more, one of its parts (round robin over the vertex space)
+//!   goes down, merged with the parts of the next level it overlaps.
+//! - A merge rewrites only the lower parts that receive data. A part with
+//!   nothing arriving in its pages is kept as it is, so an update stream that
+//!   touches a corner of the graph rewrites that corner, not the level.
+//! - Tombstones go only when nothing older lies below the target level.
+//!
+//! Every function here only *builds* segments and the levels they form; the
+//! caller (`maintain`) publishes them and writes the manifest.
+
+use super::compact::compact_direction;
+use super::layers::{FlushedRun, Layers, Level, PAGE};
+use super::maintain::seal;
+use crate::error::{Error, Result};
+use crate::graph::Shared;
+use crate::options::Options;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// L0 runs allowed before they are merged into L1: every read of a vertex
+/// spread over several runs merges them, so few is fast.
+pub(crate) const L0_RUNS: usize = 4;
+
+/// Rough MemGraph bytes per edge version written (destination, stamp and
+/// container slack), for the flush trigger and the level sizes.
+pub(crate) const BYTES_PER_VERSION: usize = 12;
+
+/// Sizes of the levels, from the options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Geometry {
+    /// Entries one flush writes at most (the MemGraph budget).
+    budget: u64,
+    ratio: u64,
+    /// Entries a part grows to before the next one starts.
+    part: u64,
+}
+
+impl Geometry {
+    pub(crate) fn of(opts: &Options) -> Geometry {
+        let budget = (opts.memgraph_bytes / BYTES_PER_VERSION).max(1) as u64;
+        Geometry {
+            budget,
+            ratio: u64::from(opts.level_ratio.max(2)),
+            // A quarter of a flush: small enough that one part going down
+            // is a short job, large enough that parts stay few.
+            part: (budget / 4).max(64),
+        }
+    }
+
+    /// Entries `levels[i]` (L(i+1)) may hold.
+    pub(crate) fn capacity(&self, i: usize) -> u64 {
+        let mut c = self.budget;
+        for _ in 0..=i {
+            c = c.saturating_mul(self.ratio);
+        }
+        c
+    }
+
+    /// The shallowest level (index into `levels`) that can hold `entries`.
+    pub(crate) fn level_for(&self, entries: u64) -> usize {
+        (0..).find(|&i| self.capacity(i) >= entries).unwrap_or(0)
+    }
+}
+
+/// The pages a vertex range touches.
+fn pages_of(r: &Range<u32>) -> Range<u32> {
+    (r.start / PAGE)..r.end.div_ceil(PAGE)
+}
+
+fn vertices_of(pages: &Range<u32>) -> Range<u32> {
+    pages.start.saturating_mul(PAGE)..pages.end.saturating_mul(PAGE)
+}
+
+/// A merge's outcome: the target level as it is to be, and the ids of the
+/// parts of it that were rewritten (their files go once it is published).
+pub(crate) struct Merged {
+    pub level: Level,
+    pub replaced: Vec<u64>,
+}
+
+/// Merges `upper` (newest first; all newer than `lower`) over the vertex
+/// pages `span` into `lower`. Lower parts overlapping `span` are rewritten
+/// if data arrives in their pages (or `force`), kept as they are otherwise.
+/// `bottom`: nothing lies below `lower`, so tombstones at or below the
+/// watermark go.
+pub(crate) fn merge_into(
+    shared: &Shared,
+    upper: &[Arc<FlushedRun>],
+    lower: &Level,
+    span: Range<u32>,
+    bottom: bool,
+    force: bool,
+) -> Result<Merged> {
+    let geo = Geometry::of(&shared.opts);
+    let watermark = shared.clock.watermark();
+    let mut kept = Vec::new();
+    let mut rewritten: Vec<Arc<FlushedRun>> = Vec::new();
+    for p in lower.parts() {
+        let pages = pages_of(&p.range());
+        let overlaps = pages.start < span.end && span.start < pages.end;
+        let full = vertices_of(&pages);
+        if overlaps && (force || upper.iter().any(|u| u.entries_within(&full) > 0)) {
+            rewritten.push(Arc::clone(p));
+        } else {
+            kept.push(Arc::clone(p));
+        }
+    }
+    // No data exists beyond the inputs' ranges (nor, on disk, beyond the
+    // vertices the manifest lists), so no part reaches past them.
+    let limit = upper
+        .iter()
+        .chain(&rewritten)
+        .map(|r| r.range().end)
+        .max()
+        .unwrap_or(0);
+    let plan = plan_parts(&geo, upper, &rewritten, &kept, &span, limit);
+    let cut = upper
+        .iter()
+        .chain(&rewritten)
+        .map(|r| r.cut)
+        .max()
+        .unwrap_or(0);
+    let directed = shared.opts.directed;
+    let written: Vec<Option<Arc<FlushedRun>>> = shared.par(|| {
+        plan.par_iter()
+            .map(|range| {
+                let inputs: Vec<&FlushedRun> = upper
+                    .iter()
+                    .chain(rewritten.iter().filter(|p| overlap(&p.range(), range)))
+                    .map(|r| &**r)
+                    .collect();
+                write_part(shared, &inputs, range, directed, watermark, bottom, cut)
+            })
+            .collect::<Result<_>>()
+    })?;
+    let mut parts = kept;
+    parts.extend(written.into_iter().flatten());
+    let level = Level::new(parts).map_err(|what| Error::Corrupt {
+        file: "compaction output".into(),
+        offset: 0,
+        what,
+    })?;
+    Ok(Merged {
+        level,
+        replaced: rewritten.iter().map(|p| p.id).collect(),
+    })
+}
+
+fn overlap(a: &Range<u32>, b: &Range<u32>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// The vertex ranges of the parts a merge writes: the pages of `span` and
+/// of the `rewritten` parts, minus the `kept` parts' pages, cut into runs
+/// of pages holding about `geo.part` entries (counted before merging, an
+/// upper bound). Pages with nothing before a part starts are skipped.
+fn plan_parts(
+    geo: &Geometry,
+    upper: &[Arc<FlushedRun>],
+    rewritten: &[Arc<FlushedRun>],
+    kept: &[Arc<FlushedRun>],
+    span: &Range<u32>,
+    limit: u32,
+) -> Vec<Range<u32>> {
+    let n = limit.div_ceil(PAGE) as usize;
+    let mut write = vec![false; n];
+    let mut mark = |pages: Range<u32>, on: bool| {
+        for p in pages {
+            if let Some(w) = write.get_mut(p as usize) {
+                *w = on;
+            }
+        }
+    };
+    mark(span.clone(), true);
+    for p in rewritten {
+        mark(pages_of(&p.range()), true);
+    }
+    for p in kept {
+        mark(pages_of(&p.range()), false);
+    }
+    let mut plan = Vec::new();
+    let mut open: Option<(u32, u64)> = None; // (first page, entries so far)
+    let close = |first: u32, end_page: u32, plan: &mut Vec<Range<u32>>| {
+        plan.push(first * PAGE..(end_page * PAGE).min(limit));
+    };
+    for (p, &w) in write.iter().enumerate() {
+        let p = p as u32;
+        if !w {
+            if let Some((first, _)) = open.take() {
+                close(first, p, &mut plan);
+            }
+            continue;
+        }
+        let vertices = vertices_of(&(p..p + 1));
+        let here: u64 = upper
+            .iter()
+            .chain(rewritten)
+            .map(|r| r.entries_within(&vertices))
+            .sum();
+        let (first, acc) = match open {
+            Some(o) => o,
+            None if here == 0 => continue,
+            None => (p, 0),
+        };
+        let acc = acc + here;
+        if acc >= geo.part {
+            close(first, p + 1, &mut plan);
+            open = None;
+        } else {
+            open = Some((first, acc));
+        }
+    }
+    if let Some((first, _)) = open {
+        close(first, n as u32, &mut plan);
+    }
+    plan
+}
+
+/// Writes one part: `inputs` (newest first) merged over `range`. `None` if
+/// nothing in it survives.
+fn write_part(
+    shared: &Shared,
+    inputs: &[&FlushedRun],
+    range: &Range<u32>,
+    directed: bool,
+    watermark: u64,
+    bottom: bool,
+    cut: u64,
+) -> Result<Option<Arc<FlushedRun>>> {
+    let segs = |inn: bool| inputs.iter().map(|r| r.seg(inn)).collect::<Vec<_>>();
+    let out = compact_direction(&segs(false), range.clone(), false, watermark, bottom)?;
+    let inn = if directed {
+        Some(compact_direction(
+            &segs(true),
+            range.clone(),
+            true,
+            watermark,
+            bottom,
+        )?)
+    } else {
+        None
+    };
+    if out.is_empty_segment() && inn.as_ref().is_none_or(|b| b.is_empty_segment()) {
+        return Ok(None);
+    }
+    let id = shared.lsm.next_run_id();
+    let out = seal(shared, out, id, false)?;
+    let inn = inn.map(|b| seal(shared, b, id, true)).transpose()?;
+    Ok(Some(Arc::new(FlushedRun { id, out, inn, cut })))
+}
+
+/// What a compaction step changed: the new layers, and the run and part ids
+/// whose files may go once they are published.
+pub(crate) struct Step {
+    pub layers: Layers,
+    pub dropped: Vec<u64>,
+}
+
+/// The next compaction `layers` needs, done: L0 into L1 when L0 is full,
+/// else one part of the first over-full level into the level below it.
+/// `None` when every level is within its capacity. `cursors[i]` is where
+/// the round robin over level `i`'s parts resumes.
+pub(crate) fn next_step(
+    shared: &Shared,
+    layers: &Layers,
+    cursors: &mut Vec<u32>,
+) -> Result<Option<Step>> {
+    let geo = Geometry::of(&shared.opts);
+    if layers.runs.len() > L0_RUNS {
+        let lower = layers.levels.first().cloned().unwrap_or_default();
+        let bottom = layers.levels.iter().skip(1).all(Level::is_empty);
+        let limit = layers.runs.iter().map(|r| r.range().end).max().unwrap_or(0);
+        let merged = merge_into(
+            shared,
+            &layers.runs,
+            &lower,
+            pages_of(&(0..limit)),
+            bottom,
+            false,
+        )?;
+        let mut levels = layers.levels.clone();
+        set_level(&mut levels, 0, merged.level);
+        let mut dropped: Vec<u64> = layers.runs.iter().map(|r| r.id).collect();
+        dropped.extend(merged.replaced);
+        return Ok(Some(Step {
+            layers: Layers::new(Vec::new(), levels),
+            dropped,
+        }));
+    }
+    let Some(i) = (0..layers.levels.len()).find(|&i| layers.levels[i].entries() > geo.capacity(i))
+    else {
+        return Ok(None);
+    };
+    let level = &layers.levels[i];
+    if cursors.len() <= i {
+        cursors.resize(i + 1, 0);
+    }
+    let parts = level.parts();
+    let k = parts
+        .iter()
+        .position(|p| p.range().start >= cursors[i])
+        .unwrap_or(0);
+    let part = Arc::clone(&parts[k]);
+    cursors[i] = part.range().end;
+    let lower = layers.levels.get(i + 1).cloned().unwrap_or_default();
+    let bottom = layers.levels.iter().skip(i + 2).all(Level::is_empty);
+    let merged = merge_into(
+        shared,
+        std::slice::from_ref(&part),
+        &lower,
+        pages_of(&part.range()),
+        bottom,
+        false,
+    )?;
+    let mut levels = layers.levels.clone();
+    let rest: Vec<Arc<FlushedRun>> = parts.iter().filter(|p| p.id != part.id).cloned().collect();
+    set_level(&mut levels, i, level_of(rest)?);
+    set_level(&mut levels, i + 1, merged.level);
+    let mut dropped = vec![part.id];
+    dropped.extend(merged.replaced);
+    Ok(Some(Step {
+        layers: Layers::new(layers.runs.clone(), levels),
+        dropped,
+    }))
+}
+
+/// Everything in `layers` merged into one level, rewritten whole (stamps
+/// older than the watermark stripped, tombstones dropped): what closing a
+/// store leaves, and a graph that reads as a plain CSR. The level is the
+/// deepest one in use, or a deeper one if the data outgrew it.
+pub(crate) fn compact_fully(shared: &Shared, layers: &Layers) -> Result<Step> {
+    let geo = Geometry::of(&shared.opts);
+    let total: u64 = layers.all().map(|r| r.entries()).sum();
+    let deepest = (0..layers.levels.len())
+        .rev()
+        .find(|&i| !layers.levels[i].is_empty())
+        .unwrap_or(0);
+    let target = deepest.max(geo.level_for(total));
+    let upper: Vec<Arc<FlushedRun>> = layers
+        .runs
+        .iter()
+        .chain(layers.levels.iter().take(target).flat_map(|l| l.parts()))
+        .cloned()
+        .collect();
+    let lower = layers.levels.get(target).cloned().unwrap_or_default();
+    let limit = layers.all().map(|r| r.range().end).max().unwrap_or(0);
+    let merged = merge_into(shared, &upper, &lower, pages_of(&(0..limit)), true, true)?;
+    let mut levels: Vec<Level> = vec![Level::default(); target + 1];
+    levels[target] = merged.level;
+    Ok(Step {
+        layers: Layers::new(Vec::new(), levels),
+        dropped: layers.all().map(|r| r.id).collect(),
+    })
+}
+
+fn set_level(levels: &mut Vec<Level>, i: usize, level: Level) {
+    if levels.len() <= i {
+        levels.resize_with(i + 1, Level::default);
+    }
+    levels[i] = level;
+}
+
+fn level_of(parts: Vec<Arc<FlushedRun>>) -> Result<Level> {
+    Level::new(parts).map_err(|what| Error::Corrupt {
+        file: "compaction output".into(),
+        offset: 0,
+        what,
+    })
+}

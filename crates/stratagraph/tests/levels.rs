@@ -1,0 +1,200 @@
+//! Levels: L0 runs merged into L1, parts of over-full levels pushed down,
+//! vertex-range parts with the page index, on a graph large enough to
+//! spread over many pages, checked against a model through snapshots held
+//! across the whole history, in memory and on disk.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use std::collections::BTreeMap;
+use stratagraph::{Graph, Options, RunInfo, Snapshot, SyncPolicy};
+
+/// Edges by (source, destination) -> weight, as external ids.
+type Model = BTreeMap<(u64, u64), f64>;
+
+/// Vertices the workload touches: enough for a dozen index pages.
+const VERTICES: u64 = 12_000;
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+fn options() -> Options {
+    Options {
+        // ~170 versions per flush and a ratio of 3: L1 holds ~1000
+        // entries, L2 ~3000, so the workload fills four or five levels.
+        memgraph_bytes: 2048,
+        level_ratio: 3,
+        threads: 2,
+        sync: SyncPolicy::Never,
+        ..Options::default()
+    }
+}
+
+/// A mix of skewed single writes, batches and deletes; returns snapshots
+/// taken along the way with the model state each must show.
+fn workload(g: &Graph, model: &mut Model, seed: u64, steps: u64) -> Vec<(Snapshot, Model)> {
+    let mut rng = Rng(seed);
+    let mut held = Vec::new();
+    for step in 0..steps {
+        // Half the writes go to a hot corner, so some parts receive
+        // data in every merge and others in few.
+        let vertex = |rng: &mut Rng| {
+            if rng.below(2) == 0 {
+                rng.below(600)
+            } else {
+                rng.below(VERTICES)
+            }
+        };
+        match rng.below(10) {
+            0..=4 => {
+                let (a, b) = (vertex(&mut rng), vertex(&mut rng));
+                let w = (rng.below(5) + 1) as f64;
+                g.insert_edge(a, b, w).unwrap();
+                model.insert((a, b), w);
+            }
+            5 | 6 => {
+                // Delete an edge that exists (found in the model).
+                let a = vertex(&mut rng);
+                if let Some((&k, _)) = model.range((a, 0)..).next() {
+                    g.delete_edge(k.0, k.1).unwrap();
+                    model.remove(&k);
+                }
+            }
+            _ => {
+                let a = vertex(&mut rng);
+                let batch: Vec<(u64, u64, f64)> = (0..40)
+                    .map(|_| (a, rng.below(VERTICES), (rng.below(3) + 1) as f64))
+                    .collect();
+                g.insert_edges(&batch).unwrap();
+                for &(s, d, w) in &batch {
+                    model.insert((s, d), w);
+                }
+            }
+        }
+        if step % 500 == 0 {
+            held.push((g.snapshot(), model.clone()));
+        }
+    }
+    held
+}
+
+/// Every edge of the snapshot, read vertex by vertex through both the
+/// iterator and the whole-graph scan, against the model.
+fn check(s: &Snapshot, want: &Model) {
+    let mut got = Model::new();
+    for v in 0..s.id_bound() {
+        let src = s.external_id(v).unwrap();
+        for (d, w) in s.out_weighted_of(v) {
+            got.insert((src, s.external_id(d).unwrap()), w);
+        }
+    }
+    assert_eq!(got.len(), want.len());
+    assert!(
+        got == *want,
+        "snapshot {} differs from the model",
+        s.timestamp()
+    );
+    let mut scanned = 0usize;
+    s.scan_out(0..s.id_bound(), |v, list| {
+        let src = s.external_id(v).unwrap();
+        for &d in list {
+            assert!(want.contains_key(&(src, s.external_id(d).unwrap())));
+        }
+        scanned += list.len();
+    });
+    assert_eq!(scanned, want.len());
+    assert_eq!(s.edge_count() as usize, want.len());
+    // In-edges agree with out-edges.
+    let mut inn = 0;
+    for v in 0..s.id_bound() {
+        inn += s.in_neighbors_of(v).count();
+    }
+    assert_eq!(inn, want.len());
+}
+
+/// Parts of each level are disjoint and ascending, starting on pages.
+fn check_shape(runs: &[RunInfo]) {
+    let mut last: BTreeMap<u32, u32> = BTreeMap::new();
+    for r in runs.iter().filter(|r| r.level > 0) {
+        assert_eq!(r.vertices.start % 1024, 0, "{r:?}");
+        let end = last.entry(r.level).or_insert(0);
+        assert!(r.vertices.start >= *end, "overlapping parts: {r:?}");
+        *end = r.vertices.end;
+    }
+}
+
+#[test]
+fn levels_in_memory_keep_every_snapshot_exact() {
+    let g = Graph::in_memory(options());
+    let mut model = Model::new();
+    let held = workload(&g, &mut model, 7, 6000);
+    g.flush().unwrap();
+    let runs = g.runs();
+    check_shape(&runs);
+    let deepest = runs.iter().map(|r| r.level).max().unwrap_or(0);
+    let parts_in_a_level =
+        runs.iter()
+            .filter(|r| r.level > 0)
+            .fold(BTreeMap::<u32, usize>::new(), |mut m, r| {
+                *m.entry(r.level).or_default() += 1;
+                m
+            });
+    assert!(
+        deepest >= 3,
+        "the workload should fill three levels: {runs:?}"
+    );
+    assert!(
+        parts_in_a_level.values().any(|&n| n >= 3),
+        "some level should be split into parts: {runs:?}"
+    );
+    assert!(g.stats().compactions > 5);
+    for (s, want) in &held {
+        check(s, want);
+    }
+    check(&g.snapshot(), &model);
+}
+
+#[test]
+fn levels_on_disk_reopen_and_close_into_one_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut model = Model::new();
+    {
+        let g = Graph::open(dir.path(), options()).unwrap();
+        let held = workload(&g, &mut model, 11, 4000);
+        for (s, want) in &held {
+            check(s, want);
+        }
+        // Dropped without close: the store is closed by the last handle.
+    }
+    let g = Graph::open(dir.path(), options()).unwrap();
+    check(&g.snapshot(), &model);
+    // Closing merged everything into one level of several parts.
+    let runs = g.runs();
+    check_shape(&runs);
+    let levels: std::collections::BTreeSet<u32> = runs.iter().map(|r| r.level).collect();
+    assert_eq!(levels.len(), 1, "{runs:?}");
+    assert!(!levels.contains(&0));
+    assert!(runs.len() >= 2, "{runs:?}");
+    // More writes on the reopened store, then a reopen again.
+    let held = workload(&g, &mut model, 12, 2000);
+    for (s, want) in &held {
+        check(s, want);
+    }
+    drop(held);
+    g.close().unwrap();
+    drop(g);
+    let report = stratagraph::check(dir.path()).unwrap();
+    assert!(report.is_healthy(), "{:?}", report.problems);
+    assert!(report.level_files >= 4, "{report:?}");
+    let g = Graph::open(dir.path(), options()).unwrap();
+    check(&g.snapshot(), &model);
+    check_shape(&g.runs());
+}
