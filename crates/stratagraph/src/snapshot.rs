@@ -237,6 +237,53 @@ impl Snapshot {
         out
     }
 
+    /// Destinations of `v` in one direction merged across the MemGraph and
+    /// the sources below it, appended to `out`: the scan path for a vertex
+    /// the MemGraph holds something of. When one segment below holds `v`
+    /// and reads plain for it (the state after a compaction), its slice and
+    /// the MemGraph's decided list are merged directly, two sorted lists
+    /// with the MemGraph deciding ties; otherwise the general merge runs.
+    fn merged_dsts(&self, v: u32, inn: bool, out: &mut Vec<u32>) {
+        if v >= self.bound {
+            return;
+        }
+        let inn = inn && self.shared.opts.directed;
+        let ts = self.ts;
+        let mut holders = self
+            .layers
+            .segments_of(v, inn)
+            .filter(|s| !s.entry_range(v).is_empty());
+        let single = match (holders.next(), holders.next()) {
+            (Some(seg), None) if seg.scan_is_plain(v, ts) => Some(seg.entries_of(v)),
+            (None, _) => Some(&[][..]),
+            _ => None,
+        };
+        self.shared.mem.read_or_empty(v, |st| {
+            let set = if inn { &st.inn } else { &st.out };
+            let Some(list) = single else {
+                MERGER.with(|m| {
+                    m.borrow_mut()
+                        .visit(&self.layers.sources(set, v, inn), v, ts, |d, _| out.push(d));
+                });
+                return;
+            };
+            let mut i = 0;
+            set.for_each_decided_dst(ts, |d, live| {
+                while let Some(&x) = list.get(i).filter(|&&x| x < d) {
+                    out.push(x);
+                    i += 1;
+                }
+                if list.get(i) == Some(&d) {
+                    i += 1;
+                }
+                if live {
+                    out.push(d);
+                }
+            });
+            out.extend_from_slice(list.get(i..).unwrap_or(&[]));
+        });
+    }
+
     /// Out-degree of `v` (`None` if `v` does not exist).
     pub fn out_degree(&self, v: VertexId) -> Option<usize> {
         self.internal_id(v).map(|id| self.out_degree_of(id))
@@ -394,9 +441,14 @@ impl Snapshot {
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         let end = range.end.min(self.bound);
         let mut buf = Vec::new();
+        let layered = !self.layers.is_empty();
         let mut slow = |v: u32, f: &mut dyn FnMut(u32, &[u32])| {
             buf.clear();
-            self.visit(v, false, |d| buf.push(d));
+            if layered {
+                self.merged_dsts(v, false, &mut buf);
+            } else {
+                self.visit(v, false, |d| buf.push(d));
+            }
             f(v, &buf);
         };
         // Page by page (level parts start on index pages): where one plain
@@ -458,7 +510,11 @@ impl Snapshot {
                 }
                 // Merged into a list first, so `f` runs with no lock or
                 // scratch borrowed (it may read this snapshot again).
-                Place::Merge => self.merged(v, inn).into_iter().for_each(|(d, _)| f(d)),
+                Place::Merge => {
+                    let mut list = Vec::new();
+                    self.merged_dsts(v, inn, &mut list);
+                    list.into_iter().for_each(f);
+                }
             }
             return;
         }

@@ -141,6 +141,25 @@ impl EdgeSet {
         }
     }
 
+    /// `for_each_decided` without weights: `f(dst, live)`. A run holding
+    /// only single versions visible at `ts` is walked as a bare slice.
+    pub(crate) fn for_each_decided_dst(&self, ts: u64, mut f: impl FnMut(u32, bool)) {
+        for run in self.runs() {
+            let rel = offset_of(ts, run.base());
+            if run.is_plain() && run.max_offset() <= rel {
+                run.dsts().iter().for_each(|&d| f(d, true));
+                continue;
+            }
+            let (d, st) = (run.dsts(), run.stamps());
+            for g in run.group_ranges() {
+                let group = st.slice(g.clone());
+                if let Some(k) = group.position(|s| stamp::offset(s) <= rel) {
+                    f(d[g.start], !stamp::is_tomb(group.get(k)));
+                }
+            }
+        }
+    }
+
     /// What this set says about `dst` at `ts` (see `for_each_decided`):
     /// `None` if it holds no version at or before `ts`.
     pub(crate) fn decided(&self, dst: u32, ts: u64) -> Option<Option<f64>> {
