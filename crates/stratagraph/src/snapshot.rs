@@ -249,15 +249,28 @@ impl Snapshot {
         }
         let inn = inn && self.shared.opts.directed;
         let ts = self.ts;
-        let mut holders = self
-            .layers
-            .segments_of(v, inn)
-            .filter(|s| !s.entry_range(v).is_empty());
-        let single = match (holders.next(), holders.next()) {
-            (Some(seg), None) if seg.scan_is_plain(v, ts) => Some(seg.entries_of(v)),
-            (None, _) => Some(&[][..]),
-            _ => None,
-        };
+        // Plain segments hold live edges only, so below the MemGraph the
+        // edges are their sorted union; a tombstone only hides, and only
+        // the MemGraph's can still be in the way.
+        let mut first: &[u32] = &[];
+        let mut union: Option<Vec<u32>> = None;
+        let mut plain = true;
+        for seg in self.layers.segments_of(v, inn) {
+            let list = seg.entries_of(v);
+            if list.is_empty() {
+                continue;
+            }
+            if !seg.scan_is_plain(v, ts) {
+                plain = false;
+                break;
+            }
+            if first.is_empty() {
+                first = list;
+            } else {
+                union = Some(sorted_union(union.as_deref().unwrap_or(first), list));
+            }
+        }
+        let single = plain.then(|| union.as_deref().unwrap_or(first));
         self.shared.mem.read_or_empty(v, |st| {
             let set = if inn { &st.inn } else { &st.out };
             let Some(list) = single else {
@@ -538,6 +551,20 @@ impl Snapshot {
             None => {}
         }
     }
+}
+
+/// The ascending union of two ascending lists, each value once.
+fn sorted_union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i.min(a.len())..]);
+    out.extend_from_slice(&b[j.min(b.len())..]);
+    out
 }
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).

@@ -267,6 +267,18 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
     clean_up(shared);
+    // Commits and batches in flight hold the old layers for a moment; wait
+    // for them (briefly, and not at all while snapshots are open: one may
+    // hold them for good) so the flushed versions leave the MemGraph now
+    // rather than at the next flush, and reads do not merge them with their
+    // own copies until then.
+    for _ in 0..20 {
+        if lsm.pending.lock().is_empty() || shared.clock.open_snapshots() > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        clean_up(shared);
+    }
     persist(shared, &[])?;
     compact_as_needed(shared)?;
     Ok(true)
