@@ -169,8 +169,7 @@ impl Clock {
     pub(crate) fn open_snapshot(&self) -> Published {
         let mut st = self.state.lock();
         let ts = self.visible.load(Ordering::SeqCst);
-        *st.snapshots.entry(ts).or_insert(0) += 1;
-        self.oldest.fetch_min(ts, Ordering::SeqCst);
+        register(&mut st.snapshots, &self.oldest, ts);
         Published {
             ts,
             edges: st.edges,
@@ -180,21 +179,11 @@ impl Clock {
 
     /// Registers one more holder of an already open snapshot timestamp.
     pub(crate) fn reopen_snapshot(&self, ts: Timestamp) {
-        let mut st = self.state.lock();
-        *st.snapshots.entry(ts).or_insert(0) += 1;
-        self.oldest.fetch_min(ts, Ordering::SeqCst);
+        register(&mut self.state.lock().snapshots, &self.oldest, ts);
     }
 
     pub(crate) fn close_snapshot(&self, ts: Timestamp) {
-        let mut st = self.state.lock();
-        if let Some(n) = st.snapshots.get_mut(&ts) {
-            *n -= 1;
-            if *n == 0 {
-                st.snapshots.remove(&ts);
-            }
-        }
-        let oldest = st.snapshots.keys().next().copied().unwrap_or(u64::MAX);
-        self.oldest.store(oldest, Ordering::SeqCst);
+        release(&mut self.state.lock().snapshots, &self.oldest, ts);
     }
 
     /// Registers an internal reader of the state at the newest published
@@ -202,27 +191,38 @@ impl Clock {
     pub(crate) fn pin(&self) -> Timestamp {
         let mut st = self.state.lock();
         let ts = self.visible.load(Ordering::SeqCst);
-        *st.pins.entry(ts).or_insert(0) += 1;
-        self.oldest_pin.fetch_min(ts, Ordering::SeqCst);
+        register(&mut st.pins, &self.oldest_pin, ts);
         ts
     }
 
     pub(crate) fn unpin(&self, ts: Timestamp) {
-        let mut st = self.state.lock();
-        if let Some(n) = st.pins.get_mut(&ts) {
-            *n -= 1;
-            if *n == 0 {
-                st.pins.remove(&ts);
-            }
-        }
-        let oldest = st.pins.keys().next().copied().unwrap_or(u64::MAX);
-        self.oldest_pin.store(oldest, Ordering::SeqCst);
+        release(&mut self.state.lock().pins, &self.oldest_pin, ts);
     }
 
     /// Number of open snapshots.
     pub(crate) fn open_snapshots(&self) -> usize {
         self.state.lock().snapshots.values().sum()
     }
+}
+
+/// Counts one more holder of `ts` in `held` and lowers `oldest` to it.
+/// The caller holds the state lock.
+fn register(held: &mut BTreeMap<Timestamp, usize>, oldest: &AtomicU64, ts: Timestamp) {
+    *held.entry(ts).or_insert(0) += 1;
+    oldest.fetch_min(ts, Ordering::SeqCst);
+}
+
+/// Counts one holder of `ts` fewer and moves `oldest` to the oldest left.
+/// The caller holds the state lock.
+fn release(held: &mut BTreeMap<Timestamp, usize>, oldest: &AtomicU64, ts: Timestamp) {
+    if let Some(n) = held.get_mut(&ts) {
+        *n -= 1;
+        if *n == 0 {
+            held.remove(&ts);
+        }
+    }
+    let first = held.keys().next().copied().unwrap_or(u64::MAX);
+    oldest.store(first, Ordering::SeqCst);
 }
 
 #[cfg(test)]

@@ -143,13 +143,8 @@ pub(crate) fn merge_into(
     })?;
     let mut parts = kept;
     parts.extend(written.into_iter().flatten());
-    let level = Level::new(parts).map_err(|what| Error::Corrupt {
-        file: "compaction output".into(),
-        offset: 0,
-        what,
-    })?;
     Ok(Merged {
-        level,
+        level: level_of(parts)?,
         replaced: rewritten.iter().map(|p| p.id).collect(),
     })
 }

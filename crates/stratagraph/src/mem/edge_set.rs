@@ -128,33 +128,31 @@ impl EdgeSet {
     /// or `None` for a tombstone. Destinations whose versions are all newer
     /// than `ts` are skipped: an older source decides them.
     pub(crate) fn for_each_decided(&self, ts: u64, mut f: impl FnMut(u32, Option<f64>)) {
+        self.walk_decided(ts, |run, d, live| f(d, live.map(|e| run.weight(e))));
+    }
+
+    /// `for_each_decided` without weights: `f(dst, live)`.
+    pub(crate) fn for_each_decided_dst(&self, ts: u64, mut f: impl FnMut(u32, bool)) {
+        self.walk_decided(ts, |_, d, live| f(d, live.is_some()));
+    }
+
+    /// The walk behind `for_each_decided*`: `f(run, dst, entry)` with the
+    /// entry of the visible version, `None` for a tombstone. A run holding
+    /// only single versions visible at `ts` is walked as a bare slice.
+    #[inline]
+    fn walk_decided(&self, ts: u64, mut f: impl FnMut(&Run, u32, Option<usize>)) {
         for run in self.runs() {
             let rel = offset_of(ts, run.base());
             let (d, st) = (run.dsts(), run.stamps());
+            if run.is_plain() && run.max_offset() <= rel {
+                d.iter().enumerate().for_each(|(e, &x)| f(run, x, Some(e)));
+                continue;
+            }
             for g in run.group_ranges() {
                 let group = st.slice(g.clone());
                 if let Some(k) = group.position(|s| stamp::offset(s) <= rel) {
                     let live = !stamp::is_tomb(group.get(k));
-                    f(d[g.start], live.then(|| run.weight(g.start + k)));
-                }
-            }
-        }
-    }
-
-    /// `for_each_decided` without weights: `f(dst, live)`. A run holding
-    /// only single versions visible at `ts` is walked as a bare slice.
-    pub(crate) fn for_each_decided_dst(&self, ts: u64, mut f: impl FnMut(u32, bool)) {
-        for run in self.runs() {
-            let rel = offset_of(ts, run.base());
-            if run.is_plain() && run.max_offset() <= rel {
-                run.dsts().iter().for_each(|&d| f(d, true));
-                continue;
-            }
-            let (d, st) = (run.dsts(), run.stamps());
-            for g in run.group_ranges() {
-                let group = st.slice(g.clone());
-                if let Some(k) = group.position(|s| stamp::offset(s) <= rel) {
-                    f(d[g.start], !stamp::is_tomb(group.get(k)));
+                    f(run, d[g.start], live.then_some(g.start + k));
                 }
             }
         }
