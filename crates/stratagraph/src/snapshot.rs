@@ -4,6 +4,7 @@ use crate::csr::Segment;
 use crate::graph::Shared;
 use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
+use crate::lsm::union::{ListScratch, MAX_SLICES};
 use crate::mem::EdgeSet;
 use crate::scan::{self, Neighbors, WeightedNeighbors};
 use crate::version::Timestamp;
@@ -238,63 +239,68 @@ impl Snapshot {
     }
 
     /// Destinations of `v` in one direction merged across the MemGraph and
-    /// the sources below it, appended to `out`: the scan path for a vertex
-    /// the MemGraph holds something of. When one segment below holds `v`
-    /// and reads plain for it (the state after a compaction), its slice and
-    /// the MemGraph's decided list are merged directly, two sorted lists
-    /// with the MemGraph deciding ties; otherwise the general merge runs.
+    /// the sources below it, appended to `out`.
     fn merged_dsts(&self, v: u32, inn: bool, out: &mut Vec<u32>) {
+        SCRATCH.with(|sc| {
+            self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), |list| {
+                out.extend_from_slice(list);
+            });
+        });
+    }
+
+    /// Calls `f` with `v`'s destinations in one direction merged across the
+    /// MemGraph and the sources below it: the scan path for a vertex the
+    /// MemGraph or several segments hold. When every segment holding `v`
+    /// reads plain for it (the state after compaction), their slices are
+    /// united and the MemGraph's decided list laid over them
+    /// (`lsm::union`), and a vertex found in one slice alone is handed over
+    /// in place; otherwise the general merge runs.
+    fn with_merged_dsts(&self, v: u32, inn: bool, sc: &mut ListScratch, f: impl FnOnce(&[u32])) {
         if v >= self.bound {
-            return;
+            return f(&[]);
         }
         let inn = inn && self.shared.opts.directed;
         let ts = self.ts;
-        // Plain segments hold live edges only, so below the MemGraph the
-        // edges are their sorted union; a tombstone only hides, and only
-        // the MemGraph's can still be in the way.
-        let mut first: &[u32] = &[];
-        let mut union: Option<Vec<u32>> = None;
+        let mut lists: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
+        let mut n = 0;
         let mut plain = true;
         for seg in self.layers.segments_of(v, inn) {
             let list = seg.entries_of(v);
             if list.is_empty() {
                 continue;
             }
-            if !seg.scan_is_plain(v, ts) {
+            if n == MAX_SLICES || !seg.scan_is_plain(v, ts) {
                 plain = false;
                 break;
             }
-            if first.is_empty() {
-                first = list;
-            } else {
-                union = Some(sorted_union(union.as_deref().unwrap_or(first), list));
-            }
+            lists[n] = list;
+            n += 1;
         }
-        let single = plain.then(|| union.as_deref().unwrap_or(first));
-        self.shared.mem.read_or_empty(v, |st| {
-            let set = if inn { &st.inn } else { &st.out };
-            let Some(list) = single else {
+        sc.mem.clear();
+        let mem = &self.shared.mem;
+        if !plain {
+            sc.out.clear();
+            let out = &mut sc.out;
+            mem.read_or_empty(v, |st| {
+                let set = if inn { &st.inn } else { &st.out };
                 MERGER.with(|m| {
                     m.borrow_mut()
                         .visit(&self.layers.sources(set, v, inn), v, ts, |d, _| out.push(d));
                 });
-                return;
-            };
-            let mut i = 0;
-            set.for_each_decided_dst(ts, |d, live| {
-                while let Some(&x) = list.get(i).filter(|&&x| x < d) {
-                    out.push(x);
-                    i += 1;
-                }
-                if list.get(i) == Some(&d) {
-                    i += 1;
-                }
-                if live {
-                    out.push(d);
-                }
             });
-            out.extend_from_slice(list.get(i..).unwrap_or(&[]));
-        });
+            return f(&sc.out);
+        }
+        // The dirty bit spares the slot's lock for every vertex no write
+        // touched since the last clean-up; the decided list is copied
+        // under the lock and merged after it is released.
+        if mem.may_hold(v) {
+            let dst = &mut sc.mem;
+            mem.read(v, |st| {
+                let set = if inn { &st.inn } else { &st.out };
+                set.for_each_decided_dst(ts, |d, live| dst.push((d, live)));
+            });
+        }
+        sc.resolve(lists.get(..n).unwrap_or(&[]), f);
     }
 
     /// Out-degree of `v` (`None` if `v` does not exist).
@@ -453,16 +459,16 @@ impl Snapshot {
     /// and copied first. `f` runs with no lock held.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         let end = range.end.min(self.bound);
-        let mut buf = Vec::new();
+        let mut sc = ListScratch::default();
         let layered = !self.layers.is_empty();
         let mut slow = |v: u32, f: &mut dyn FnMut(u32, &[u32])| {
-            buf.clear();
             if layered {
-                self.merged_dsts(v, false, &mut buf);
+                self.with_merged_dsts(v, false, &mut sc, |list| f(v, list));
             } else {
-                self.visit(v, false, |d| buf.push(d));
+                sc.out.clear();
+                self.visit(v, false, |d| sc.out.push(d));
+                f(v, &sc.out);
             }
-            f(v, &buf);
         };
         // Page by page (level parts start on index pages): where one plain
         // segment holds the page, vertices the MemGraph holds nothing for
@@ -553,20 +559,6 @@ impl Snapshot {
     }
 }
 
-/// The ascending union of two ascending lists, each value once.
-fn sorted_union(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.extend_from_slice(&a[i.min(a.len())..]);
-    out.extend_from_slice(&b[j.min(b.len())..]);
-    out
-}
-
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).
 enum Place<'s> {
     /// Nowhere: the vertex has none in this direction.
@@ -582,4 +574,6 @@ enum Place<'s> {
 thread_local! {
     /// Scratch lists for merged reads, reused across calls on one thread.
     static MERGER: RefCell<Merger> = RefCell::new(Merger::default());
+    /// Buffers for `Snapshot::merged_dsts`.
+    static SCRATCH: RefCell<ListScratch> = RefCell::new(ListScratch::default());
 }

@@ -57,8 +57,11 @@ pub(crate) struct LsmState {
     compactions: AtomicU64,
     /// The first error a background flush hit, kept for `Graph::flush`.
     bg_error: Mutex<Option<Error>>,
-    /// The latest background flush thread.
-    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Background flush threads that may still run (a finished flush's
+    /// thread can linger for its clean-up while the next flush runs).
+    workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// Set when the last `Graph` handle goes: lingering threads stop.
+    closing: AtomicBool,
     /// Edge versions written before the latest flush began (`written`
     /// counts the rest), for write amplification.
     flushed_versions: AtomicU64,
@@ -166,11 +169,13 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
                 shared.lsm.bg_error.lock().get_or_insert(e);
             }
             shared.lsm.scheduled.store(false, Ordering::Release);
+            linger(&shared);
         });
     match spawned {
         Ok(handle) => {
-            // The previous one has finished (`scheduled` was clear).
-            *lsm.worker.lock() = Some(handle);
+            let mut workers = lsm.workers.lock();
+            workers.retain(|h| !h.is_finished());
+            workers.push(handle);
         }
         // No thread to be had: the next write tries again.
         Err(_) => lsm.scheduled.store(false, Ordering::Release),
@@ -188,12 +193,37 @@ fn stall(lsm: &LsmState) {
     lsm.stall_nanos.fetch_add(nanos, Ordering::Relaxed);
 }
 
-/// Waits for a running background flush: called when the last `Graph`
+/// After a background flush: the versions it wrote stay in the MemGraph
+/// until every older `Layers` is dropped, and every read of their vertices
+/// merges them with their flushed copies until then. Commits and batches
+/// that were in flight during the flush let go of the old layers within
+/// moments, so the thread waits for that (a second at most, without the
+/// flush lock, so the next flush is never held up) and cleans up as soon
+/// as it can. An old snapshot may hold the layers for good; then the next
+/// flush cleans up.
+fn linger(shared: &Shared) {
+    let lsm = &shared.lsm;
+    let start = std::time::Instant::now();
+    while !lsm.closing.load(Ordering::Acquire)
+        && start.elapsed() < std::time::Duration::from_secs(1)
+    {
+        if lsm.pending.lock().is_empty() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        if let Some(_one) = lsm.flushing.try_lock() {
+            clean_up(shared);
+        }
+    }
+}
+
+/// Waits for background flush threads: called when the last `Graph`
 /// handle goes, so that the store is closed by the caller's thread and a
 /// reopen right after finds it closed.
 pub(crate) fn join_worker(shared: &Shared) {
-    let handle = shared.lsm.worker.lock().take();
-    if let Some(h) = handle {
+    shared.lsm.closing.store(true, Ordering::Release);
+    let handles = std::mem::take(&mut *shared.lsm.workers.lock());
+    for h in handles {
         let _ = h.join();
     }
 }

@@ -16,7 +16,8 @@
 //! - `layers` is the immutable picture readers and writers hold: L0 runs
 //!   above levels, with the page index saying which part of each level
 //!   holds a vertex; `merge` reads a vertex across the MemGraph and those
-//!   sources, newest first.
+//!   sources, newest first; `union` is its fast path for a vertex whose
+//!   segments read plain.
 
 pub(crate) mod compact;
 pub(crate) mod flush;
@@ -24,3 +25,4 @@ pub(crate) mod layers;
 pub(crate) mod leveling;
 pub(crate) mod maintain;
 pub(crate) mod merge;
+pub(crate) mod union;
