@@ -5,7 +5,8 @@
 //! follow the Python concepts: `graph.rs` (the store and its writes),
 //! `transaction.rs`, `snapshot.rs` (reads, extraction, analytics, with
 //! `index.rs` and `analytics.rs` behind it), `errors.rs` (the exception
-//! hierarchy) and `conversions.rs` (argument checking and numpy arrays).
+//! hierarchy), `conversions.rs` (argument checking and numpy arrays) and
+//! `speed.rs` (the Rust side of the Python speed benchmark).
 //!
 //! Every call that can take long releases the GIL; the engine's `Graph` and
 //! `Snapshot` are `Send + Sync`, so the classes are `frozen` and need no
@@ -18,6 +19,7 @@ mod errors;
 mod graph;
 mod index;
 mod snapshot;
+mod speed;
 mod transaction;
 
 use pyo3::prelude::*;
@@ -30,6 +32,8 @@ fn stratagraph_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<transaction::PyTransaction>()?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(edgelist::parse_edgelist_chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(speed::_insert_each, m)?)?;
+    m.add_function(wrap_pyfunction!(speed::_kernel_seconds, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

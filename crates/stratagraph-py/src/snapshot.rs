@@ -52,7 +52,7 @@ impl PySnapshot {
 
     /// Runs `f` on the engine snapshot, or raises `Closed`. As in
     /// `PyGraph::with`: no Python code may run inside `f`.
-    fn with<R>(&self, f: impl FnOnce(&Snapshot) -> PyResult<R>) -> PyResult<R> {
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Snapshot) -> PyResult<R>) -> PyResult<R> {
         if !self.store_open.load(Ordering::Acquire) {
             return Err(errors::closed("graph"));
         }

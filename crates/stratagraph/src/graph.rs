@@ -625,7 +625,7 @@ impl Graph {
         if let Some(e) = maintain::take_background_error(&self.shared) {
             return Err(e);
         }
-        maintain::flush(&self.shared).map(drop)
+        maintain::flush_now(&self.shared).map(drop)
     }
 }
 

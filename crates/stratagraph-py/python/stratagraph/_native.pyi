@@ -72,8 +72,8 @@ class StorageError(Error):
     """An operating-system call on a store file failed (engine: ``Io``)."""
 
 class StoreLocked(Error):
-    """Another process holds the on-disk store open. Reserved: no engine
-    error maps to it until on-disk stores exist."""
+    """The on-disk store is already open, in another process or through
+    another ``Graph`` in this one (engine: ``StoreLocked``)."""
 
 class InternalError(Error):
     """The engine detected a bug in itself (engine: ``InvalidSegmentInput``)."""
@@ -144,6 +144,8 @@ class Graph:
     def remove_vertices(self, vertices: _Ids) -> int:
         """Deletes all of them and their edges atomically; ``NotFound`` (and
         nothing deleted) if one is missing."""
+    def _empty_method(self, u: _Id, v: _Id, weight: float = 1.0) -> int:
+        """Does nothing: the baseline of ``bench/python_speed.py``. Not API."""
     def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> int:
         """Inserts or re-weights ``u -> v``, creating missing endpoints."""
     def remove_edge(self, u: _Id, v: _Id) -> int:
@@ -315,3 +317,13 @@ def _parse_edgelist_chunk(
     source: str,
 ) -> Tuple[_U64, _U64, Optional[_F64]]:
     """Parses whole edge-list lines (used by ``read_edgelist``)."""
+
+def _insert_each(graph: Graph, src: npt.ArrayLike, dst: npt.ArrayLike) -> float:
+    """Seconds a Rust loop takes to commit each edge alone (used by
+    ``bench/python_speed.py``). Not API."""
+
+def _kernel_seconds(
+    snapshot: Snapshot, kernel: str, source: int = 0, threads: int = 0
+) -> float:
+    """Seconds one kernel takes when called from Rust (used by
+    ``bench/python_speed.py``). Not API."""

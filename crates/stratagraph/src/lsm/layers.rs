@@ -79,11 +79,15 @@ impl FlushedRun {
 
 /// One level below L0: parts with disjoint vertex ranges, ascending, each
 /// starting on a page boundary, and the page index over them.
+///
+/// Both are shared: a flush or a compaction that leaves a level alone
+/// passes it on to the next `Layers` without copying its index, so only
+/// the levels a compaction rewrites are rebuilt.
 #[derive(Default, Clone)]
 pub(crate) struct Level {
-    parts: Vec<Arc<FlushedRun>>,
+    parts: Arc<[Arc<FlushedRun>]>,
     /// Page number -> index into `parts` (`NO_PART`: none).
-    pages: Vec<u32>,
+    pages: Arc<[u32]>,
     entries: u64,
 }
 
@@ -119,8 +123,8 @@ impl Level {
         }
         let entries = parts.iter().map(|p| p.entries()).sum();
         Ok(Level {
-            parts,
-            pages,
+            parts: parts.into(),
+            pages: pages.into(),
             entries,
         })
     }

@@ -252,10 +252,17 @@ fn write_part(
     Ok(Some(Arc::new(FlushedRun { id, out, inn, cut })))
 }
 
-/// What a compaction step changed: the new layers, and the run and part ids
-/// whose files may go once they are published.
+/// What a compaction step changed. Flushes go on while a compaction runs,
+/// so the step names the L0 runs it merged rather than the whole new
+/// `Layers`: runs flushed meanwhile stay in L0, above (newer than) all of
+/// it. Only compactions change levels, one at a time, so `levels` replaces
+/// the levels the step started from.
 pub(crate) struct Step {
-    pub layers: Layers,
+    /// Ids of the L0 runs merged into the levels.
+    pub consumed: Vec<u64>,
+    /// Every level after the step (`levels[0]` is L1).
+    pub levels: Vec<Level>,
+    /// Run and part ids whose files may go once the step is published.
     pub dropped: Vec<u64>,
 }
 
@@ -286,7 +293,8 @@ pub(crate) fn next_step(
         let mut dropped: Vec<u64> = layers.runs.iter().map(|r| r.id).collect();
         dropped.extend(merged.replaced);
         return Ok(Some(Step {
-            layers: Layers::new(Vec::new(), levels),
+            consumed: layers.runs.iter().map(|r| r.id).collect(),
+            levels,
             dropped,
         }));
     }
@@ -322,7 +330,8 @@ pub(crate) fn next_step(
     let mut dropped = vec![part.id];
     dropped.extend(merged.replaced);
     Ok(Some(Step {
-        layers: Layers::new(layers.runs.clone(), levels),
+        consumed: Vec::new(),
+        levels,
         dropped,
     }))
 }
@@ -351,7 +360,8 @@ pub(crate) fn compact_fully(shared: &Shared, layers: &Layers) -> Result<Step> {
     let mut levels: Vec<Level> = vec![Level::default(); target + 1];
     levels[target] = merged.level;
     Ok(Step {
-        layers: Layers::new(Vec::new(), levels),
+        consumed: layers.runs.iter().map(|r| r.id).collect(),
+        levels,
         dropped: layers.all().map(|r| r.id).collect(),
     })
 }

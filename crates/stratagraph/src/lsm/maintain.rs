@@ -14,11 +14,21 @@
 //!
 //! Background flushes run on their own thread, started when the versions
 //! written since the last flush exceed `Options::memgraph_bytes`; callers'
-//! threads only count and, at most, spawn.
+//! threads only count and, at most, spawn. A background flush hands
+//! compaction to a thread of its own (`schedule_compaction`), so a long
+//! merge deep in the levels never holds up the next flush, and writers
+//! stall only when both MemGraphs are full. If compaction falls far behind
+//! (`L0_STOP` runs in L0), flushes wait for it, and writers with them:
+//! reads must not slow down without bound.
+//!
+//! Locks, always taken in this order: `flushing` (one flush or clean-up at
+//! a time), `compacting` (one compaction), `manifest` (what the manifest
+//! says changes together with what is published, and is written in that
+//! order), then the layers lock, `retired` and `pending`.
 
 use super::flush::flush_direction;
 use super::layers::{FlushedRun, Layers};
-use super::leveling::{self, BYTES_PER_VERSION};
+use super::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
 use crate::csr::{Segment, SegmentBytes};
 use crate::error::{Error, Result};
 use crate::graph::Shared;
@@ -33,6 +43,16 @@ use std::sync::{Arc, Weak};
 pub(crate) struct LsmState {
     /// Serialises flushes and clean-ups.
     flushing: Mutex<()>,
+    /// Serialises compactions (the background one and explicit ones).
+    compacting: Mutex<()>,
+    /// Held while the flushed cut, the durable vertices and the published
+    /// layers change and the manifest describing them is written, so a
+    /// manifest never names a cut without the run that holds it.
+    manifest: Mutex<()>,
+    /// A flush asked for compaction since the compaction thread last looked.
+    compact_wanted: AtomicBool,
+    /// The compaction thread is running.
+    compactor: AtomicBool,
     /// Clean-ups waiting for old `Layers` to be dropped, oldest first: the
     /// cut whose versions may go, and every `Layers` published before its
     /// run that was still held when the run was published.
@@ -169,6 +189,7 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
                 shared.lsm.bg_error.lock().get_or_insert(e);
             }
             shared.lsm.scheduled.store(false, Ordering::Release);
+            schedule_compaction(&shared);
             linger(&shared);
         });
     match spawned {
@@ -239,6 +260,7 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     let lsm = &shared.lsm;
     let _one = lsm.flushing.lock();
     clean_up(shared);
+    wait_for_room_in_l0(shared);
     let pin = Pin::new(&shared.clock);
     let cut = pin.ts;
     let from = lsm.last_cut.load(Ordering::Acquire);
@@ -266,14 +288,13 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     } else {
         None
     };
-    if shared.home.is_some() {
-        *lsm.durable_vertices.lock() = capture_vertices(shared, cut);
-    }
+    let vertices = shared.home.is_some().then(|| capture_vertices(shared, cut));
     drop(pin);
-    lsm.last_cut.store(cut, Ordering::Release);
     if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
         // Only vertex changes since the last run: the manifest holds them.
-        persist(shared, &[])?;
+        let _m = lsm.manifest.lock();
+        set_durable(lsm, cut, vertices);
+        persist_locked(shared, &[])?;
         return Ok(false);
     }
     let out = seal(shared, out, n, false)?;
@@ -285,15 +306,20 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         cut,
     });
     {
-        let mut current = shared.layers.write();
-        let mut runs = vec![run];
-        runs.extend(current.runs.iter().cloned());
-        let next = Layers::new(runs, current.levels.clone());
-        let old = std::mem::replace(&mut *current, Arc::new(next));
-        let mut retired = lsm.retired.lock();
-        retired.retain(|w| w.strong_count() > 0);
-        retired.push(Arc::downgrade(&old));
-        lsm.pending.lock().push((cut, retired.clone()));
+        let _m = lsm.manifest.lock();
+        {
+            let mut current = shared.layers.write();
+            let mut runs = vec![run];
+            runs.extend(current.runs.iter().cloned());
+            let next = Layers::new(runs, current.levels.clone());
+            let old = std::mem::replace(&mut *current, Arc::new(next));
+            let mut retired = lsm.retired.lock();
+            retired.retain(|w| w.strong_count() > 0);
+            retired.push(Arc::downgrade(&old));
+            lsm.pending.lock().push((cut, retired.clone()));
+        }
+        set_durable(lsm, cut, vertices);
+        persist_locked(shared, &[])?;
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
     clean_up(shared);
@@ -309,38 +335,128 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         std::thread::sleep(std::time::Duration::from_millis(1));
         clean_up(shared);
     }
-    persist(shared, &[])?;
-    compact_as_needed(shared)?;
     Ok(true)
 }
 
-/// Runs compaction steps until L0 and every level are within their sizes.
-/// The caller holds the flush lock.
+/// Most L0 runs before flushes wait for the compaction thread: every read
+/// of a vertex looks into each run, so L0 must not grow without bound when
+/// writes outrun compaction.
+const L0_STOP: usize = 3 * L0_RUNS;
+
+/// Waits while L0 is at `L0_STOP` runs and the compaction thread is
+/// working on it (writers then stall behind the flush, and are counted).
+fn wait_for_room_in_l0(shared: &Shared) {
+    let lsm = &shared.lsm;
+    while shared.layers.read().runs.len() >= L0_STOP
+        && lsm.compactor.load(Ordering::Acquire)
+        && !lsm.closing.load(Ordering::Acquire)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Records that everything up to `cut` is in runs, with the vertex table
+/// as of `cut` for on-disk stores. The caller holds the manifest lock.
+fn set_durable(lsm: &LsmState, cut: Timestamp, vertices: Option<Vec<(u64, bool)>>) {
+    if let Some(v) = vertices {
+        *lsm.durable_vertices.lock() = v;
+    }
+    lsm.last_cut.store(cut, Ordering::Release);
+}
+
+/// Asks the compaction thread to bring the levels within their sizes,
+/// starting it if it is not running. It runs steps until none is needed,
+/// then looks once more for a request that came meanwhile.
+fn schedule_compaction(shared: &Arc<Shared>) {
+    let lsm = &shared.lsm;
+    lsm.compact_wanted.store(true, Ordering::Release);
+    if lsm.compactor.swap(true, Ordering::AcqRel) {
+        return; // the running thread will see the request
+    }
+    let owned = Arc::clone(shared);
+    let spawned = std::thread::Builder::new()
+        .name("stratagraph-compact".into())
+        .spawn(move || {
+            let lsm = &owned.lsm;
+            loop {
+                while lsm.compact_wanted.swap(false, Ordering::AcqRel) {
+                    if let Err(e) = compact_as_needed(&owned) {
+                        lsm.bg_error.lock().get_or_insert(e);
+                    }
+                }
+                lsm.compactor.store(false, Ordering::Release);
+                // A request between the last look and the line above
+                // found the thread still running: take it up.
+                if !lsm.compact_wanted.load(Ordering::Acquire)
+                    || lsm.compactor.swap(true, Ordering::AcqRel)
+                {
+                    return;
+                }
+            }
+        });
+    match spawned {
+        Ok(handle) => {
+            let mut workers = lsm.workers.lock();
+            workers.retain(|h| !h.is_finished());
+            workers.push(handle);
+        }
+        // No thread to be had: the next flush asks again.
+        Err(_) => lsm.compactor.store(false, Ordering::Release),
+    }
+}
+
+/// Runs compaction steps until L0 and every level are within their sizes
+/// (or the store is closing).
 fn compact_as_needed(shared: &Shared) -> Result<()> {
-    loop {
-        let layers = shared.layers.read().clone();
-        let step = leveling::next_step(shared, &layers, &mut shared.lsm.cursors.lock())?;
+    let lsm = &shared.lsm;
+    let _one = lsm.compacting.lock();
+    while !lsm.closing.load(Ordering::Acquire) {
+        let layers = current_runs(shared);
+        let step = leveling::next_step(shared, &layers, &mut lsm.cursors.lock())?;
         let Some(step) = step else {
             return Ok(());
         };
         publish(shared, step)?;
     }
+    Ok(())
 }
 
-/// Makes a compaction's layers current, then writes the manifest and
-/// deletes the files it replaced. Runs are only added under the flush
-/// lock, which the caller holds, so the step was built from the current
-/// layers.
+/// The current runs and levels, as a private `Layers`: a compaction reads
+/// only runs, so it must not hold the published `Layers` itself, which
+/// would keep flushed versions in the MemGraph for its whole length (see
+/// `clean_up`).
+fn current_runs(shared: &Shared) -> Layers {
+    let cur = shared.layers.read();
+    Layers::new(cur.runs.clone(), cur.levels.clone())
+}
+
+/// Makes a compaction step current, then writes the manifest and deletes
+/// the files it replaced. The caller holds the compaction lock, so the
+/// levels the step started from are still the current ones; runs flushed
+/// since stay in L0.
 fn publish(shared: &Shared, step: leveling::Step) -> Result<()> {
     let lsm = &shared.lsm;
-    // Snapshots holding the old layers keep their segments alive; the
-    // MemGraph is not touched, so no clean-up waits on this.
-    let old = std::mem::replace(&mut *shared.layers.write(), Arc::new(step.layers));
-    // Holders of the replaced set lack nothing of today's runs, but they
-    // will lack the next flush's run: its clean-up must wait for them too.
-    lsm.retired.lock().push(Arc::downgrade(&old));
+    let _m = lsm.manifest.lock();
+    {
+        let mut current = shared.layers.write();
+        let runs = current
+            .runs
+            .iter()
+            .filter(|r| !step.consumed.contains(&r.id))
+            .cloned()
+            .collect();
+        let old = std::mem::replace(&mut *current, Arc::new(Layers::new(runs, step.levels)));
+        // Snapshots holding the old layers keep their segments alive; the
+        // MemGraph is not touched, so no clean-up waits on this. But
+        // holders of the replaced set will lack the next flush's run: its
+        // clean-up must wait for them too. Recorded under the layers lock,
+        // so a flush publishing next sees it.
+        let mut retired = lsm.retired.lock();
+        retired.retain(|w| w.strong_count() > 0);
+        retired.push(Arc::downgrade(&old));
+    }
     lsm.compactions.fetch_add(1, Ordering::Relaxed);
-    persist(shared, &step.dropped)
+    persist_locked(shared, &step.dropped)
 }
 
 /// Makes a finished segment readable: in memory as is, on disk as a file
@@ -363,12 +479,17 @@ pub(crate) fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> 
     }
 }
 
-/// For an on-disk store: writes the manifest naming the current runs, then
-/// deletes the files of `dropped` runs (mapped ones stay readable for the
-/// snapshots that hold them until they let go). The caller holds the flush
-/// lock. Vertex existence is read as it is now; commits racing with this
-/// are made durable by the next manifest (and by the log, issue 4).
+/// `persist_locked` under the manifest lock.
 pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
+    let _m = shared.lsm.manifest.lock();
+    persist_locked(shared, dropped)
+}
+
+/// For an on-disk store: writes the manifest naming the current runs, the
+/// flushed cut and the vertex table as of it, then deletes the files of
+/// `dropped` runs (mapped ones stay readable for the snapshots that hold
+/// them until they let go). The caller holds the manifest lock.
+fn persist_locked(shared: &Shared, dropped: &[u64]) -> Result<()> {
     let Some(dir) = &shared.home else {
         return Ok(());
     };
@@ -434,21 +555,30 @@ fn capture_vertices(shared: &Shared, cut: Timestamp) -> Vec<(u64, bool)> {
 /// tail). The caller is alone with the store.
 pub(crate) fn checkpoint(shared: &Shared) -> Result<()> {
     if flush(shared)? {
-        return Ok(());
+        return compact_as_needed(shared);
     }
     let _one = shared.lsm.flushing.lock();
     let cut = shared.clock.visible();
+    let _m = shared.lsm.manifest.lock();
     *shared.lsm.durable_vertices.lock() = capture_vertices(shared, cut);
     shared.lsm.last_cut.fetch_max(cut, Ordering::AcqRel);
-    persist(shared, &[])
+    persist_locked(shared, &[])
+}
+
+/// A flush on the caller's thread (`Graph::flush`), with the compaction it
+/// calls for done there too, so the store is settled when it returns.
+pub(crate) fn flush_now(shared: &Shared) -> Result<bool> {
+    let flushed = flush(shared)?;
+    compact_as_needed(shared)?;
+    Ok(flushed)
 }
 
 /// Flushes everything, merges all runs and levels into one level and
 /// writes the manifest: what closing a store leaves on disk.
 pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
     flush(shared)?;
-    let _one = shared.lsm.flushing.lock();
-    let layers = shared.layers.read().clone();
+    let _one = shared.lsm.compacting.lock();
+    let layers = current_runs(shared);
     let filled = layers.levels.iter().filter(|l| !l.is_empty()).count();
     // One level that every later snapshot reads plain is already the goal.
     let versioned = layers
@@ -497,6 +627,57 @@ fn clean_up(shared: &Shared) {
 mod tests {
     use super::*;
     use crate::{Graph, Options};
+    use std::time::{Duration, Instant};
+
+    /// Polls `cond` for up to 20 s.
+    fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !cond() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out: {what}"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// While a compaction runs (here: the test holds its lock), background
+    /// flushes go on and L0 grows past its size; at `L0_STOP` runs flushes
+    /// wait, and writers stall behind them; once compaction can run, it
+    /// brings L0 back within its size and nothing written is lost.
+    #[test]
+    fn flushes_go_on_while_a_compaction_runs() {
+        let g = Graph::in_memory(Options {
+            memgraph_bytes: 4 << 10,
+            ..Options::default()
+        });
+        let shared = Arc::clone(g.shared());
+        let runs = || shared.layers.read().runs.len();
+        let compaction = shared.lsm.compacting.lock();
+        let writer = {
+            let g = g.clone();
+            std::thread::spawn(move || {
+                for i in 0..20_000u64 {
+                    g.insert_edge(i % 997, i, 1.0).unwrap();
+                }
+            })
+        };
+        eventually("L0 grows past its size", || runs() > L0_RUNS);
+        eventually("flushes wait at L0_STOP runs", || {
+            runs() >= L0_STOP && g.stats().stalls > 0
+        });
+        assert_eq!(runs(), L0_STOP, "no flush got past the stop");
+        assert_eq!(g.stats().compactions, 0);
+        drop(compaction);
+        writer.join().unwrap();
+        eventually("compaction catches up", || {
+            !shared.lsm.compactor.load(Ordering::Acquire) && runs() <= L0_RUNS
+        });
+        assert!(g.stats().compactions > 0);
+        let s = g.snapshot();
+        assert_eq!(s.edge_count(), 20_000);
+        assert_eq!(s.out_degree(5).unwrap(), 20_000 / 997 + 1);
+    }
 
     /// A flush's pin holds the watermark but never makes a commit fail,
     /// while an equally old snapshot does (the window is the callers').
