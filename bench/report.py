@@ -44,7 +44,8 @@ GROUPS = [
 class Result:
     def __init__(self):
         self.rows = {}  # (graph, op, threads, system) -> row dict
-        self.headers = {}  # system -> header lines
+        self.headers = {}  # system -> header lines (its first file's)
+        self.graph_headers = {}  # (graph, system) -> header lines of all its files, merged
         self.versions = {}
 
     def read(self, path):
@@ -68,6 +69,8 @@ class Result:
                     "value": value, "unit": unit, "checksum": checksum}
                 self.versions[system] = version
                 self.headers.setdefault(system, header)
+                merged = self.graph_headers.setdefault((graph, system), [])
+                merged += [h for h in header if h not in merged]
 
     def graphs(self):
         return sorted({k[0] for k in self.rows}, key=lambda g: int(g[1:]) if g[1:].isdigit() else 0)
@@ -237,8 +240,9 @@ def main():
            "peers through their Python APIs, so their per-call operations (single-edge writes, look-ups,",
            "per-vertex scans) include the interpreter's cost, as they would for a Python user, while their",
            "whole-graph calls (bulk loads, kernels) mostly run in native code.", ""]
-    engine_header = res.headers.get(ENGINE) or next(iter(res.headers.values()), [])
-    doc += ["## Machine and build", "", "```"] + engine_header + ["```", ""]
+    doc += ["## Machine and build", "",
+            "Each scale's section starts with the header of the stratagraph result files it was",
+            "made from (a run split into several files lists each file's lines once).", ""]
     peer_builds = [f"- {s}: {res.versions[s]} ({next((h for h in res.headers[s] if h.startswith('build:')), '')})"
                    for s in PEERS if s in res.headers]
     if peer_builds:
@@ -247,6 +251,9 @@ def main():
     for graph in res.graphs():
         systems = res.systems(graph)
         doc += [f"## {graph}", ""]
+        header = res.graph_headers.get((graph, ENGINE)) or next(
+            (h for (g, _), h in res.graph_headers.items() if g == graph), [])
+        doc += ["```"] + header + ["```", ""]
         notes_na, summary = [], []
         for title, ops in GROUPS:
             present = [op for op in ops if res.keys(graph, op)]

@@ -612,6 +612,15 @@ impl Graph {
         maintain::flush_and_compact(&self.shared)
     }
 
+    /// Waits until the background flush and compaction threads are idle,
+    /// then drops from the MemGraph what was flushed and no open snapshot
+    /// still reads there. Nothing is flushed or merged that was not already
+    /// due: this is for measuring or inspecting the store in a steady state
+    /// (benchmarks, tests), not needed for correctness.
+    pub fn wait_idle(&self) {
+        maintain::wait_idle(&self.shared);
+    }
+
     /// Writes everything committed so far out of the MemGraph into a run
     /// below it, on the calling thread, and drops the written versions from
     /// the MemGraph unless an older snapshot still needs them there.

@@ -188,8 +188,10 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
             if let Err(e) = flush(&shared) {
                 shared.lsm.bg_error.lock().get_or_insert(e);
             }
-            shared.lsm.scheduled.store(false, Ordering::Release);
+            // Compaction is asked for before the flush counts as done, so
+            // `wait_idle` never sees neither running in between.
             schedule_compaction(&shared);
+            shared.lsm.scheduled.store(false, Ordering::Release);
             linger(&shared);
         });
     match spawned {
@@ -238,14 +240,36 @@ fn linger(shared: &Shared) {
     }
 }
 
+/// Waits until no background flush or compaction is running, then drops
+/// from the MemGraph the flushed versions no holder of older layers still
+/// needs (`Graph::wait_idle`). A clean-up a held snapshot blocks stays
+/// pending.
+pub(crate) fn wait_idle(shared: &Shared) {
+    let lsm = &shared.lsm;
+    while lsm.scheduled.load(Ordering::Acquire) || lsm.compactor.load(Ordering::Acquire) {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // A lingering thread may be between its polls: the flush lock waits
+    // for a clean-up in progress, and this one takes what is ready.
+    let _one = lsm.flushing.lock();
+    clean_up(shared);
+}
+
 /// Waits for background flush threads: called when the last `Graph`
 /// handle goes, so that the store is closed by the caller's thread and a
 /// reopen right after finds it closed.
 pub(crate) fn join_worker(shared: &Shared) {
     shared.lsm.closing.store(true, Ordering::Release);
-    let handles = std::mem::take(&mut *shared.lsm.workers.lock());
-    for h in handles {
-        let _ = h.join();
+    // A flush thread joined here may have started a compaction thread
+    // just before it saw `closing`: join until none is left.
+    loop {
+        let handles = std::mem::take(&mut *shared.lsm.workers.lock());
+        if handles.is_empty() {
+            return;
+        }
+        for h in handles {
+            let _ = h.join();
+        }
     }
 }
 
@@ -369,6 +393,11 @@ fn set_durable(lsm: &LsmState, cut: Timestamp, vertices: Option<Vec<(u64, bool)>
 /// then looks once more for a request that came meanwhile.
 fn schedule_compaction(shared: &Arc<Shared>) {
     let lsm = &shared.lsm;
+    // A closing store compacts on the closing thread (`flush_and_compact`);
+    // a thread started now could outlive the last handle.
+    if lsm.closing.load(Ordering::Acquire) {
+        return;
+    }
     lsm.compact_wanted.store(true, Ordering::Release);
     if lsm.compactor.swap(true, Ordering::AcqRel) {
         return; // the running thread will see the request
@@ -677,6 +706,32 @@ mod tests {
         let s = g.snapshot();
         assert_eq!(s.edge_count(), 20_000);
         assert_eq!(s.out_degree(5).unwrap(), 20_000 / 997 + 1);
+    }
+
+    /// After `wait_idle` nothing runs in the background, L0 is within its
+    /// size and the MemGraph holds only what the last flush did not take.
+    #[test]
+    fn wait_idle_leaves_a_settled_store() {
+        let g = Graph::in_memory(Options {
+            memgraph_bytes: 4 << 10,
+            ..Options::default()
+        });
+        for i in 0..30_000u64 {
+            g.insert_edge(i % 1013, i, 1.0).unwrap();
+        }
+        g.wait_idle();
+        let shared = g.shared();
+        assert!(!shared.lsm.scheduled.load(Ordering::Acquire));
+        assert!(!shared.lsm.compactor.load(Ordering::Acquire));
+        assert!(shared.layers.read().runs.len() <= L0_RUNS);
+        let stats = g.stats();
+        assert_eq!(stats.pending_cleanups, 0);
+        assert!(stats.flushes > 10 && stats.compactions > 0);
+        let cut = shared.lsm.last_cut.load(Ordering::Acquire);
+        // Two versions (out and in) per commit after the last cut.
+        let after = 2 * (stats.timestamp - cut) as usize;
+        assert_eq!(stats.memory.entries, after);
+        assert_eq!(g.snapshot().edge_count(), 30_000);
     }
 
     /// A flush's pin holds the watermark but never makes a commit fail,
