@@ -57,23 +57,16 @@ pub fn _kernel_seconds(
 ) -> PyResult<f64> {
     let threads = conv::threads(threads)?;
     snapshot.with(|s| {
-        let source = match kernel {
-            "bfs" | "sssp" | "betweenness" => s
-                .internal_id(source)
-                .ok_or_else(|| PyValueError::new_err(format!("source: no vertex {source}")))?,
-            "wcc" | "pagerank" | "lcc" | "cdlp" | "triangle_count" => 0,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "kernel: expected a Snapshot analytics method name, got {other:?}"
-                )))
-            }
-        };
+        let found = s.internal_id(source);
         py.detach(|| {
+            let source = || {
+                found.ok_or_else(|| PyValueError::new_err(format!("source: no vertex {source}")))
+            };
             let start = Instant::now();
             match kernel {
-                "bfs" => drop(stratagraph_algo::bfs(s, source, threads)),
+                "bfs" => drop(stratagraph_algo::bfs(s, source()?, threads)),
                 "sssp" => drop(
-                    stratagraph_algo::sssp(s, source, threads)
+                    stratagraph_algo::sssp(s, source()?, threads)
                         .map_err(|e| PyValueError::new_err(e.to_string()))?,
                 ),
                 "wcc" => drop(stratagraph_algo::wcc(s, threads)),
@@ -81,9 +74,16 @@ pub fn _kernel_seconds(
                 "lcc" => drop(stratagraph_algo::lcc(s, threads)),
                 "cdlp" => drop(stratagraph_algo::cdlp(s, 10, threads)),
                 "triangle_count" => drop(stratagraph_algo::triangle_count(s, threads)),
-                _ => drop(stratagraph_algo::betweenness_single_source(
-                    s, source, threads,
+                "betweenness" => drop(stratagraph_algo::betweenness_single_source(
+                    s,
+                    source()?,
+                    threads,
                 )),
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "kernel: expected a Snapshot analytics method name, got {other:?}"
+                    )))
+                }
             }
             Ok(start.elapsed().as_secs_f64())
         })

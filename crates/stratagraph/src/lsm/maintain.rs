@@ -194,14 +194,24 @@ pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
             shared.lsm.scheduled.store(false, Ordering::Release);
             linger(&shared);
         });
+    // No thread to be had: the next write tries again.
+    keep_worker(lsm, spawned, &lsm.scheduled);
+}
+
+/// Keeps a background thread's handle for `join_worker`; if no thread
+/// could be started, clears its `running` flag so the next caller retries.
+fn keep_worker(
+    lsm: &LsmState,
+    spawned: std::io::Result<std::thread::JoinHandle<()>>,
+    running: &AtomicBool,
+) {
     match spawned {
         Ok(handle) => {
             let mut workers = lsm.workers.lock();
             workers.retain(|h| !h.is_finished());
             workers.push(handle);
         }
-        // No thread to be had: the next write tries again.
-        Err(_) => lsm.scheduled.store(false, Ordering::Release),
+        Err(_) => running.store(false, Ordering::Release),
     }
 }
 
@@ -423,15 +433,8 @@ fn schedule_compaction(shared: &Arc<Shared>) {
                 }
             }
         });
-    match spawned {
-        Ok(handle) => {
-            let mut workers = lsm.workers.lock();
-            workers.retain(|h| !h.is_finished());
-            workers.push(handle);
-        }
-        // No thread to be had: the next flush asks again.
-        Err(_) => lsm.compactor.store(false, Ordering::Release),
-    }
+    // No thread to be had: the next flush asks again.
+    keep_worker(lsm, spawned, &lsm.compactor);
 }
 
 /// Runs compaction steps until L0 and every level are within their sizes
