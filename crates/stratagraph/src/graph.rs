@@ -233,10 +233,18 @@ impl Shared {
                 window,
             });
         }
+        // Pruning stops at a flushed cut still waiting for its clean-up
+        // (see `LsmState::prune_horizon`), unless that cut is so old that
+        // offsets from it would not fit a stamp: then the clean-up waits
+        // for the next flush instead.
+        let prune_to = match self.lsm.prune_horizon() {
+            Some(cut) if cut < watermark && ts - cut < MAX_STAMP_SPAN => cut,
+            _ => watermark,
+        };
         Ok(Stamping {
             ts,
-            watermark,
-            window: window.max(lag + 1),
+            watermark: prune_to,
+            window: window.max(ts - prune_to + 1),
         })
     }
 }

@@ -67,6 +67,10 @@ pub(crate) struct LsmState {
     scheduled: AtomicBool,
     /// The cut of the newest run (0: none yet).
     last_cut: AtomicU64,
+    /// The newest cut whose flush is running or whose clean-up has not yet
+    /// dropped its versions from the MemGraph (0: none). Writers prune no
+    /// further than this (`prune_horizon`).
+    unclean_cut: AtomicU64,
     /// Runs and parts written so far (names segments and their files).
     runs: AtomicU64,
     /// Per level, the vertex where the round robin choosing which part
@@ -135,6 +139,30 @@ impl LsmState {
     /// Flush-related counters for `Stats`.
     pub(crate) fn pending_cleanups(&self) -> usize {
         self.pending.lock().len()
+    }
+
+    /// How far writers may prune and re-base MemGraph versions, if less
+    /// than the watermark allows. A version re-based past a cut reads as
+    /// "at or before the new base", so neither `drop_upto` nor the next
+    /// flush can tell whether that cut's run holds it: it would stay in
+    /// the MemGraph, and be written again, until a later cut passes the
+    /// base. Stopping at the newest cut not yet cleaned up keeps every
+    /// flushed version droppable; once the clean-up is done, the limit
+    /// goes, so a MemGraph that never flushes still prunes to the
+    /// watermark.
+    pub(crate) fn prune_horizon(&self) -> Option<Timestamp> {
+        match self.unclean_cut.load(Ordering::Acquire) {
+            0 => None,
+            cut => Some(cut),
+        }
+    }
+
+    /// Sets `unclean_cut` to the newest cut still waiting for its
+    /// clean-up. The caller holds the flush lock, so no flush is running.
+    fn refresh_horizon(&self) {
+        let pending = self.pending.lock();
+        let newest = pending.last().map_or(0, |p| p.0);
+        self.unclean_cut.store(newest, Ordering::Release);
     }
 
     /// A fresh id for a run or level part (its file names).
@@ -301,6 +329,9 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     if cut <= from {
         return Ok(false);
     }
+    // The pin holds the watermark at or below the cut until the run is
+    // written; from then on this keeps writers from re-basing past it.
+    lsm.unclean_cut.store(cut, Ordering::Release);
     if let Some(log) = shared.log() {
         // Every commit up to the cut is published, hence logged: after
         // this they are all in sealed segments, which the manifest written
@@ -328,6 +359,7 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
         // Only vertex changes since the last run: the manifest holds them.
         let _m = lsm.manifest.lock();
         set_durable(lsm, cut, vertices);
+        lsm.refresh_horizon();
         persist_locked(shared, &[])?;
         return Ok(false);
     }
@@ -642,6 +674,7 @@ fn clean_up(shared: &Shared) {
         newest
     };
     let Some(cut) = ready else {
+        shared.lsm.refresh_horizon();
         return;
     };
     for v in 0..shared.ids.bound() {
@@ -653,6 +686,9 @@ fn clean_up(shared: &Shared) {
             }
         }
     }
+    // Only now: a version re-based past `cut` before it was dropped would
+    // have stayed.
+    shared.lsm.refresh_horizon();
 }
 
 #[cfg(test)]
@@ -735,6 +771,35 @@ mod tests {
         let after = 2 * (stats.timestamp - cut) as usize;
         assert_eq!(stats.memory.entries, after);
         assert_eq!(g.snapshot().edge_count(), 30_000);
+    }
+
+    /// A batch that rebuilds a vertex's list re-bases its versions, and a
+    /// version re-based past a cut no longer tells whether that cut's run
+    /// holds it. While the cut's clean-up waits (here: for a commit in
+    /// flight, which holds the old layers but not the watermark), re-basing
+    /// must stop at the cut, or the flushed versions stay in the MemGraph
+    /// until the next flush and are written to its run a second time.
+    #[test]
+    fn a_pending_clean_up_keeps_flushed_versions_droppable() {
+        let g = Graph::in_memory(Options::default());
+        let fan: Vec<_> = (1..=400u64).map(|d| (0, d, 1.0)).collect();
+        g.insert_edges(&fan).unwrap();
+        let shared = Arc::clone(g.shared());
+        let in_flight = shared.layers.read().clone();
+        g.flush().unwrap();
+        assert_eq!(g.stats().pending_cleanups, 1, "the held layers block it");
+        // The watermark moves past the cut, then a batch rebuilds vertex
+        // 0's list (30 writes into 400 entries take the rebuild path).
+        g.insert_edge(5, 6, 1.0).unwrap();
+        let more: Vec<_> = (1000..1030u64).map(|d| (0, d, 1.0)).collect();
+        g.insert_edges(&more).unwrap();
+        drop(in_flight);
+        g.wait_idle();
+        let stats = g.stats();
+        assert_eq!(stats.pending_cleanups, 0);
+        // Out and in versions of the two commits after the cut only.
+        assert_eq!(stats.memory.entries, 2 + 2 * 30);
+        assert_eq!(g.snapshot().out_degree(0).unwrap(), 430);
     }
 
     /// A flush's pin holds the watermark but never makes a commit fail,
