@@ -20,6 +20,43 @@ use rayon::prelude::*;
 /// One write to one adjacency list: (owner vertex, other endpoint, weight or delete).
 type Item = (u32, u32, Option<f64>);
 
+/// Batches of at most this many edges (or vertices) run on the caller's
+/// thread. Handing work to the pool costs a wake-up and a wait on each
+/// side, tens of microseconds per phase, where applying a handful of
+/// writes takes a few; and rayon's sorts run sequentially below 2000
+/// items anyway, which an undirected batch of this size stays within.
+const SMALL_BATCH: usize = 1000;
+
+/// How a batch's phases run: `grain` is the fewest items a parallel task
+/// may take. A small batch sets it to "never split", so every parallel
+/// iterator runs inline on the calling thread (rayon only involves its
+/// pool when it splits work).
+#[derive(Clone, Copy)]
+struct Mode {
+    grain: usize,
+}
+
+impl Mode {
+    fn of(len: usize) -> Mode {
+        Mode {
+            grain: if len <= SMALL_BATCH { usize::MAX } else { 1 },
+        }
+    }
+
+    fn small(self) -> bool {
+        self.grain == usize::MAX
+    }
+
+    /// `f` on the store's pool, or right here for a small batch.
+    fn run<R: Send>(self, shared: &Shared, f: impl FnOnce() -> R + Send) -> R {
+        if self.small() {
+            f()
+        } else {
+            shared.par(f)
+        }
+    }
+}
+
 /// Sort key of an item: owner, then other endpoint, in one integer compare.
 fn key(&(owner, other, _): &Item) -> u64 {
     (u64::from(owner) << 32) | u64::from(other)
@@ -39,6 +76,7 @@ fn ids_exhausted(op: Op, vertex: VertexId) -> Error {
 /// whatever the thread count.
 fn intern_in_order(
     shared: &Shared,
+    mode: Mode,
     op: Op,
     n: usize,
     ext: impl Fn(usize) -> VertexId + Sync,
@@ -46,6 +84,7 @@ fn intern_in_order(
     // u32::MAX is never assigned (see `ids::MAX_IDS`), so it marks "new".
     let mut ids: Vec<u32> = (0..n)
         .into_par_iter()
+        .with_min_len(mode.grain)
         .map(|k| shared.ids.lookup(ext(k)).unwrap_or(u32::MAX))
         .collect();
     for (k, id) in ids.iter_mut().enumerate() {
@@ -58,15 +97,16 @@ fn intern_in_order(
 }
 
 /// Whether a counting sort by owner beats a comparison sort: when the batch
-/// is not much smaller than the id space its histogram spans.
-fn dense(items: usize, bound: u32) -> bool {
-    items as u64 * 2 >= u64::from(bound)
+/// is not much smaller than the id space its histogram spans (and is not
+/// a small batch, which a sequential sort handles best).
+fn dense(mode: Mode, items: usize, bound: u32) -> bool {
+    !mode.small() && items as u64 * 2 >= u64::from(bound)
 }
 
 /// Sorts writes by (owner, other) and keeps the last write to each pair.
 /// Both sorts are stable, so "last" is the caller's batch order.
-fn sort_dedup_last(items: &mut Vec<Item>, bound: u32) {
-    if dense(items.len(), bound) {
+fn sort_dedup_last(mode: Mode, items: &mut Vec<Item>, bound: u32) {
+    if dense(mode, items.len(), bound) {
         let mut grouped = bucket::group_by_owner(items, bound, |it| it.0);
         grouped
             .par_chunk_by_mut(|a, b| a.0 == b.0)
@@ -88,17 +128,18 @@ fn sort_dedup_last(items: &mut Vec<Item>, bound: u32) {
 
 /// The adjacency writes of a batch: an undirected edge also writes its
 /// mirror; sorted by owner, the last write to each pair kept.
-fn adjacency_items(mut forward: Vec<Item>, directed: bool, bound: u32) -> Vec<Item> {
+fn adjacency_items(mode: Mode, mut forward: Vec<Item>, directed: bool, bound: u32) -> Vec<Item> {
     if !directed {
         // Each mirror directly follows its edge, so batch order is kept.
         forward = forward
             .par_iter()
+            .with_min_len(mode.grain)
             .flat_map_iter(|&(s, d, w)| {
                 std::iter::once((s, d, w)).chain((s != d).then_some((d, s, w)))
             })
             .collect();
     }
-    sort_dedup_last(&mut forward, bound);
+    sort_dedup_last(mode, &mut forward, bound);
     forward
 }
 
@@ -108,6 +149,7 @@ fn adjacency_items(mut forward: Vec<Item>, directed: bool, bound: u32) -> Vec<It
 /// took effect), which bury without a look-up.
 fn apply_grouped(
     shared: &Shared,
+    mode: Mode,
     layers: &Layers,
     items: &[Item],
     incoming: bool,
@@ -117,6 +159,7 @@ fn apply_grouped(
     let groups: Vec<&[Item]> = items.chunk_by(|a, b| a.0 == b.0).collect();
     let results: Vec<(Vec<Effect>, i64)> = groups
         .par_iter()
+        .with_min_len(mode.grain)
         .map(|group| {
             let owner = group[0].0;
             let mut writes: Vec<Write> = group
@@ -159,14 +202,21 @@ fn apply_grouped(
 
 /// The items of the reverse direction for the forward writes that took effect,
 /// sorted by (owner, other).
-fn reverse_items(items: &[Item], effects: &[Effect], wanted: Effect, bound: u32) -> Vec<Item> {
+fn reverse_items(
+    mode: Mode,
+    items: &[Item],
+    effects: &[Effect],
+    wanted: Effect,
+    bound: u32,
+) -> Vec<Item> {
     let rev: Vec<Item> = items
         .par_iter()
         .zip(effects)
+        .with_min_len(mode.grain)
         .filter(|(_, &e)| e == wanted)
         .map(|(&(s, d, w), _)| (d, s, w.map(|_| 1.0)))
         .collect();
-    if dense(rev.len(), bound) {
+    if dense(mode, rev.len(), bound) {
         // The forward items are sorted by (s, d), so grouping (d, s) stably
         // by d leaves each group sorted by s: no second sort needed.
         bucket::group_by_owner(&rev, bound, |it| it.0)
@@ -190,17 +240,19 @@ pub(crate) fn insert_edges(
 ) -> Result<Timestamp> {
     check_log(shared)?;
     let directed = shared.opts.directed;
-    let items = shared.par(|| -> Result<Vec<Item>> {
+    let mode = Mode::of(edges.len());
+    let items = mode.run(shared, || -> Result<Vec<Item>> {
         if let Some(e) = edges
             .par_iter()
             .enumerate()
+            .with_min_len(mode.grain)
             .find_map_first(|(i, &(s, d, w))| {
                 check_edge(shared, Op::InsertEdge, s, d, w, Some(i)).err()
             })
         {
             return Err(e);
         }
-        let ids = intern_in_order(shared, Op::InsertEdge, 2 * edges.len(), |k| {
+        let ids = intern_in_order(shared, mode, Op::InsertEdge, 2 * edges.len(), |k| {
             let e = &edges[k / 2];
             if k % 2 == 0 {
                 e.0
@@ -211,27 +263,34 @@ pub(crate) fn insert_edges(
         let interned: Vec<Item> = edges
             .par_iter()
             .enumerate()
+            .with_min_len(mode.grain)
             .map(|(i, &(_, _, w))| (ids[2 * i], ids[2 * i + 1], Some(w)))
             .collect();
-        Ok(adjacency_items(interned, directed, shared.ids.bound()))
+        Ok(adjacency_items(
+            mode,
+            interned,
+            directed,
+            shared.ids.bound(),
+        ))
     })?;
     let _gate = shared.writers.write();
     if !shared.opts.auto_create_vertices {
-        shared.par(|| check_endpoints_alive(shared, edges))?;
+        mode.run(shared, || check_endpoints_alive(shared, mode, edges))?;
     }
     let layers = shared.layers.read().clone();
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let (added, created) = shared.par(|| {
-        let (effects, mut created) = apply_grouped(shared, &layers, &items, false, false, &st);
+    let (added, created) = mode.run(shared, || {
+        let (effects, mut created) =
+            apply_grouped(shared, mode, &layers, &items, false, false, &st);
         let added = items
             .iter()
             .zip(&effects)
             .filter(|(&(s, d, _), &e)| e == Effect::Added && (directed || s <= d))
             .count() as i64;
         if directed {
-            let rev = reverse_items(&items, &effects, Effect::Added, shared.ids.bound());
-            created += apply_grouped(shared, &layers, &rev, true, false, &st).1;
+            let rev = reverse_items(mode, &items, &effects, Effect::Added, shared.ids.bound());
+            created += apply_grouped(shared, mode, &layers, &rev, true, false, &st).1;
         }
         (added, created)
     });
@@ -244,7 +303,11 @@ pub(crate) fn insert_edges(
 
 /// Without auto-creation: refuses the batch at its first edge with a
 /// missing endpoint.
-fn check_endpoints_alive(shared: &Shared, edges: &[(VertexId, VertexId, f64)]) -> Result<()> {
+fn check_endpoints_alive(
+    shared: &Shared,
+    mode: Mode,
+    edges: &[(VertexId, VertexId, f64)],
+) -> Result<()> {
     let alive = |v: VertexId| {
         shared
             .ids
@@ -254,6 +317,7 @@ fn check_endpoints_alive(shared: &Shared, edges: &[(VertexId, VertexId, f64)]) -
     };
     match edges
         .par_iter()
+        .with_min_len(mode.grain)
         .position_first(|&(s, d, _)| !alive(s) || !alive(d))
     {
         Some(i) => {
@@ -293,13 +357,15 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
         at: BatchIndex(Some(i)),
     };
     let directed = shared.opts.directed;
+    let mode = Mode::of(edges.len());
     let _gate = shared.writers.write();
     let layers = shared.layers.read().clone();
-    let items = shared.par(|| {
+    let items = mode.run(shared, || {
         // Resolve in parallel, then report the *first* missing edge (rayon's
         // `collect::<Result>` would return an arbitrary one).
         let resolved: Vec<Option<Item>> = edges
             .par_iter()
+            .with_min_len(mode.grain)
             .map(|&(s, d)| {
                 let si = shared.ids.lookup(s)?;
                 let di = shared.ids.lookup(d)?;
@@ -313,20 +379,25 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
             return Err(not_found(i));
         }
         let resolved: Vec<_> = resolved.into_iter().flatten().collect();
-        Ok(adjacency_items(resolved, directed, shared.ids.bound()))
+        Ok(adjacency_items(
+            mode,
+            resolved,
+            directed,
+            shared.ids.bound(),
+        ))
     })?;
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let removed = shared.par(|| {
-        let (effects, _) = apply_grouped(shared, &layers, &items, false, false, &st);
+    let removed = mode.run(shared, || {
+        let (effects, _) = apply_grouped(shared, mode, &layers, &items, false, false, &st);
         let removed = items
             .iter()
             .zip(&effects)
             .filter(|(&(s, d, _), &e)| e == Effect::Removed && (directed || s <= d))
             .count() as i64;
         if directed {
-            let rev = reverse_items(&items, &effects, Effect::Removed, shared.ids.bound());
-            apply_grouped(shared, &layers, &rev, true, true, &st);
+            let rev = reverse_items(mode, &items, &effects, Effect::Removed, shared.ids.bound());
+            apply_grouped(shared, mode, &layers, &rev, true, true, &st);
         }
         removed
     });
@@ -340,8 +411,11 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
 /// See [`crate::Graph::insert_vertices`] (and `insert_edges` for the gate).
 pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<Timestamp> {
     check_log(shared)?;
-    let ids = shared.par(|| -> Result<Vec<u32>> {
-        let mut ids = intern_in_order(shared, Op::InsertVertex, vertices.len(), |k| vertices[k])?;
+    let mode = Mode::of(vertices.len());
+    let ids = mode.run(shared, || -> Result<Vec<u32>> {
+        let mut ids = intern_in_order(shared, mode, Op::InsertVertex, vertices.len(), |k| {
+            vertices[k]
+        })?;
         ids.par_sort_unstable();
         ids.dedup();
         Ok(ids)
@@ -349,8 +423,9 @@ pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<
     let _gate = shared.writers.write();
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
-    let created: i64 = shared.par(|| {
+    let created: i64 = mode.run(shared, || {
         ids.par_iter()
+            .with_min_len(mode.grain)
             .map(|&v| {
                 let mut state = shared.mem.lock(v);
                 if state.life.alive() {

@@ -78,6 +78,10 @@ fn weight() -> impl Strategy<Value = f64> {
     prop_oneof![Just(1.0), Just(2.5), Just(0.25), Just(f64::NAN)]
 }
 
+fn valid_weight() -> impl Strategy<Value = f64> {
+    prop_oneof![Just(1.0), Just(2.5), Just(0.25)]
+}
+
 fn v() -> impl Strategy<Value = u64> {
     0..N
 }
@@ -97,6 +101,12 @@ fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(ops, c)| Step::Txn(ops, c)),
         2 => prop::collection::vec((v(), v(), weight()), 0..12).prop_map(Step::BatchIns),
         1 => prop::collection::vec((v(), v()), 0..5).prop_map(Step::BatchDel),
+        // Past the small-batch size, batches take the parallel path, with
+        // many repeated pairs (the last write to each must win). No NaN
+        // weights: one among a thousand edges would refuse every batch.
+        1 => prop::collection::vec((v(), v(), valid_weight()), 1001..1100).prop_map(Step::BatchIns),
+        // Among few vertices, so that every pair may well be present.
+        1 => prop::collection::vec((0..3u64, 0..3u64), 1001..1050).prop_map(Step::BatchDel),
         1 => Just(Step::Snap),
         2 => (0usize..8).prop_map(Step::Check),
         1 => (0usize..8).prop_map(Step::Drop),
