@@ -119,7 +119,7 @@ class Kuzu(c.Peer):
         chunk = 4096
         parts = c.stream_results(-(-len(pairs) // chunk),
                                  lambda i: conn.execute(q, {"p": pairs[i * chunk:(i + 1) * chunk]}).get_next()[0],
-                                 budget, every=1)
+                                 budget)
         return sum(parts)
 
     def scan_seq(self, g, n, budget):
