@@ -324,6 +324,11 @@ impl GraphView for CsrGraph {
     fn external_id(&self, v: u32) -> u64 {
         self.ext_ids.get(v as usize).copied().unwrap_or(u64::MAX)
     }
+
+    #[inline]
+    fn out_neighbor_slice(&self, v: u32) -> Option<&[u32]> {
+        Some(self.out_slice(v))
+    }
 }
 
 #[cfg(test)]

@@ -89,6 +89,91 @@ pub(crate) fn count_common(
     count
 }
 
+/// `count_in_slice` probes when `list` is this many times longer than `set`.
+const PROBE_RATIO: usize = 2;
+
+/// The first index of ascending `list` whose id is at least `w`: steps of
+/// 1, 2, 4, ... from the front, then a binary search in the last step, so
+/// a probe costs the log of the distance to its answer, and successive
+/// probes of an ascending set cost the log of their gaps.
+#[inline]
+fn gallop(list: &[u32], w: u32) -> usize {
+    let mut hi = 1;
+    while hi < list.len() && list[hi - 1] < w {
+        hi *= 2;
+    }
+    let lo = hi / 2;
+    let hi = hi.min(list.len());
+    lo + list[lo..hi].partition_point(|&x| x < w)
+}
+
+/// Counts the ids `set[k]` of ascending `set` that occur in ascending
+/// `list`, among those with `keep(k)`.
+///
+/// A `set` much shorter than `list` (a low-degree vertex's list against a
+/// hub's) probes `list` by galloping, kept ids only: O(|set| log) instead
+/// of walking the hub's whole list, which is what made triangle counting
+/// cost the sum of squared degrees. Otherwise a linear merge that stops at
+/// the end of either, testing `keep` on common ids only.
+#[inline]
+pub(crate) fn count_in_slice(set: &[u32], list: &[u32], keep: impl Fn(usize) -> bool) -> u64 {
+    let mut count = 0u64;
+    if set.len().saturating_mul(PROBE_RATIO) < list.len() {
+        let mut rest = list;
+        for (k, &w) in set.iter().enumerate() {
+            if !keep(k) {
+                continue;
+            }
+            let i = gallop(rest, w);
+            let Some(&x) = rest.get(i) else {
+                break;
+            };
+            count += u64::from(x == w);
+            rest = &rest[i..];
+        }
+    } else {
+        let (mut i, mut j) = (0, 0);
+        while i < set.len() && j < list.len() {
+            let (a, b) = (set[i], list[j]);
+            if a == b && keep(i) {
+                count += 1;
+            }
+            i += usize::from(a <= b);
+            j += usize::from(b <= a);
+        }
+    }
+    count
+}
+
+/// Counts the ids `set[k]` of ascending `set` that the ascending iterator
+/// `items` yields, among those with `keep(k)`; stops once `items` passes
+/// the end of `set`. For lists held only as iterators (see
+/// `count_in_slice`).
+#[inline]
+pub(crate) fn count_common_where(
+    set: &[u32],
+    items: impl Iterator<Item = u32>,
+    keep: impl Fn(usize) -> bool,
+) -> u64 {
+    let Some(&last) = set.last() else {
+        return 0;
+    };
+    let mut count = 0u64;
+    let mut i = 0;
+    for w in items {
+        if w > last {
+            break;
+        }
+        while set[i] < w {
+            i += 1;
+        }
+        if set[i] == w && keep(i) {
+            count += 1;
+        }
+    }
+    count
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests may panic on bad fixtures
 mod tests {
@@ -102,6 +187,41 @@ mod tests {
         // Binary-search path (3 * 8 < 100).
         assert_eq!(count_common(&set, [3, 4, 198].into_iter(), 3, 198), 1);
         assert_eq!(count_common(&[], 0..3, 3, 9), 0);
+    }
+
+    #[test]
+    fn gallop_finds_the_first_id_not_below() {
+        for len in 0..40u32 {
+            let list: Vec<u32> = (0..len).map(|x| x * 2 + 1).collect();
+            for w in 0..=2 * len + 2 {
+                assert_eq!(
+                    gallop(&list, w),
+                    list.partition_point(|&x| x < w),
+                    "len {len} w {w}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn count_in_slice_both_strategies_match_a_set_model() {
+        let list: Vec<u32> = (0..400).map(|x| x * 3).collect();
+        let sets: [Vec<u32>; 3] = [
+            vec![0, 3, 4, 300, 1197, 1198, 5000], // probes (7 * 2 < 400)
+            (0..200).map(|x| x * 2).collect(),    // merge
+            vec![],
+        ];
+        for set in &sets {
+            for keep_odd in [false, true] {
+                let keep = |k: usize| !keep_odd || set[k] % 2 == 1;
+                let want = set
+                    .iter()
+                    .filter(|&&w| list.contains(&w) && (!keep_odd || w % 2 == 1))
+                    .count() as u64;
+                assert_eq!(count_in_slice(set, &list, keep), want);
+                assert_eq!(count_common_where(set, list.iter().copied(), keep), want);
+            }
+        }
     }
 
     #[test]

@@ -57,6 +57,10 @@ impl GraphView for Snapshot {
     fn external_id(&self, v: u32) -> u64 {
         Snapshot::external_id(self, v).unwrap_or(u64::MAX)
     }
+
+    fn out_neighbor_slice(&self, v: u32) -> Option<&[u32]> {
+        self.out_neighbors_of(v).as_slice()
+    }
 }
 
 /// Loads a Graphalytics graph into a fresh in-memory store and returns a

@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use crate::neighborhood::{count_common, undirected};
+use crate::neighborhood::{count_common_where, count_in_slice, undirected};
 use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
@@ -22,35 +22,56 @@ pub fn triangle_count<G: GraphView>(g: &G, threads: usize) -> u64 {
     run_in_pool(threads, || {
         let n = g.id_bound();
         // Degree used only for ordering; any total order is correct, degree makes it fast.
-        let degree: Vec<u64> = (0..n)
+        let degree: Vec<u32> = (0..n)
             .into_par_iter()
             .map(|v| {
                 if !g.contains(v) {
                     0
                 } else if g.is_directed() {
-                    u64::from(g.out_degree(v)) + u64::from(g.in_degree(v))
+                    g.out_degree(v).saturating_add(g.in_degree(v))
                 } else {
-                    u64::from(g.out_degree(v))
+                    g.out_degree(v)
                 }
             })
             .collect();
-        let above = |a: u32, b: u32| (degree[b as usize], b) > (degree[a as usize], a);
+        // Rank key: any total order is correct, degree order makes it fast.
+        let key = |v: u32| (u64::from(degree[v as usize]) << 32) | u64::from(v);
+        let directed = g.is_directed();
         (0..n)
             .into_par_iter()
             .with_min_len(MIN_VERTICES_PER_TASK)
             .filter(|&v| g.contains(v))
-            .map_init(Vec::new, |forward, v| {
-                forward.clear();
-                forward.extend(undirected(g, v).filter(|&u| above(v, u)));
-                forward
-                    .iter()
-                    .map(|&u| {
-                        let len = (degree[u as usize]) as usize;
-                        let items = undirected(g, u).filter(|&w| above(u, w));
-                        count_common(forward, items, len, u)
-                    })
-                    .sum::<u64>()
-            })
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(forward, keys), v| {
+                    // v's neighbours ranked above it, ascending by id, with
+                    // their rank keys beside them so the inner loops never
+                    // look up a degree.
+                    forward.clear();
+                    keys.clear();
+                    let kv = key(v);
+                    for u in undirected(g, v) {
+                        let ku = key(u);
+                        if ku > kv {
+                            forward.push(u);
+                            keys.push(ku);
+                        }
+                    }
+                    let (forward, keys) = (&forward[..], &keys[..]);
+                    forward
+                        .iter()
+                        .zip(keys)
+                        .map(|(&u, &ku)| {
+                            // The third vertex is in `forward` and ranks above u.
+                            let keep = |k: usize| keys[k] > ku;
+                            match g.out_neighbor_slice(u).filter(|_| !directed) {
+                                Some(list) => count_in_slice(forward, list, keep),
+                                None => count_common_where(forward, undirected(g, u), keep),
+                            }
+                        })
+                        .sum::<u64>()
+                },
+            )
             .sum()
     })
 }

@@ -46,4 +46,11 @@ pub trait GraphView: Sync {
     fn out_weighted(&self, v: u32) -> Self::Weighted<'_>;
     /// The user-facing id of `v` (Graphalytics vertex ids, CDLP labels).
     fn external_id(&self, v: u32) -> u64;
+    /// Out-neighbours of `v` as one borrowed slice (the same ids
+    /// `out_neighbors` yields), where the implementation holds them that
+    /// way; `None` otherwise, which is always correct. Intersections use it
+    /// to probe a long list by binary search rather than walk it.
+    fn out_neighbor_slice(&self, _v: u32) -> Option<&[u32]> {
+        None
+    }
 }

@@ -193,6 +193,17 @@ impl<'a> Neighbors<'a> {
             from: Feed::slice(seg, range),
         }
     }
+
+    /// The neighbours not yet yielded, as one borrowed slice, when they are
+    /// read in place from a level the snapshot sees plain (`None` for
+    /// lists merged across layers or walked in the MemGraph). Lets a
+    /// caller probe a long list by binary search instead of walking it.
+    pub fn as_slice(&self) -> Option<&'a [u32]> {
+        match &self.from {
+            Feed::Slice { dsts, pos, .. } => dsts.get(*pos..),
+            _ => None,
+        }
+    }
 }
 
 impl Iterator for Neighbors<'_> {
