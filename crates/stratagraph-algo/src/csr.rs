@@ -329,6 +329,12 @@ impl GraphView for CsrGraph {
     fn out_neighbor_slice(&self, v: u32) -> Option<&[u32]> {
         Some(self.out_slice(v))
     }
+
+    fn scan_in_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+        for v in range {
+            f(v, self.in_slice(v));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -53,17 +53,21 @@ fn pagerank_in_pool<G: GraphView>(g: &G, damping: f64, iterations: u32) -> Vec<f
                 *c = if d == 0 { 0.0 } else { rank[v] / f64::from(d) };
             });
         let base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
-        rank.par_iter_mut()
-            .with_min_len(MIN_VERTICES_PER_TASK)
+        // By ranges of vertices, so a store reads each range's in-lists
+        // straight from its level (`scan_in_range`).
+        rank.par_chunks_mut(MIN_VERTICES_PER_TASK)
             .enumerate()
-            .for_each(|(v, r)| {
-                let v = v as u32;
-                *r = if live(v) {
-                    let incoming: f64 = g.in_neighbors(v).map(|u| contrib[u as usize]).sum();
-                    base + damping * incoming
-                } else {
-                    0.0
-                };
+            .for_each(|(chunk, ranks)| {
+                let start = (chunk * MIN_VERTICES_PER_TASK) as u32;
+                let end = start + ranks.len() as u32;
+                g.scan_in_range(start..end, |v, list| {
+                    ranks[(v - start) as usize] = if live(v) {
+                        let incoming: f64 = list.iter().map(|&u| contrib[u as usize]).sum();
+                        base + damping * incoming
+                    } else {
+                        0.0
+                    };
+                });
             });
     }
     rank

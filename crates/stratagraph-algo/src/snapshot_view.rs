@@ -61,6 +61,10 @@ impl GraphView for Snapshot {
     fn out_neighbor_slice(&self, v: u32) -> Option<&[u32]> {
         self.out_neighbors_of(v).as_slice()
     }
+
+    fn scan_in_range(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
+        self.scan_in(range, f);
+    }
 }
 
 /// Loads a Graphalytics graph into a fresh in-memory store and returns a

@@ -163,6 +163,14 @@ impl Snapshot {
                 .read(s, |st| st.out.visible(d, ts))
                 .flatten();
         }
+        // The state after a compaction, as in `place`: one segment holds
+        // `s` and the MemGraph nothing, so the segment alone answers, with
+        // no lock taken and no list of sources built.
+        if let Some(run) = self.layers.sole(s) {
+            if !self.shared.mem.may_hold(s) {
+                return run.seg(false).decided(s, d, ts).flatten();
+            }
+        }
         self.shared.mem.read_or_empty(s, |st| {
             merge::weight(&self.layers.sources(&st.out, s, false), s, d, ts)
         })
@@ -457,16 +465,27 @@ impl Snapshot {
     /// word of dirty bits) is handed over as a slice of that segment's
     /// destination column, as from a plain CSR; other vertices are resolved
     /// and copied first. `f` runs with no lock held.
-    pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+    pub fn scan_out(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
+        self.scan(range, false, f);
+    }
+
+    /// `scan_out` for in-neighbours (the same as `scan_out` on an
+    /// undirected graph): the pass pull-based kernels such as PageRank make.
+    pub fn scan_in(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
+        self.scan(range, true, f);
+    }
+
+    fn scan(&self, range: std::ops::Range<u32>, inn: bool, mut f: impl FnMut(u32, &[u32])) {
+        let inn = inn && self.shared.opts.directed;
         let end = range.end.min(self.bound);
         let mut sc = ListScratch::default();
         let layered = !self.layers.is_empty();
         let mut slow = |v: u32, f: &mut dyn FnMut(u32, &[u32])| {
             if layered {
-                self.with_merged_dsts(v, false, &mut sc, |list| f(v, list));
+                self.with_merged_dsts(v, inn, &mut sc, |list| f(v, list));
             } else {
                 sc.out.clear();
-                self.visit(v, false, |d| sc.out.push(d));
+                self.visit(v, inn, |d| sc.out.push(d));
                 f(v, &sc.out);
             }
         };
@@ -480,7 +499,7 @@ impl Snapshot {
             let seg = self
                 .layers
                 .sole(v)
-                .map(|r| &r.out)
+                .map(|r| r.seg(inn))
                 .filter(|s| s.is_plain_at(self.ts));
             let Some(seg) = seg else {
                 for u in v..page_end {

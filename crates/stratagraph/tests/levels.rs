@@ -274,4 +274,22 @@ fn check_scan(snap: &Snapshot, model: &Model) {
         list.sort_unstable();
     }
     assert_eq!(each, want, "for_each_out_of");
+    let want_in: BTreeMap<u64, Vec<u64>> = if snap.is_directed() {
+        let mut w: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for &(s, d) in model.keys() {
+            w.entry(d).or_default().push(s);
+        }
+        w.values_mut().for_each(|l| l.sort_unstable());
+        w
+    } else {
+        want
+    };
+    let mut got_in: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    snap.scan_in(0..snap.id_bound(), |v, list| {
+        if !list.is_empty() {
+            got_in.insert(ext(v), list.iter().map(|&d| ext(d)).collect());
+        }
+    });
+    got_in.values_mut().for_each(|l| l.sort_unstable());
+    assert_eq!(got_in, want_in, "scan_in");
 }
