@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK};
+use crate::pool::{par_ranges, run_in_pool, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
 /// Depth reported for vertices the source cannot reach, and for holes.
@@ -56,10 +56,12 @@ fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
 
 fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
     let n = depth.len();
-    let mut edges_to_check: u64 = (0..n as u32)
-        .into_par_iter()
-        .with_min_len(MIN_VERTICES_PER_TASK)
-        .map(|v| u64::from(g.out_degree(v)))
+    let mut edges_to_check: u64 = par_ranges(n as u32)
+        .map(|range| {
+            let mut sum = 0;
+            g.scan_out_range(range, |_, list| sum += list.len() as u64);
+            sum
+        })
         .sum();
     let mut scout = u64::from(g.out_degree(source));
     let mut frontier = vec![source];
@@ -128,18 +130,21 @@ fn top_down_step<G: GraphView>(
 /// writes its depth, and it writes `level + 1`, which no reader compares against, so the
 /// step needs no CAS. Returns how many vertices were discovered.
 fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
-    (0..depth.len() as u32)
-        .into_par_iter()
-        .with_min_len(MIN_VERTICES_PER_TASK)
-        .filter(|&v| depth[v as usize].load(Relaxed) == UNVISITED)
-        .map(|v| {
-            let found = g
-                .in_neighbors(v)
-                .any(|u| depth[u as usize].load(Relaxed) == level);
-            if found {
-                depth[v as usize].store(level + 1, Relaxed);
-            }
-            u64::from(found)
+    par_ranges(depth.len() as u32)
+        .map(|range| {
+            let mut found = 0;
+            g.scan_in_range(range, |v, list| {
+                let d = &depth[v as usize];
+                if d.load(Relaxed) == UNVISITED
+                    && list
+                        .iter()
+                        .any(|&u| depth[u as usize].load(Relaxed) == level)
+                {
+                    d.store(level + 1, Relaxed);
+                    found += 1;
+                }
+            });
+            found
         })
         .sum()
 }

@@ -330,6 +330,12 @@ impl GraphView for CsrGraph {
         Some(self.out_slice(v))
     }
 
+    fn scan_out_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+        for v in range {
+            f(v, self.out_slice(v));
+        }
+    }
+
     fn scan_in_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         for v in range {
             f(v, self.in_slice(v));

@@ -15,3 +15,17 @@ pub(crate) fn run_in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send)
 /// Minimum number of vertices per rayon task in vertex-parallel loops; keeps task overhead
 /// negligible next to the per-vertex work on small graphs.
 pub(crate) const MIN_VERTICES_PER_TASK: usize = 256;
+
+/// The ranges of `MIN_VERTICES_PER_TASK` ids that cover `0..n`, as a
+/// parallel iterator. Whole-graph passes go by ranges so that a store can
+/// hand a range's lists over straight from its level
+/// (`GraphView::scan_out_range`) instead of looking up each vertex.
+pub(crate) fn par_ranges(
+    n: u32,
+) -> impl rayon::iter::ParallelIterator<Item = std::ops::Range<u32>> {
+    use rayon::prelude::*;
+    let step = MIN_VERTICES_PER_TASK as u32;
+    (0..n.div_ceil(step))
+        .into_par_iter()
+        .map(move |t| t * step..(t * step).saturating_add(step).min(n))
+}

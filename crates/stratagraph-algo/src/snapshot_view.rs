@@ -62,6 +62,10 @@ impl GraphView for Snapshot {
         self.out_neighbors_of(v).as_slice()
     }
 
+    fn scan_out_range(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
+        self.scan_out(range, f);
+    }
+
     fn scan_in_range(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
         self.scan_in(range, f);
     }

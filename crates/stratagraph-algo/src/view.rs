@@ -53,11 +53,20 @@ pub trait GraphView: Sync {
     fn out_neighbor_slice(&self, _v: u32) -> Option<&[u32]> {
         None
     }
-    /// Calls `f(v, in-neighbours of v)` for every id `v` in `range`,
-    /// ascending (holes with an empty list): the pass of pull-based
-    /// kernels. A store answers a run of vertices from its level's
-    /// columns at once, where asking vertex by vertex would look each up
-    /// anew; the default does just that, into a reused buffer.
+    /// Calls `f(v, out-neighbours of v)` for every id `v` in `range`,
+    /// ascending (holes with an empty list): a whole-graph pass. A store
+    /// answers a run of vertices from its level's columns at once, where
+    /// asking vertex by vertex would look each up anew; the default does
+    /// just that, into a reused buffer.
+    fn scan_out_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+        let mut buf = Vec::new();
+        for v in range {
+            buf.clear();
+            buf.extend(self.out_neighbors(v));
+            f(v, &buf);
+        }
+    }
+    /// `scan_out_range` for in-neighbours: the pass of pull-based kernels.
     fn scan_in_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         let mut buf = Vec::new();
         for v in range {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK};
+use crate::pool::{par_ranges, run_in_pool, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
 /// Label reported for holes.
@@ -67,7 +67,7 @@ fn compress(comp: &[AtomicU32]) {
 }
 
 /// Most frequent root among a deterministic pseudo-random sample of live vertices.
-fn sample_frequent<G: GraphView>(g: &G, comp: &[AtomicU32]) -> Option<u32> {
+fn sample_frequent(alive: &[bool], comp: &[AtomicU32]) -> Option<u32> {
     let n = comp.len() as u64;
     if n == 0 {
         return None;
@@ -79,9 +79,9 @@ fn sample_frequent<G: GraphView>(g: &G, comp: &[AtomicU32]) -> Option<u32> {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let v = (state % n) as u32;
-        if g.contains(v) {
-            samples.push(comp[v as usize].load(Relaxed));
+        let v = (state % n) as usize;
+        if alive[v] {
+            samples.push(comp[v].load(Relaxed));
         }
     }
     samples.sort_unstable();
@@ -91,48 +91,56 @@ fn sample_frequent<G: GraphView>(g: &G, comp: &[AtomicU32]) -> Option<u32> {
         .map(|run| run[0])
 }
 
+/// Calls `f(v, list)` for every vertex of the graph, by ranges in parallel
+/// (`par_ranges`); `in_lists` selects in-neighbours.
+fn each_list<G: GraphView>(g: &G, in_lists: bool, f: impl Fn(u32, &[u32]) + Sync) {
+    par_ranges(g.id_bound()).for_each(|range| {
+        if in_lists {
+            g.scan_in_range(range, &f);
+        } else {
+            g.scan_out_range(range, &f);
+        }
+    });
+}
+
 fn afforest<G: GraphView>(g: &G) -> Vec<u32> {
     let n = g.id_bound();
+    // Existence is looked up once: on a store it is not free.
+    let alive: Vec<bool> = (0..n).into_par_iter().map(|v| g.contains(v)).collect();
     let comp: Vec<AtomicU32> = (0..n).into_par_iter().map(AtomicU32::new).collect();
     for round in 0..NEIGHBOR_ROUNDS {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(MIN_VERTICES_PER_TASK)
-            .filter(|&v| g.contains(v))
-            .for_each(|v| {
-                if let Some(u) = g.out_neighbors(v).nth(round) {
-                    link(&comp, v, u);
-                }
-            });
-        compress(&comp);
-    }
-    let giant = sample_frequent(g, &comp);
-    (0..n)
-        .into_par_iter()
-        .with_min_len(MIN_VERTICES_PER_TASK)
-        .filter(|&v| g.contains(v) && Some(comp[v as usize].load(Relaxed)) != giant)
-        .for_each(|v| {
-            for u in g.out_neighbors(v).skip(NEIGHBOR_ROUNDS) {
+        // Holes have empty lists, so they link nothing.
+        each_list(g, false, |v, list| {
+            if let Some(&u) = list.get(round) {
                 link(&comp, v, u);
             }
-            // Out-edges of giant-component members are skipped, so their targets must
-            // find the link from their side, through in-edges.
-            if g.is_directed() {
-                for u in g.in_neighbors(v) {
+        });
+        compress(&comp);
+    }
+    let giant = sample_frequent(&alive, &comp);
+    let outside = |v: u32| alive[v as usize] && Some(comp[v as usize].load(Relaxed)) != giant;
+    each_list(g, false, |v, list| {
+        if outside(v) {
+            for &u in list.get(NEIGHBOR_ROUNDS..).unwrap_or(&[]) {
+                link(&comp, v, u);
+            }
+        }
+    });
+    // Out-edges of giant-component members are skipped, so their targets must
+    // find the link from their side, through in-edges.
+    if g.is_directed() {
+        each_list(g, true, |v, list| {
+            if outside(v) {
+                for &u in list {
                     link(&comp, v, u);
                 }
             }
         });
+    }
     compress(&comp);
     comp.into_par_iter()
-        .enumerate()
-        .map(|(v, c)| {
-            if g.contains(v as u32) {
-                c.into_inner()
-            } else {
-                WCC_HOLE
-            }
-        })
+        .zip(alive)
+        .map(|(c, live)| if live { c.into_inner() } else { WCC_HOLE })
         .collect()
 }
 

@@ -141,7 +141,19 @@ impl Snapshot {
 
     /// Whether the edge `src -> dst` exists (either direction if undirected).
     pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
-        self.weight(src, dst).is_some()
+        let (Some(s), Some(d)) = (self.shared.ids.lookup(src), self.shared.ids.lookup(dst)) else {
+            return false;
+        };
+        if s >= self.bound || d >= self.bound {
+            return false;
+        }
+        // As in `weight_of`, but without reading the weight.
+        if let Some(run) = self.layers.sole(s) {
+            if !self.shared.mem.may_hold(s) {
+                return run.seg(false).decided_live(s, d, self.ts) == Some(true);
+            }
+        }
+        self.weight_of(s, d).is_some()
     }
 
     /// The weight of edge `src -> dst`, if it exists.

@@ -546,6 +546,20 @@ impl Segment {
     /// holds no version at or before `ts` (older segments decide),
     /// `Some(None)` if that version is a tombstone, else `Some(Some(weight))`.
     pub(crate) fn decided(&self, v: u32, dst: u32, ts: u64) -> Option<Option<f64>> {
+        let (e, tomb) = self.deciding(v, dst, ts)?;
+        Some((!tomb).then(|| self.weight(e)))
+    }
+
+    /// `decided` without the weight (which would cost one more memory
+    /// access per look-up): `Some(live)` if this segment decides.
+    pub(crate) fn decided_live(&self, v: u32, dst: u32, ts: u64) -> Option<bool> {
+        self.deciding(v, dst, ts).map(|(_, tomb)| !tomb)
+    }
+
+    /// The entry of the version of `v -> dst` a snapshot at `ts` sees, and
+    /// whether it is a tombstone.
+    #[inline]
+    fn deciding(&self, v: u32, dst: u32, ts: u64) -> Option<(usize, bool)> {
         let r = self.entry_range(v);
         let d = self.dsts().get(r.clone())?;
         let mut k = d.partition_point(|&x| x < dst);
@@ -553,7 +567,7 @@ impl Segment {
             let e = r.start + k;
             let (ets, tomb) = self.stamp_of(e);
             if ets <= ts {
-                return Some((!tomb).then(|| self.weight(e)));
+                return Some((e, tomb));
             }
             k += 1;
         }
