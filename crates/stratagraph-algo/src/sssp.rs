@@ -70,15 +70,27 @@ pub fn sssp_with_delta<G: GraphView>(
 /// Rejects negative or NaN weights up front (the relaxation's bit-order trick and the
 /// bucket invariant both depend on it) and returns the weight sum and arc count.
 fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
-    let bad = (0..g.id_bound())
+    // One pass, and no existence test: holes have no edges (a `GraphView`
+    // rule), and asking a store whether each vertex exists is not free.
+    let (sum, arcs, bad) = (0..g.id_bound())
         .into_par_iter()
         .with_min_len(MIN_VERTICES_PER_TASK)
-        .filter(|&v| g.contains(v))
-        .find_map_any(|v| {
-            g.out_weighted(v)
-                .find(|&(_, w)| w.is_nan() || w < 0.0)
-                .map(|(u, w)| (v, u, w))
-        });
+        .map(|v| {
+            let mut acc = (0.0, 0u64, None);
+            for (u, w) in g.out_weighted(v) {
+                if w.is_nan() || w < 0.0 {
+                    acc.2 = Some((v, u, w));
+                    break;
+                }
+                acc.0 += w;
+                acc.1 += 1;
+            }
+            acc
+        })
+        .reduce(
+            || (0.0, 0, None),
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2.or(b.2)),
+        );
     if let Some((v, u, w)) = bad {
         return Err(SsspError::InvalidWeight {
             from: g.external_id(v),
@@ -86,15 +98,7 @@ fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
             weight: w,
         });
     }
-    Ok((0..g.id_bound())
-        .into_par_iter()
-        .with_min_len(MIN_VERTICES_PER_TASK)
-        .filter(|&v| g.contains(v))
-        .map(|v| {
-            g.out_weighted(v)
-                .fold((0.0, 0u64), |(s, c), (_, w)| (s + w, c + 1))
-        })
-        .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+    Ok((sum, arcs))
 }
 
 type Bins = BTreeMap<u64, Vec<u32>>;
@@ -135,13 +139,14 @@ fn delta_stepping<G: GraphView>(g: &G, source: u32, delta: f64) -> Vec<f64> {
                     if bucket_of(du) != bucket {
                         return bins;
                     }
-                    for (w, weight) in g.out_weighted(u) {
+                    // `for_each`, not `for`: a store folds over its columns.
+                    g.out_weighted(u).for_each(|(w, weight)| {
                         let nd = du + weight;
                         let bits = nd.to_bits();
                         if bits < dist[w as usize].fetch_min(bits, Relaxed) {
                             bins.entry(bucket_of(nd)).or_default().push(w);
                         }
-                    }
+                    });
                     bins
                 })
                 .reduce(Bins::new, merge_bins);

@@ -289,6 +289,32 @@ impl Iterator for WeightedNeighbors<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (0, Some(self.from.remaining_bound()))
     }
+
+    /// Folds (and `for_each`) over a flushed vertex run as a loop over its
+    /// destination and weight columns, one branch per vertex, as over a CSR.
+    #[inline]
+    fn fold<B, F: FnMut(B, (u32, f64)) -> B>(self, init: B, mut f: F) -> B {
+        if let (Feed::Slice { dsts, weights, pos }, None) = (&self.from, &self.lookup) {
+            let dsts = dsts.get(*pos..).unwrap_or(&[]);
+            match weights.map(|w| w.get(*pos..).unwrap_or(&[])) {
+                None => return dsts.iter().fold(init, |acc, &d| f(acc, (d, 1.0))),
+                Some(w) if w.len() == dsts.len() => {
+                    return dsts
+                        .iter()
+                        .zip(w)
+                        .fold(init, |acc, (&d, &x)| f(acc, (d, x)));
+                }
+                // A damaged weight column: `next` reads what it can.
+                Some(_) => {}
+            }
+        }
+        // `for` drives `next`, not this `fold`.
+        let mut acc = init;
+        for e in self {
+            acc = f(acc, e);
+        }
+        acc
+    }
 }
 
 /// Calls `f` for every destination of `set` visible at `ts`, reading plain
