@@ -247,6 +247,10 @@ fn deletes_over_a_compacted_level(opts: Options, n: u64) {
     g.flush().unwrap();
     check_scan(&g.snapshot(), &model);
     check_scan(&snap, &model);
+    // One level again, now with weights other than 1.0 in its column.
+    drop(snap);
+    g.compact().unwrap();
+    check_scan(&g.snapshot(), &model);
 }
 
 /// `scan_out` and `for_each_out_of` against the model, by external ids.
@@ -292,4 +296,19 @@ fn check_scan(snap: &Snapshot, model: &Model) {
     });
     got_in.values_mut().for_each(|l| l.sort_unstable());
     assert_eq!(got_in, want_in, "scan_in");
+    // Weighted lists through `fold` (a column loop over plain runs) and
+    // through `next`, against the model's weights.
+    let mut folded: BTreeMap<(u64, u64), f64> = BTreeMap::new();
+    let mut stepped: BTreeMap<(u64, u64), f64> = BTreeMap::new();
+    for v in 0..snap.id_bound() {
+        snap.out_weighted_of(v).for_each(|(d, w)| {
+            folded.insert((ext(v), ext(d)), w);
+        });
+        for (d, w) in snap.out_weighted_of(v) {
+            stepped.insert((ext(v), ext(d)), w);
+        }
+    }
+    let weights: BTreeMap<(u64, u64), f64> = model.iter().map(|(&k, &w)| (k, w)).collect();
+    assert_eq!(folded, weights, "out_weighted_of, folded");
+    assert_eq!(stepped, weights, "out_weighted_of, stepped");
 }
