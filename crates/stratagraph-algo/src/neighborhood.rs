@@ -65,28 +65,17 @@ pub(crate) fn count_common(
     let Some(&last) = set.last() else {
         return 0;
     };
-    let mut count = 0u64;
     if items_len.saturating_mul(8) < set.len() {
+        let mut count = 0u64;
         for w in items.take_while(|&w| w <= last) {
             if w != exclude && set.binary_search(&w).is_ok() {
                 count += 1;
             }
         }
+        count
     } else {
-        let mut i = 0;
-        for w in items {
-            if w > last {
-                break;
-            }
-            while set[i] < w {
-                i += 1;
-            }
-            if set[i] == w && w != exclude {
-                count += 1;
-            }
-        }
+        count_common_where(set, items, |i| set[i] != exclude)
     }
-    count
 }
 
 /// `count_in_slice` probes when `list` is this many times longer than `set`.

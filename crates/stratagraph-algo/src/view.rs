@@ -58,21 +58,26 @@ pub trait GraphView: Sync {
     /// answers a run of vertices from its level's columns at once, where
     /// asking vertex by vertex would look each up anew; the default does
     /// just that, into a reused buffer.
-    fn scan_out_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        let mut buf = Vec::new();
-        for v in range {
-            buf.clear();
-            buf.extend(self.out_neighbors(v));
-            f(v, &buf);
-        }
+    fn scan_out_range(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
+        scan_each(range, |v| self.out_neighbors(v), f);
     }
     /// `scan_out_range` for in-neighbours: the pass of pull-based kernels.
-    fn scan_in_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        let mut buf = Vec::new();
-        for v in range {
-            buf.clear();
-            buf.extend(self.in_neighbors(v));
-            f(v, &buf);
-        }
+    fn scan_in_range(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
+        scan_each(range, |v| self.in_neighbors(v), f);
+    }
+}
+
+/// The default range scans: each vertex's list collected into one reused
+/// buffer.
+fn scan_each<I: Iterator<Item = u32>>(
+    range: std::ops::Range<u32>,
+    list: impl Fn(u32) -> I,
+    mut f: impl FnMut(u32, &[u32]),
+) {
+    let mut buf = Vec::new();
+    for v in range {
+        buf.clear();
+        buf.extend(list(v));
+        f(v, &buf);
     }
 }

@@ -144,16 +144,11 @@ impl Snapshot {
         let (Some(s), Some(d)) = (self.shared.ids.lookup(src), self.shared.ids.lookup(dst)) else {
             return false;
         };
-        if s >= self.bound || d >= self.bound {
-            return false;
+        // As `weight_of`, but without reading the weight.
+        match self.settled(s, false) {
+            Some(seg) if d < self.bound => seg.decided_live(s, d, self.ts) == Some(true),
+            _ => self.weight_of(s, d).is_some(),
         }
-        // As in `weight_of`, but without reading the weight.
-        if let Some(run) = self.layers.sole(s) {
-            if !self.shared.mem.may_hold(s) {
-                return run.seg(false).decided_live(s, d, self.ts) == Some(true);
-            }
-        }
-        self.weight_of(s, d).is_some()
     }
 
     /// The weight of edge `src -> dst`, if it exists.
@@ -175,17 +170,28 @@ impl Snapshot {
                 .read(s, |st| st.out.visible(d, ts))
                 .flatten();
         }
-        // The state after a compaction, as in `place`: one segment holds
-        // `s` and the MemGraph nothing, so the segment alone answers, with
-        // no lock taken and no list of sources built.
-        if let Some(run) = self.layers.sole(s) {
-            if !self.shared.mem.may_hold(s) {
-                return run.seg(false).decided(s, d, ts).flatten();
-            }
+        // No lock taken and no list of sources built where one segment
+        // answers alone.
+        if let Some(seg) = self.settled(s, false) {
+            return seg.decided(s, d, ts).flatten();
         }
         self.shared.mem.read_or_empty(s, |st| {
             merge::weight(&self.layers.sources(&st.out, s, false), s, d, ts)
         })
+    }
+
+    /// The segment that alone answers for `v` in one direction, in the
+    /// state after a compaction: one source below the MemGraph can hold
+    /// `v` and the MemGraph holds nothing of it (see `place` for why no
+    /// lock needs to be held afterwards).
+    #[inline]
+    fn settled(&self, v: u32, inn: bool) -> Option<&Segment> {
+        if v >= self.bound || self.shared.mem.may_hold(v) {
+            return None;
+        }
+        self.layers
+            .sole(v)
+            .map(|run| run.seg(inn && self.shared.opts.directed))
     }
 
     /// Where `v`'s edges in one direction are, for a snapshot with runs
@@ -202,14 +208,11 @@ impl Snapshot {
         if v >= self.bound {
             return Place::Empty;
         }
+        if let Some(seg) = self.settled(v, inn).filter(|s| s.is_plain_at(self.ts)) {
+            return Place::Plain(seg);
+        }
         let inn = inn && self.shared.opts.directed;
         let mem = &self.shared.mem;
-        if let Some(run) = self.layers.sole(v) {
-            let seg = run.seg(inn);
-            if !mem.may_hold(v) && seg.is_plain_at(self.ts) {
-                return Place::Plain(seg);
-            }
-        }
         // The dirty bit spares the slot's lock (and cache line) for every
         // vertex no write touched since the last clean-up.
         let mem_empty = !mem.may_hold(v)
