@@ -228,12 +228,19 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Bytes of log in `dir`, not counting the zeros the newest segment is
+/// filled with ahead of its records (a record ending in zero bytes is
+/// undercounted by those few bytes).
 fn log_bytes(dir: &Path) -> std::io::Result<u64> {
     let mut n = 0;
     for e in std::fs::read_dir(dir)? {
         let e = e?;
         if e.file_name().to_string_lossy().starts_with("wal-") {
-            n += e.metadata()?.len();
+            let bytes = std::fs::read(e.path())?;
+            n += bytes
+                .iter()
+                .rposition(|&b| b != 0)
+                .map_or(0, |i| i as u64 + 1);
         }
     }
     Ok(n)

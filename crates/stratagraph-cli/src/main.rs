@@ -157,6 +157,14 @@ enum BenchCommand {
         /// Thread counts (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
+        /// Kernels (comma-separated: bfs, pr, wcc, sssp, lcc, cdlp, bc).
+        #[arg(long, value_delimiter = ',', default_value = "bfs,pr,wcc,sssp")]
+        kernels: Vec<String>,
+        /// Store states (comma-separated: memgraph = every edge in the
+        /// MemGraph, tail20 = 80% compacted and 20% in the MemGraph,
+        /// compacted).
+        #[arg(long, value_delimiter = ',', default_value = "tail20,compacted")]
+        states: Vec<String>,
     },
     /// Every W1 operation (shared/WORKLOAD.md) on stratagraph in memory and
     /// on disk beside a static CSR, each result checked against the
@@ -232,15 +240,20 @@ fn main() -> ExitCode {
         }),
         Command::Check { dir } => store_cmds::check(&dir),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
-        Command::Bench(BenchCommand::Algo { w1, threads }) => {
-            stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
-                data: w1.data,
-                scale: w1.scale,
-                runs: w1.runs,
-                threads,
-                out: w1.out,
-            })
-        }
+        Command::Bench(BenchCommand::Algo {
+            w1,
+            threads,
+            kernels,
+            states,
+        }) => stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
+            data: w1.data,
+            scale: w1.scale,
+            runs: w1.runs,
+            threads,
+            kernels,
+            states,
+            out: w1.out,
+        }),
         Command::Bench(BenchCommand::Durability { w1, seconds, dir }) => {
             stratagraph_bench::durability::run(&stratagraph_bench::durability::DurabilityArgs {
                 data: w1.data,

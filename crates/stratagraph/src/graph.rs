@@ -359,7 +359,7 @@ impl Graph {
             }
         }
         // Checks the whole log before anything is changed.
-        let log = wal::recover::read(&dir, &ids, manifest.last_ts)?;
+        let mut log = wal::recover::read(&dir, &ids, manifest.last_ts)?;
         let policy = opts.sync;
         let g = Graph::assemble(
             opts,
@@ -387,7 +387,8 @@ impl Graph {
         }
         let edges = g.count_edges();
         shared.clock.set_counts(edges, alive);
-        wal::recover::replay(shared, log.commits)?;
+        wal::recover::replay(shared, std::mem::take(&mut log.commits))?;
+        wal::recover::cut_newest(&log)?;
         let wal = Wal::create(
             &dir,
             policy,

@@ -107,9 +107,13 @@ fn only_log(dir: &Path) -> std::path::PathBuf {
     logs[0].clone()
 }
 
+/// Bytes of a log segment's file header.
+const LOG_HEADER: u64 = 24;
+
 /// A crash image after `steps` steps on a store that has flushed once
 /// (so recovery has level files and a log on top), with the model after
-/// each step and the log's length after each step.
+/// each step and where the log's records ended after each step (the
+/// segment is zero-filled beyond that).
 struct Image {
     dir: tempfile::TempDir,
     log: std::path::PathBuf,
@@ -126,14 +130,19 @@ fn image(steps: u64) -> Image {
     }
     g.flush().unwrap();
     let log_path = only_log(live.path());
+    // The flush started this segment: a header, then only zeros.
+    let fresh = std::fs::read(&log_path).unwrap();
+    assert!(fresh.len() as u64 > LOG_HEADER);
+    assert!(fresh[LOG_HEADER as usize..].iter().all(|&b| b == 0));
+    let base = g.stats().log_bytes;
     let mut models = vec![m.clone()];
-    let mut ends = vec![std::fs::metadata(&log_path).unwrap().len()];
+    let mut ends = vec![LOG_HEADER];
     for k in 10..10 + steps {
         step(&g, &mut m, k);
         models.push(m.clone());
         // Always: the commit returned after its record was written and
         // synced, and nothing else is appending.
-        ends.push(std::fs::metadata(&log_path).unwrap().len());
+        ends.push(LOG_HEADER + g.stats().log_bytes - base);
     }
     let dir = tempfile::tempdir().unwrap();
     copy_dir(live.path(), dir.path());
@@ -155,21 +164,38 @@ fn a_crash_image_recovers_every_commit() {
 }
 
 #[test]
+fn the_log_is_zero_filled_after_its_last_record() {
+    let img = image(3);
+    let full = std::fs::read(&img.log).unwrap();
+    let end = *img.ends.last().unwrap() as usize;
+    assert!(full.len() > end + 4096, "{} bytes", full.len()); // 64 KiB at first
+    assert!(full[end..].iter().all(|&b| b == 0));
+    assert!(full[end - 4..end].iter().any(|&b| b != 0));
+}
+
+/// A crash while appending leaves the log cut off (the file ends there)
+/// or, in space zero-filled before, its bytes zero from some point on.
+#[test]
 fn a_log_cut_anywhere_in_its_last_records_keeps_exactly_the_whole_ones() {
     let img = image(8);
     let full = std::fs::read(&img.log).unwrap();
     let from = img.ends[img.ends.len() - 5];
-    for cut in from..=full.len() as u64 {
+    let cuts = (from..=*img.ends.last().unwrap()).flat_map(|c| [(c, false), (c, true)]);
+    for (cut, zeroed) in cuts {
         let work = tempfile::tempdir().unwrap();
         copy_dir(img.dir.path(), work.path());
-        std::fs::write(
-            work.path().join(img.log.file_name().unwrap()),
-            &full[..cut as usize],
-        )
-        .unwrap();
+        let mut bytes = full[..cut as usize].to_vec();
+        if zeroed {
+            bytes.resize(full.len(), 0);
+        }
+        std::fs::write(work.path().join(img.log.file_name().unwrap()), &bytes).unwrap();
         let report = stratagraph::check(work.path()).unwrap();
         assert!(report.is_healthy(), "cut {cut}: {report:?}");
-        let whole = img.ends.iter().filter(|&&e| e <= cut).count();
+        // Zeroing the end of a record that ended in zero bytes anyway
+        // leaves it whole.
+        let intact =
+            |e: u64| e <= cut || (zeroed && full[cut as usize..e as usize].iter().all(|&b| b == 0));
+        let whole = img.ends.iter().filter(|&&e| intact(e)).count();
         // A cut at a commit's end tears nothing. (Elsewhere it usually
         // tears a record, unless it falls between a commit's id record and
         // the commit itself.)
@@ -177,22 +203,34 @@ fn a_log_cut_anywhere_in_its_last_records_keeps_exactly_the_whole_ones() {
             assert!(report.torn_tail.is_none(), "cut {cut}: {report:?}");
         }
         let g = Graph::open(work.path(), options()).unwrap();
-        assert_eq!(read(&g), img.models[whole - 1], "cut at byte {cut}");
+        assert_eq!(
+            read(&g),
+            img.models[whole - 1],
+            "cut at byte {cut}, zeroed: {zeroed}"
+        );
         // Recovery made the survivors durable: a second crash loses nothing.
         drop(g);
         let g = Graph::open(work.path(), options()).unwrap();
-        assert_eq!(read(&g), img.models[whole - 1], "cut {cut}, reopened");
+        assert_eq!(
+            read(&g),
+            img.models[whole - 1],
+            "cut {cut}, zeroed: {zeroed}, reopened"
+        );
     }
 }
 
+/// Flips bits over the whole log and the start of its zero fill. A flip
+/// where the next record's header would go reads as a torn header (every
+/// commit survives); one further into the zeros is damage.
 #[test]
 fn a_bit_flip_in_the_log_is_refused_unless_it_tears_the_last_record() {
     let img = image(6);
     let full = std::fs::read(&img.log).unwrap();
     let last_start = img.ends[img.ends.len() - 2] as usize;
+    let end = *img.ends.last().unwrap() as usize;
     let name = img.log.file_name().unwrap().to_string_lossy().into_owned();
     let work = tempfile::tempdir().unwrap();
-    for i in (0..full.len()).step_by(3) {
+    for i in (0..end + 64).step_by(3) {
         let bit = i % 8;
         copy_dir(img.dir.path(), work.path());
         let mut damaged = full.clone();
@@ -206,7 +244,16 @@ fn a_bit_flip_in_the_log_is_refused_unless_it_tears_the_last_record() {
                     i >= last_start,
                     "byte {i}: a damaged middle record was accepted"
                 );
-                assert_eq!(read(&g), img.models[img.models.len() - 2], "byte {i}");
+                assert!(
+                    i < end + 16,
+                    "byte {i}: a flip in the zero fill was accepted"
+                );
+                let survivors = if i < end { 2 } else { 1 };
+                assert_eq!(
+                    read(&g),
+                    img.models[img.models.len() - survivors],
+                    "byte {i}"
+                );
             }
             Err(Error::Corrupt { file, offset, .. }) => {
                 assert!(file.ends_with(&name), "byte {i}: {file}");

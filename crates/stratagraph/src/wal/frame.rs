@@ -11,14 +11,18 @@
 //! damage, not mistaken for a record running past the end of the file
 //! (which would silently drop every record after it).
 //!
-//! Only the end of the newest segment can be torn: older segments were
-//! synced whole before the next one was created. There, and only there, a
-//! record is dropped as torn when its header is incomplete, when its
-//! payload runs past the end of the file, when it is the last record and
-//! its payload checksum fails, or when everything from it on is zero bytes
-//! (file systems may zero-fill an appended region after a power loss).
-//! Anything else that fails a check is reported as `Error::Corrupt` with
-//! the file and offset.
+//! The segment being appended to is zero-filled ahead of its records
+//! (see `writer.rs`), so its records end where only zero bytes follow;
+//! older segments were cut to their last record and synced whole before
+//! the next one was created.
+//!
+//! Only the end of the newest segment can be torn. There, and only there,
+//! a record is dropped as torn when its header is incomplete, when its
+//! payload runs past the end of the file, or when a check of its header or
+//! payload fails and nothing but zero bytes follows it (the crash came
+//! while it was being written into the zero-filled space). Anything else
+//! that fails a check is reported as `Error::Corrupt` with the file and
+//! offset.
 
 use super::record::{self, Record};
 use crate::error::{Error, Result};
@@ -71,7 +75,7 @@ pub(crate) struct Scan {
     pub segment: u64,
     /// Every intact record with the offset of its frame.
     pub records: Vec<(u64, Record)>,
-    /// The end of the last intact record (the file's length unless torn).
+    /// The end of the last intact record: where the next record goes.
     pub valid_end: u64,
     /// Where the torn tail starts and why it counts as torn.
     pub torn: Option<(u64, String)>,
@@ -128,6 +132,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
     let mut records = Vec::new();
     let mut at = FILE_HEADER;
     let mut torn = None;
+    let zeros = |b: &[u8]| b.iter().all(|&b| b == 0);
     while at < bytes.len() {
         let rest = &bytes[at..];
         let tail = |why: &str| -> Result<Option<(u64, String)>> {
@@ -140,8 +145,15 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
                 ))
             }
         };
-        if rest.iter().all(|&b| b == 0) {
-            torn = tail("zero bytes after the last record")?;
+        if zeros(rest) {
+            if !newest {
+                return Err(corrupt(
+                    at,
+                    "zero bytes after the last record in a log segment that is not the \
+                     newest"
+                        .into(),
+                ));
+            }
             break;
         }
         if rest.len() < RECORD_HEADER {
@@ -150,6 +162,10 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
         }
         let len_bytes: [u8; 8] = array(rest);
         if crc32c::crc32c(&len_bytes) != u32_at(rest, 8) {
+            if newest && zeros(&rest[RECORD_HEADER..]) {
+                torn = tail("the last record's header is incomplete")?;
+                break;
+            }
             return Err(corrupt(at, "record length checksum does not match".into()));
         }
         let len = u64::from_le_bytes(len_bytes);
@@ -161,7 +177,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
         let end = RECORD_HEADER + len as usize;
         let payload = &rest[RECORD_HEADER..end];
         if crc32c::crc32c(payload) != u32_at(rest, 12) {
-            if end == rest.len() {
+            if zeros(&rest[end..]) {
                 torn = tail("the last record's checksum does not match")?;
                 break;
             }
@@ -178,7 +194,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
         }
         at += end;
     }
-    let valid_end = torn.as_ref().map_or(bytes.len() as u64, |t| t.0);
+    let valid_end = torn.as_ref().map_or(at as u64, |t| t.0);
     Ok(Scan {
         segment,
         records,
@@ -249,12 +265,64 @@ mod tests {
     }
 
     #[test]
-    fn zero_fill_after_the_last_record_is_a_torn_tail() {
+    fn zero_fill_after_the_last_record_ends_the_newest_segment() {
         let (mut b, ends) = segment(2);
         b.extend_from_slice(&[0u8; 100]);
         let scan = scan_bytes(&b, "w", true).unwrap();
         assert_eq!(ts_of(&scan), vec![1, 2]);
         assert_eq!(scan.valid_end as usize, ends[1]);
+        assert!(scan.torn.is_none());
+        let err = scan_bytes(&b, "w", false).unwrap_err();
+        assert!(
+            matches!(err, Error::Corrupt { offset, .. } if offset == ends[1] as u64),
+            "{err}"
+        );
+    }
+
+    /// A record cut off anywhere while it was written into zero-filled
+    /// space: the whole records before it survive, it is dropped as torn.
+    #[test]
+    fn every_cut_into_zero_fill_keeps_exactly_the_whole_records() {
+        let (b, ends) = segment(4);
+        for len in FILE_HEADER..=b.len() {
+            let mut f = b[..len].to_vec();
+            f.resize(b.len() + 64, 0);
+            let scan = scan_bytes(&f, "w", true).unwrap();
+            // A record whose cut-off bytes were zeros anyway is whole.
+            let intact = |e: usize| e <= len || b[len..e].iter().all(|&x| x == 0);
+            let whole: Vec<usize> = ends.iter().copied().filter(|&e| intact(e)).collect();
+            let expected: Vec<u64> = (1..=whole.len() as u64).collect();
+            assert_eq!(ts_of(&scan), expected, "cut {len}");
+            let last_end = whole.last().copied().unwrap_or(FILE_HEADER);
+            assert_eq!(scan.valid_end as usize, last_end, "cut {len}");
+            let torn = last_end < len && b[last_end..len].iter().any(|&x| x != 0);
+            assert_eq!(scan.torn.is_some(), torn, "cut {len}");
+        }
+    }
+
+    /// In zero-filled space a flipped bit after the last record is found as
+    /// damage unless it lies in where the next header goes (then it reads
+    /// as a torn header); a flip inside a record followed by zeros drops it.
+    #[test]
+    fn a_bit_flip_in_zero_fill_is_found_or_reads_as_a_torn_header() {
+        let (mut b, ends) = segment(2);
+        b.resize(ends[1] + 64, 0);
+        for i in ends[1]..b.len() {
+            let mut f = b.clone();
+            f[i] ^= 0x10;
+            match scan_bytes(&f, "w", true) {
+                Ok(scan) => {
+                    assert!(i < ends[1] + RECORD_HEADER, "byte {i}");
+                    assert_eq!(ts_of(&scan), vec![1, 2], "byte {i}");
+                    assert!(scan.torn.is_some());
+                }
+                Err(Error::Corrupt { offset, .. }) => {
+                    assert!(i >= ends[1] + RECORD_HEADER, "byte {i}");
+                    assert_eq!(offset as usize, ends[1]);
+                }
+                Err(e) => panic!("byte {i}: {e}"),
+            }
+        }
     }
 
     /// Every bit flip either is found (an error naming an offset inside the

@@ -31,6 +31,8 @@ pub(crate) struct LogContents {
     pub commits: Vec<Logged>,
     /// Where a torn tail was cut off (file, offset, why), if anywhere.
     pub torn: Option<(String, u64, String)>,
+    /// The newest segment and the end of its last whole record.
+    pub newest: Option<(PathBuf, u64)>,
     /// Records read (ids and commits, replayed or not).
     pub records: usize,
 }
@@ -52,6 +54,7 @@ pub(crate) fn read(dir: &Path, ids: &IdMap, last_ts: u64) -> Result<LogContents>
         next_segment: found.last().map_or(1, |(n, _)| n + 1),
         commits: Vec::new(),
         torn: None,
+        newest: None,
         records: 0,
     };
     for (i, (n, path)) in found.iter().enumerate() {
@@ -86,6 +89,7 @@ pub(crate) fn read(dir: &Path, ids: &IdMap, last_ts: u64) -> Result<LogContents>
         if let Some((offset, why)) = scan.torn {
             out.torn = Some((file, offset, why));
         }
+        out.newest = Some((path.clone(), scan.valid_end));
         out.segments.push((path.clone(), max_ts, id_end));
     }
     out.commits.sort_by_key(|c| c.ts);
@@ -103,6 +107,35 @@ pub(crate) fn read(dir: &Path, ids: &IdMap, last_ts: u64) -> Result<LogContents>
         }
     }
     Ok(out)
+}
+
+/// Cuts the newest segment read by `read` after its last whole record
+/// (dropping a torn record and the zeros written ahead), or removes it if
+/// not even its header is whole. Called once recovery has succeeded and
+/// before the next segment starts, because only the newest segment may end
+/// in zeros or a torn record.
+pub(crate) fn cut_newest(log: &LogContents) -> Result<()> {
+    let Some((path, end)) = &log.newest else {
+        return Ok(());
+    };
+    let fail = |op, e: &std::io::Error| crate::util::files::io_error(path, op, e);
+    if *end < frame::FILE_HEADER as u64 {
+        return match std::fs::remove_file(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(fail("remove", &e)),
+        };
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| fail("open", &e))?;
+    let len = file.metadata().map_err(|e| fail("stat", &e))?.len();
+    if len != *end {
+        file.set_len(*end).map_err(|e| fail("cut", &e))?;
+        file.sync_all().map_err(|e| fail("sync", &e))?;
+    }
+    Ok(())
 }
 
 /// Checks a logged id assignment against the dictionary and adds it.
@@ -165,4 +198,66 @@ pub(crate) fn replay(shared: &Arc<Shared>, commits: Vec<Logged>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::wal::frame::{file_header, open_record, seal_record, FILE_HEADER};
+    use crate::wal::record::encode_insert_vertices;
+
+    /// A segment file of vertex-insert records at timestamps `ts`, followed
+    /// by `tail`; returns the end of its records.
+    fn write_segment(dir: &Path, number: u64, ts: std::ops::Range<u64>, tail: &[u8]) -> u64 {
+        let mut b = file_header(number).to_vec();
+        for k in ts {
+            let at = open_record(&mut b);
+            encode_insert_vertices(&mut b, k, &[k]);
+            seal_record(&mut b, at);
+        }
+        let end = b.len() as u64;
+        b.extend_from_slice(tail);
+        std::fs::write(super::super::writer::segment_path(dir, number), b).unwrap();
+        end
+    }
+
+    fn len_of(dir: &Path, number: u64) -> Option<u64> {
+        std::fs::metadata(super::super::writer::segment_path(dir, number))
+            .ok()
+            .map(|m| m.len())
+    }
+
+    #[test]
+    fn the_newest_segment_is_cut_to_its_last_whole_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let older = write_segment(dir.path(), 1, 1..3, &[]);
+        // Zero fill, then a record torn while written into it.
+        let mut tail = vec![0u8; 4096];
+        tail[..5].copy_from_slice(&[7, 0, 0, 0, 0]);
+        let end = write_segment(dir.path(), 2, 3..6, &tail);
+        let log = read(dir.path(), &IdMap::new(), 0).unwrap();
+        assert!(log.torn.is_some());
+        assert_eq!(log.commits.len(), 5);
+        cut_newest(&log).unwrap();
+        assert_eq!(len_of(dir.path(), 2), Some(end));
+        assert_eq!(len_of(dir.path(), 1), Some(older));
+        // Now an older segment, it reads as whole.
+        write_segment(dir.path(), 3, 6..6, &[0u8; 64]);
+        let log = read(dir.path(), &IdMap::new(), 0).unwrap();
+        assert_eq!(log.commits.len(), 5);
+        assert!(log.torn.is_none());
+    }
+
+    #[test]
+    fn a_newest_segment_without_a_whole_header_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        write_segment(dir.path(), 1, 1..3, &[]);
+        let path = super::super::writer::segment_path(dir.path(), 2);
+        std::fs::write(&path, &file_header(2)[..FILE_HEADER - 3]).unwrap();
+        let log = read(dir.path(), &IdMap::new(), 0).unwrap();
+        cut_newest(&log).unwrap();
+        assert_eq!(len_of(dir.path(), 2), None);
+        assert!(len_of(dir.path(), 1).is_some());
+    }
 }

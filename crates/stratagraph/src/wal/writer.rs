@@ -9,12 +9,26 @@
 //! everything buffered so far in one `write` and, under `SyncPolicy::Always`,
 //! one `fdatasync`, which makes every record in it durable at once. Waiters
 //! that queued behind it find their record already durable and return.
+//! Under `Always` a leader first waits briefly for records about to arrive,
+//! and waiters poll for the running sync instead of sleeping, so that with
+//! two committers each sync covers a record of each (measured at k20: two
+//! threads commit 1.5-2.1 times as fast as one; sleeping waiters woke too
+//! late for the next sync and gained 1.0-1.3 times).
 //!
 //! Internal id assignments are appended to the same buffer (under the same
 //! lock that hands out the id), so the log lists ids in assignment order and
 //! every id precedes the first record that uses it.
+//!
+//! The segment being appended to is zero-filled ahead of its records, up
+//! to a megabyte at a time. A sync after a write that grows a file must also
+//! commit the new file size to the file system's journal; a write into
+//! space already written needs no such commit, so `fdatasync` costs about
+//! two thirds as much (5.1k against 8.2k syncs per second measured on this
+//! project's ext4 disk). The zeros are not damage: a segment's records end
+//! where only zeros follow (see `frame.rs`), and a segment is cut to its
+//! last record when the next one starts.
 
-use super::frame::{self, file_header};
+use super::frame::{self, file_header, FILE_HEADER};
 use super::record;
 use crate::error::{Error, Result};
 use crate::ids::IdJournal;
@@ -23,7 +37,7 @@ use crate::util::files::{io_error, sync_dir};
 use crate::VertexId;
 use parking_lot::Mutex;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -77,6 +91,7 @@ impl Pending {
         let at = frame::open_record(&mut self.buf);
         record::encode_ids(&mut self.buf, self.ids_first, &self.ids);
         frame::seal_record(&mut self.buf, at);
+        self.end += (self.buf.len() - at) as u64;
         self.ids_first += self.ids.len() as u32;
         self.ids.clear();
     }
@@ -93,11 +108,69 @@ struct Sealed {
 
 /// The segment being appended to.
 struct Current {
+    /// Positioned at `len`.
     file: File,
     path: PathBuf,
     number: u64,
+    /// Bytes in use: the file header and whole records.
+    len: u64,
+    /// The file's length: `len` and the zeros written ahead of it.
+    filled: u64,
     max_ts: u64,
     sealed: Vec<Sealed>,
+}
+
+/// Zeros a new segment starts with: small, so that opening a store (which
+/// starts a segment) stays cheap.
+const FILL_FIRST: u64 = 64 << 10;
+/// The most zeros written ahead at a time. In between, a segment fills
+/// ahead as many bytes as its records take, so a busy log pays for one
+/// file-size commit per megabyte of records and an idle one writes little.
+const FILL_MAX: u64 = 1 << 20;
+
+/// How far ahead of `len` to fill once the zeros run low.
+fn fill_ahead(len: u64) -> u64 {
+    len.clamp(FILL_FIRST, FILL_MAX)
+}
+
+impl Current {
+    /// Writes `buf` at the end of the records, then zero-fills ahead if the
+    /// zeros are running out (positioned at the end of the records again).
+    fn append(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(buf)?;
+        self.len += buf.len() as u64;
+        self.filled = self.filled.max(self.len);
+        let ahead = fill_ahead(self.len);
+        if self.filled - self.len < ahead / 4 {
+            fill_zeros(&mut self.file, self.len, self.filled, self.len + ahead)?;
+            self.filled = self.len + ahead;
+        }
+        Ok(())
+    }
+
+    /// Cuts the file to its records and syncs it with its length: done
+    /// before the next segment starts, because only the newest segment may
+    /// end in zeros.
+    fn seal(&mut self) -> std::io::Result<()> {
+        self.file.set_len(self.len)?;
+        self.filled = self.len;
+        self.file.sync_all()
+    }
+}
+
+/// Writes zeros over `from..to` of `file`, whose records end at `end`
+/// (`end <= from`), and puts its position back at `end`.
+fn fill_zeros(file: &mut File, end: u64, from: u64, to: u64) -> std::io::Result<()> {
+    static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+    file.seek(SeekFrom::Start(from))?;
+    let mut at = from;
+    while at < to {
+        let n = (to - at).min(ZEROS.len() as u64) as usize;
+        file.write_all(&ZEROS[..n])?;
+        at += n as u64;
+    }
+    file.seek(SeekFrom::Start(end))?;
+    Ok(())
 }
 
 /// The write-ahead log of one on-disk store.
@@ -117,6 +190,13 @@ pub(crate) struct Wal {
     /// Commits between `enter` and their `append`: a leader about to sync
     /// waits briefly for them, so one sync covers them too (see `wait`).
     inflight: AtomicUsize,
+    /// Log position appended so far (`Pending::end`, readable without the
+    /// lock).
+    appended: AtomicU64,
+    /// Commits are arriving from more than one thread (see `wait`): set
+    /// by a sync that found records appended while it ran, cleared by a
+    /// leader that waited for another record in vain.
+    crowded: AtomicBool,
 }
 
 /// A commit that will append a record soon (see `Wal::enter`).
@@ -133,6 +213,10 @@ impl Drop for InFlight<'_> {
 /// measured), so a lone committer loses little.
 const GATHER: Duration = Duration::from_micros(60);
 
+/// How long a committer polls for a running sync before it sleeps: a few
+/// syncs' worth, so it sleeps only when the disk is slow.
+const POLL: Duration = Duration::from_micros(500);
+
 impl Wal {
     /// Starts a log in `dir` with a fresh segment `first`, after older
     /// segments `older` (each: path, newest commit, id end) that recovery
@@ -144,7 +228,7 @@ impl Wal {
         older: Vec<(PathBuf, u64, u32)>,
         next_id: u32,
     ) -> Result<Arc<Wal>> {
-        let (file, path) = new_segment(dir, first)?;
+        let (file, path, filled) = new_segment(dir, first)?;
         let wal = Arc::new(Wal {
             dir: dir.to_path_buf(),
             policy,
@@ -159,6 +243,8 @@ impl Wal {
                 file,
                 path,
                 number: first,
+                len: FILE_HEADER as u64,
+                filled,
                 max_ts: 0,
                 sealed: older
                     .into_iter()
@@ -174,6 +260,8 @@ impl Wal {
             failed: Mutex::new(None),
             has_failed: AtomicBool::new(false),
             inflight: AtomicUsize::new(0),
+            appended: AtomicU64::new(0),
+            crowded: AtomicBool::new(false),
         });
         if let SyncPolicy::Interval(every) = policy {
             spawn_syncer(Arc::downgrade(&wal), every);
@@ -211,6 +299,7 @@ impl Wal {
         frame::seal_record(&mut p.buf, at);
         p.end += (p.buf.len() - start) as u64;
         p.max_ts = p.max_ts.max(ts);
+        self.appended.store(p.end, Ordering::Release);
         p.end
     }
 
@@ -225,6 +314,19 @@ impl Wal {
         if done() {
             return Ok(());
         }
+        if self.policy == SyncPolicy::Always {
+            // A leader is syncing, maybe with this record: poll for it
+            // rather than sleep on the lock. Waking from a sleep takes tens
+            // of microseconds, long enough that this thread's next commit
+            // misses the next leader's gathering (see below).
+            let until = Instant::now() + POLL;
+            while self.current.is_locked() && Instant::now() < until {
+                std::thread::yield_now();
+                if done() {
+                    return Ok(());
+                }
+            }
+        }
         let mut cur = self.current.lock();
         if done() {
             return Ok(());
@@ -233,10 +335,25 @@ impl Wal {
         if self.policy == SyncPolicy::Always {
             // Group commit: with two committers, each one's record arrives
             // while the other's sync runs, so a leader that synced at once
-            // would sync one record per call. Waiting a few microseconds
-            // for commits already applying lets one sync cover them.
+            // would sync one record per call, the two taking turns. So a
+            // leader waits a few microseconds for commits already applying
+            // and, while commits come from several threads, for one record
+            // after its own (the thread that just returned from the last
+            // sync is about to commit again): one sync then covers both.
             let until = Instant::now() + GATHER;
-            while self.inflight.load(Ordering::Acquire) > 0 && Instant::now() < until {
+            let expect_more = self.crowded.load(Ordering::Acquire);
+            loop {
+                let applying = self.inflight.load(Ordering::Acquire) > 0;
+                let awaited = expect_more && self.appended.load(Ordering::Acquire) <= pos;
+                if !applying && !awaited {
+                    break;
+                }
+                if Instant::now() >= until {
+                    if awaited {
+                        self.crowded.store(false, Ordering::Release);
+                    }
+                    break;
+                }
                 std::hint::spin_loop();
             }
         }
@@ -257,7 +374,7 @@ impl Wal {
         };
         cur.max_ts = cur.max_ts.max(max_ts);
         if !buf.is_empty() {
-            if let Err(e) = cur.file.write_all(&buf) {
+            if let Err(e) = cur.append(&buf) {
                 return Err(self.fail(io_error(&cur.path, "write", &e)));
             }
         }
@@ -274,6 +391,9 @@ impl Wal {
             return Err(self.fail(io_error(&cur.path, "sync", &e)));
         }
         self.synced.store(pos, Ordering::Release);
+        if self.appended.load(Ordering::Acquire) > pos {
+            self.crowded.store(true, Ordering::Release);
+        }
         Ok(())
     }
 
@@ -299,11 +419,18 @@ impl Wal {
         let mut cur = self.current.lock();
         self.check()?;
         self.write_pending(&mut cur)?;
-        self.sync(&mut cur)?;
+        if let Err(e) = cur.seal() {
+            return Err(self.fail(io_error(&cur.path, "cut and sync", &e)));
+        }
+        self.synced
+            .store(self.written.load(Ordering::Acquire), Ordering::Release);
         let id_end = self.pending.lock().ids_first;
-        let (file, path) = new_segment(&self.dir, cur.number + 1).map_err(|e| self.fail(e))?;
+        let (file, path, filled) =
+            new_segment(&self.dir, cur.number + 1).map_err(|e| self.fail(e))?;
         let old_path = std::mem::replace(&mut cur.path, path);
         cur.file = file;
+        cur.len = FILE_HEADER as u64;
+        cur.filled = filled;
         cur.number += 1;
         let max_ts = std::mem::take(&mut cur.max_ts);
         cur.sealed.push(Sealed {
@@ -361,20 +488,24 @@ impl IdJournal for Wal {
     }
 }
 
-/// Creates segment file `n` with its header, synced with its directory
-/// entry so that a later crash finds it whole.
-fn new_segment(dir: &Path, n: u64) -> Result<(File, PathBuf)> {
+/// Creates segment file `n` with its header and the first zeros after it,
+/// synced with its directory entry so that a later crash finds it whole.
+/// Returns the file (positioned after the header), its path and length.
+fn new_segment(dir: &Path, n: u64) -> Result<(File, PathBuf, u64)> {
     let path = segment_path(dir, n);
     let mut file = std::fs::OpenOptions::new()
         .create_new(true)
-        .append(true)
+        .write(true)
         .open(&path)
         .map_err(|e| io_error(&path, "create", &e))?;
+    let header = FILE_HEADER as u64;
     file.write_all(&file_header(n))
+        .map_err(|e| io_error(&path, "write", &e))?;
+    fill_zeros(&mut file, header, header, header + FILL_FIRST)
         .map_err(|e| io_error(&path, "write", &e))?;
     file.sync_all().map_err(|e| io_error(&path, "sync", &e))?;
     sync_dir(dir)?;
-    Ok((file, path))
+    Ok((file, path, header + FILL_FIRST))
 }
 
 /// `SyncPolicy::Interval`: syncs the log every `every` while the store
