@@ -404,7 +404,12 @@ impl Snapshot {
             Place::Empty => 0,
             Place::Plain(seg) => seg.entry_range(v).len(),
             Place::Versioned(seg) => seg.degree(v, ts),
-            Place::Merge => self.merged(v, inn).len(),
+            // Counted in the thread's scratch lists: no list is allocated.
+            Place::Merge => SCRATCH.with(|sc| {
+                let mut n = 0;
+                self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), |list| n = list.len());
+                n
+            }),
         }
     }
 
@@ -428,7 +433,11 @@ impl Snapshot {
         match self.place(v, inn) {
             Place::Empty => Neighbors::from_list(Vec::new()),
             Place::Plain(seg) => Neighbors::from_segment(seg, seg.entry_range(v)),
-            Place::Versioned(_) | Place::Merge => Neighbors::from_list(self.merged(v, inn)),
+            Place::Versioned(_) | Place::Merge => {
+                let mut list = Vec::new();
+                self.merged_dsts(v, inn, &mut list);
+                Neighbors::from_dsts(list)
+            }
         }
     }
 
@@ -562,11 +571,16 @@ impl Snapshot {
                     seg.for_each_visible(v, self.ts, |d, _| f(d));
                 }
                 // Merged into a list first, so `f` runs with no lock or
-                // scratch borrowed (it may read this snapshot again).
+                // scratch borrowed (it may read this snapshot again). The
+                // list comes from a per-thread pool (a nested call takes
+                // another), so a kernel visiting many merged vertices does
+                // not allocate for each.
                 Place::Merge => {
-                    let mut list = Vec::new();
+                    let mut list = LISTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
+                    list.clear();
                     self.merged_dsts(v, inn, &mut list);
-                    list.into_iter().for_each(f);
+                    list.iter().for_each(|&d| f(d));
+                    LISTS.with(|p| p.borrow_mut().push(list));
                 }
             }
             return;
@@ -610,4 +624,6 @@ thread_local! {
     static MERGER: RefCell<Merger> = RefCell::new(Merger::default());
     /// Buffers for `Snapshot::merged_dsts`.
     static SCRATCH: RefCell<ListScratch> = RefCell::new(ListScratch::default());
+    /// Lists `Snapshot::visit` lends out while its callback runs.
+    static LISTS: RefCell<Vec<Vec<u32>>> = const { RefCell::new(Vec::new()) };
 }
