@@ -38,6 +38,7 @@ mod check;
 mod csr;
 mod error;
 mod graph;
+mod hub_lists;
 mod ids;
 mod lsm;
 mod manifest;

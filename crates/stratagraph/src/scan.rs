@@ -193,6 +193,18 @@ impl<'a> Neighbors<'a> {
         }
     }
 
+    /// A borrowed list of destinations, ascending (a hub's merged list
+    /// kept by the snapshot): read like a plain segment's slice.
+    pub(crate) fn from_slice(dsts: &'a [u32]) -> Self {
+        Neighbors {
+            from: Feed::Slice {
+                dsts,
+                weights: None,
+                pos: 0,
+            },
+        }
+    }
+
     /// Destinations already resolved (merged across layers), ascending:
     /// half the memory of `from_list`, for callers that want no weights.
     pub(crate) fn from_dsts(list: Vec<u32>) -> Self {

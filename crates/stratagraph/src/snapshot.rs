@@ -2,6 +2,7 @@
 
 use crate::csr::Segment;
 use crate::graph::Shared;
+use crate::hub_lists::{HubLists, HUB_ENTRIES};
 use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
 use crate::lsm::union::{ListScratch, MAX_SLICES};
@@ -30,6 +31,8 @@ pub struct Snapshot {
     edges: u64,
     vertices: u64,
     bound: u32,
+    /// Merged lists of hubs read so far (see `hub_lists`), shared by clones.
+    hubs: Arc<HubLists>,
 }
 
 impl Clone for Snapshot {
@@ -38,6 +41,7 @@ impl Clone for Snapshot {
         Snapshot {
             shared: self.shared.clone(),
             layers: self.layers.clone(),
+            hubs: self.hubs.clone(),
             ..*self
         }
     }
@@ -74,6 +78,7 @@ impl Snapshot {
             edges: p.edges,
             vertices: p.vertices,
             bound,
+            hubs: Arc::default(),
         }
     }
 
@@ -284,22 +289,13 @@ impl Snapshot {
         }
         let inn = inn && self.shared.opts.directed;
         let ts = self.ts;
-        let mut lists: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
-        let mut n = 0;
-        let mut plain = true;
-        for seg in self.layers.segments_of(v, inn) {
-            let list = seg.entries_of(v);
-            if list.is_empty() {
-                continue;
+        let (lists, n, plain) = self.plain_slices(v, inn);
+        let lists = lists.get(..n).unwrap_or(&[]);
+        if plain {
+            if let Some(list) = self.kept_hub(v, inn, lists, sc) {
+                return f(list);
             }
-            if n == MAX_SLICES || !seg.scan_is_plain(v, ts) {
-                plain = false;
-                break;
-            }
-            lists[n] = list;
-            n += 1;
         }
-        sc.mem.clear();
         let mem = &self.shared.mem;
         if !plain {
             sc.out.clear();
@@ -313,17 +309,87 @@ impl Snapshot {
             });
             return f(&sc.out);
         }
+        self.unite_plain(v, inn, lists, sc, f);
+    }
+
+    /// The slices of the segments holding `v` in one direction (`inn`
+    /// already resolved for undirected graphs), how many, and whether all
+    /// of them read plain for this snapshot (if not, the slices are
+    /// incomplete and must not be used).
+    fn plain_slices(&self, v: u32, inn: bool) -> ([&[u32]; MAX_SLICES], usize, bool) {
+        let mut lists: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
+        let mut n = 0;
+        for seg in self.layers.segments_of(v, inn) {
+            let list = seg.entries_of(v);
+            if list.is_empty() {
+                continue;
+            }
+            if n == MAX_SLICES || !seg.scan_is_plain(v, self.ts) {
+                return (lists, n, false);
+            }
+            lists[n] = list;
+            n += 1;
+        }
+        (lists, n, true)
+    }
+
+    /// Calls `f` with the union of plain `lists` and the MemGraph's decided
+    /// list of `v`: the merge behind `with_merged_dsts` once every segment
+    /// holding `v` reads plain.
+    fn unite_plain<R>(
+        &self,
+        v: u32,
+        inn: bool,
+        lists: &[&[u32]],
+        sc: &mut ListScratch,
+        f: impl FnOnce(&[u32]) -> R,
+    ) -> R {
+        sc.mem.clear();
+        let mem = &self.shared.mem;
         // The dirty bit spares the slot's lock for every vertex no write
         // touched since the last clean-up; the decided list is copied
         // under the lock and merged after it is released.
         if mem.may_hold(v) {
             let dst = &mut sc.mem;
+            let ts = self.ts;
             mem.read(v, |st| {
                 let set = if inn { &st.inn } else { &st.out };
                 set.for_each_decided_dst(ts, |d, live| dst.push((d, live)));
             });
         }
-        sc.resolve(lists.get(..n).unwrap_or(&[]), f);
+        sc.resolve(lists, f)
+    }
+
+    /// `v`'s merged list kept for this snapshot if `v` is a hub (its plain
+    /// `lists` hold at least `HUB_ENTRIES` destinations), merging it on the
+    /// first call; `None` for other vertices.
+    fn kept_hub(
+        &self,
+        v: u32,
+        inn: bool,
+        lists: &[&[u32]],
+        sc: &mut ListScratch,
+    ) -> Option<&[u32]> {
+        if lists.iter().map(|l| l.len()).sum::<usize>() < HUB_ENTRIES {
+            return None;
+        }
+        let cell = self.hubs.cell(v, inn, self.bound)?;
+        Some(
+            cell.get_or_init(|| {
+                self.unite_plain(v, inn, lists, sc, |l: &[u32]| Box::<[u32]>::from(l))
+            }),
+        )
+    }
+
+    /// `kept_hub` for a vertex whose slices are not at hand yet.
+    fn hub_slice(&self, v: u32, inn: bool) -> Option<&[u32]> {
+        let inn = inn && self.shared.opts.directed;
+        let (lists, n, plain) = self.plain_slices(v, inn);
+        if !plain {
+            return None;
+        }
+        let lists = lists.get(..n).unwrap_or(&[]);
+        SCRATCH.with(|sc| self.kept_hub(v, inn, lists, &mut sc.borrow_mut()))
     }
 
     /// Out-degree of `v` (`None` if `v` does not exist).
@@ -434,6 +500,9 @@ impl Snapshot {
             Place::Empty => Neighbors::from_list(Vec::new()),
             Place::Plain(seg) => Neighbors::from_segment(seg, seg.entry_range(v)),
             Place::Versioned(_) | Place::Merge => {
+                if let Some(list) = self.hub_slice(v, inn) {
+                    return Neighbors::from_slice(list);
+                }
                 let mut list = Vec::new();
                 self.merged_dsts(v, inn, &mut list);
                 Neighbors::from_dsts(list)

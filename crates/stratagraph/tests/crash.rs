@@ -10,8 +10,12 @@
 //! model), a reader takes snapshots, and a tiny MemGraph budget makes
 //! background flushes and compactions happen throughout.
 //!
-//! `CRASH_CYCLES=N cargo test --release --test crash` runs N cycles
-//! (default 100).
+//! `cargo test --release --test crash -- --cycles N` runs N kill cycles
+//! (default 100; `CRASH_CYCLES=N` does the same). The binary has its own
+//! `main` (`harness = false` in Cargo.toml) so that it can take that
+//! option: libtest refuses options it does not know. It runs its three
+//! checks in turn and ends with a summary line in libtest's format, which
+//! `scripts/test.sh` counts like the others.
 
 #![allow(clippy::unwrap_used)] // a test panics on what it did not expect
 
@@ -220,16 +224,89 @@ fn options(cycle: u64) -> Options {
     }
 }
 
+/// A check this binary runs: its name, and the check given the cycle count.
+type Check = (&'static str, fn(u64));
+
+/// The checks this binary runs, by name.
+const CHECKS: [Check; 3] = [
+    (
+        "killed_writers_lose_no_acknowledged_commit",
+        killed_writers_lose_no_acknowledged_commit,
+    ),
+    ("a_second_open_is_refused_while_the_store_is_open", |_| {
+        a_second_open_is_refused_while_the_store_is_open()
+    }),
+    (
+        "another_process_cannot_open_the_store_until_it_dies",
+        |_| another_process_cannot_open_the_store_until_it_dies(),
+    ),
+];
+
+fn main() {
+    if let Ok(dir) = std::env::var("CRASH_CHILD") {
+        return child_entry(&dir);
+    }
+    let mut cycles: u64 = std::env::var("CRASH_CYCLES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
+    // Other arguments (a name filter, libtest's options as `cargo test`
+    // passes them) are ignored except `--cycles N`, and `--list`, which
+    // cargo's test listing uses.
+    let mut filter = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--cycles" => {
+                let n = args.next().and_then(|n| n.parse().ok());
+                let Some(n) = n else {
+                    eprintln!("--cycles needs a whole number");
+                    std::process::exit(2);
+                };
+                cycles = n;
+            }
+            "--list" => {
+                for (name, _) in CHECKS {
+                    println!("{name}: test");
+                }
+                return;
+            }
+            _ if !a.starts_with('-') => filter = Some(a),
+            _ => {}
+        }
+    }
+    let chosen: Vec<_> = CHECKS
+        .iter()
+        .filter(|(name, _)| filter.as_ref().is_none_or(|f| name.contains(f.as_str())))
+        .collect();
+    println!("\nrunning {} tests", chosen.len());
+    let mut failed = Vec::new();
+    for &&(name, check) in &chosen {
+        match std::panic::catch_unwind(|| check(cycles)) {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(_) => {
+                println!("test {name} ... FAILED");
+                failed.push(name);
+            }
+        }
+    }
+    let passed = chosen.len() - failed.len();
+    println!(
+        "\ntest result: {}. {passed} passed; {} failed; 0 ignored; 0 measured; 0 filtered out\n",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        failed.len()
+    );
+    if !failed.is_empty() {
+        std::process::exit(101);
+    }
+}
+
 /// Runs in the child process: works until killed, printing `ack W N` after
 /// writer W's N-th step returned.
-#[test]
-fn child_entry() {
-    let Ok(dir) = std::env::var("CRASH_CHILD") else {
-        return; // not a child: nothing to do
-    };
+fn child_entry(dir: &str) {
     let seed: u64 = std::env::var("CRASH_SEED").unwrap().parse().unwrap();
     let cycle: u64 = std::env::var("CRASH_CYCLE").unwrap().parse().unwrap();
-    let g = Graph::open(&dir, options(cycle)).unwrap();
+    let g = Graph::open(dir, options(cycle)).unwrap();
     println!("open");
     std::thread::scope(|s| {
         for w in 0..WRITERS {
@@ -277,7 +354,6 @@ fn pad(g: &Graph, rng: &mut Rng) {
 /// Starts a child on `dir`; returns it and its stdout lines.
 fn spawn_child(dir: &Path, seed: u64, cycle: u64) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
         .env("CRASH_CHILD", dir)
         .env("CRASH_SEED", seed.to_string())
         .env("CRASH_CYCLE", cycle.to_string())
@@ -287,12 +363,7 @@ fn spawn_child(dir: &Path, seed: u64, cycle: u64) -> std::process::Child {
         .unwrap()
 }
 
-#[test]
-fn killed_writers_lose_no_acknowledged_commit() {
-    let cycles: u64 = std::env::var("CRASH_CYCLES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(100);
+fn killed_writers_lose_no_acknowledged_commit(cycles: u64) {
     let mut rng = Rng(0x5EED);
     let mut tmp = tempfile::tempdir().unwrap();
     let mut models: Vec<Model> = vec![Model::default(); WRITERS as usize];
@@ -401,7 +472,6 @@ fn killed_writers_lose_no_acknowledged_commit() {
     assert!(log_segments > cycles, "flushes must rotate the log");
 }
 
-#[test]
 fn a_second_open_is_refused_while_the_store_is_open() {
     let tmp = tempfile::tempdir().unwrap();
     let g = Graph::open(tmp.path(), Options::default()).unwrap();
@@ -418,7 +488,6 @@ fn a_second_open_is_refused_while_the_store_is_open() {
     Graph::open(tmp.path(), Options::default()).unwrap();
 }
 
-#[test]
 fn another_process_cannot_open_the_store_until_it_dies() {
     let tmp = tempfile::tempdir().unwrap();
     let mut child = spawn_child(tmp.path(), 1, 0);

@@ -312,3 +312,91 @@ fn check_scan(snap: &Snapshot, model: &Model) {
     assert_eq!(folded, weights, "out_weighted_of, folded");
     assert_eq!(stepped, weights, "out_weighted_of, stepped");
 }
+
+/// Hubs (lists of thousands of edges) over a compacted level with writes in
+/// the MemGraph: a snapshot keeps each hub's merged list after the first
+/// read (`hub_lists`), so every later read, from any thread and by any
+/// path, must still see exactly the snapshot's edges, and two snapshots
+/// taken between writes each their own.
+#[test]
+fn kept_hub_lists_stay_exact_per_snapshot() {
+    let g = Graph::in_memory(Options::default());
+    let mut model = Model::new();
+    let hubs = [0u64, 1];
+    g.insert_vertices(&(0..6000).collect::<Vec<_>>()).unwrap();
+    let mut batch = Vec::new();
+    for d in 10..4000 {
+        // Hub 0 gets 3990 out-edges, hub 1 3990 in-edges, and each about
+        // as many the other way.
+        batch.push((0, d, 1.0));
+        batch.push((d + 1000, 1, 1.0));
+        batch.push((1, d + 5, 1.0));
+        batch.push((d + 1001, 0, 1.0));
+    }
+    for &(s, d, w) in &batch {
+        model.insert((s, d), w);
+    }
+    g.insert_edges(&batch).unwrap();
+    g.compact().unwrap();
+    let mut held = Vec::new();
+    for round in 0..3u64 {
+        // Deletes and inserts in the MemGraph, on both hubs.
+        for k in 0..600u64 {
+            let d = 10 + (k * 7 + round * 13) % 5990;
+            if k % 3 == 0 {
+                if model.remove(&(0, d)).is_some() {
+                    g.delete_edge(0, d).unwrap();
+                }
+                if model.remove(&(d, 1)).is_some() {
+                    g.delete_edge(d, 1).unwrap();
+                }
+            } else {
+                g.insert_edge(0, d, 2.0).unwrap();
+                g.insert_edge(d, 1, 2.0).unwrap();
+                model.insert((0, d), 2.0);
+                model.insert((d, 1), 2.0);
+            }
+        }
+        held.push((g.snapshot(), model.clone()));
+    }
+    for (snap, want) in &held {
+        for _ in 0..2 {
+            // Several threads at once, so the first merge races with reads.
+            std::thread::scope(|s| {
+                for _ in 0..4 {
+                    s.spawn(|| check_hubs(snap, want, &hubs));
+                }
+            });
+        }
+        check_scan(snap, want);
+    }
+}
+
+/// Every read path of the hubs' lists against the model.
+fn check_hubs(snap: &Snapshot, model: &Model, hubs: &[u64]) {
+    let ext = |v: u32| snap.external_id(v).unwrap();
+    for &h in hubs {
+        let v = snap.internal_id(h).unwrap();
+        let mut out: Vec<u64> = model.keys().filter(|e| e.0 == h).map(|e| e.1).collect();
+        let mut inn: Vec<u64> = model.keys().filter(|e| e.1 == h).map(|e| e.0).collect();
+        out.sort_unstable();
+        inn.sort_unstable();
+        let sorted = |it: &mut dyn Iterator<Item = u32>| {
+            let mut l: Vec<u64> = it.map(ext).collect();
+            l.sort_unstable();
+            l
+        };
+        assert_eq!(sorted(&mut snap.out_neighbors_of(v)), out, "out of {h}");
+        assert_eq!(sorted(&mut snap.in_neighbors_of(v)), inn, "in of {h}");
+        assert_eq!(snap.out_degree_of(v), out.len(), "out-degree of {h}");
+        assert_eq!(snap.in_degree_of(v), inn.len(), "in-degree of {h}");
+        let ids: Vec<u32> = snap.out_neighbors_of(v).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "ascending");
+        let mut each = Vec::new();
+        snap.for_each_out_of(v, |d| each.push(d));
+        assert_eq!(each, ids, "for_each_out_of {h}");
+        let mut scanned = Vec::new();
+        snap.scan_out(v..v + 1, |_, l| scanned.extend_from_slice(l));
+        assert_eq!(scanned, ids, "scan_out {h}");
+    }
+}
