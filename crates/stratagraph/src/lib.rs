@@ -8,7 +8,8 @@
 //! Where things live (see `DESIGN.md` in the shared folder for the why):
 //! - write path: [`WriteTxn`] (`txn.rs`) and batches (`batch.rs`) apply to
 //!   the MemGraph (`mem/`), stamped and published by the clock (`version.rs`);
-//! - read path: [`Snapshot`] (`snapshot.rs`) and its iterators (`scan.rs`);
+//! - read path: [`Snapshot`] (`snapshot.rs`), its iterators (`scan.rs`)
+//!   and the merged hub lists it keeps (`hub_lists.rs`);
 //! - ids: external `u64` to dense internal `u32` (`ids.rs`).
 //!
 //! ```
