@@ -45,7 +45,8 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
         let next: Vec<u32> = levels[levels.len() - 1]
             .par_iter()
             .fold(Vec::new, |mut next, &u| {
-                for w in g.out_neighbors(u) {
+                // `for_each` folds: a plain slice loop over a store's list.
+                g.out_neighbors(u).for_each(|w| {
                     let d = &depth[w as usize];
                     if d.load(Relaxed) == UNVISITED
                         && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)
@@ -53,7 +54,7 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
                     {
                         next.push(w);
                     }
-                }
+                });
                 next
             })
             .reduce(Vec::new, |mut a, b| {

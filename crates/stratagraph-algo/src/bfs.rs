@@ -106,7 +106,8 @@ fn top_down_step<G: GraphView>(
     frontier
         .par_iter()
         .fold(Vec::new, |mut next, &u| {
-            for w in g.out_neighbors(u) {
+            // `for_each` folds: a plain slice loop over a store's list.
+            g.out_neighbors(u).for_each(|w| {
                 let d = &depth[w as usize];
                 if d.load(Relaxed) == UNVISITED
                     && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)
@@ -114,7 +115,7 @@ fn top_down_step<G: GraphView>(
                 {
                     next.push(w);
                 }
-            }
+            });
             next
         })
         .reduce(Vec::new, |mut a, mut b| {

@@ -42,11 +42,17 @@ pub fn cdlp<G: GraphView>(g: &G, iterations: u32, threads: usize) -> Vec<u64> {
                         return own;
                     }
                     buf.clear();
-                    let votes = g.out_neighbors(v).filter(|&u| u != v);
-                    buf.extend(votes.map(|u| labels[u as usize]));
+                    // `for_each` rather than `extend`: it folds, which a
+                    // store's neighbour iterator runs as a plain slice loop
+                    // (`extend` steps `next` per element).
+                    let mut vote = |u: u32| {
+                        if u != v {
+                            buf.push(labels[u as usize]);
+                        }
+                    };
+                    g.out_neighbors(v).for_each(&mut vote);
                     if g.is_directed() {
-                        let votes = g.in_neighbors(v).filter(|&u| u != v);
-                        buf.extend(votes.map(|u| labels[u as usize]));
+                        g.in_neighbors(v).for_each(&mut vote);
                     }
                     most_frequent_smallest(buf).unwrap_or(own)
                 })
