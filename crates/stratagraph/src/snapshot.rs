@@ -290,17 +290,10 @@ impl Snapshot {
         let inn = inn && self.shared.opts.directed;
         let ts = self.ts;
         let (lists, n, plain) = self.plain_slices(v, inn);
-        let lists = lists.get(..n).unwrap_or(&[]);
-        if plain {
-            if let Some(list) = self.kept_hub(v, inn, lists, sc) {
-                return f(list);
-            }
-        }
-        let mem = &self.shared.mem;
         if !plain {
             sc.out.clear();
             let out = &mut sc.out;
-            mem.read_or_empty(v, |st| {
+            self.shared.mem.read_or_empty(v, |st| {
                 let set = if inn { &st.inn } else { &st.out };
                 MERGER.with(|m| {
                     m.borrow_mut()
@@ -308,6 +301,10 @@ impl Snapshot {
                 });
             });
             return f(&sc.out);
+        }
+        let lists = lists.get(..n).unwrap_or(&[]);
+        if let Some(list) = self.kept_hub(v, inn, lists, sc) {
+            return f(list);
         }
         self.unite_plain(v, inn, lists, sc, f);
     }

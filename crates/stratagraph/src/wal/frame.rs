@@ -203,23 +203,30 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
     })
 }
 
+/// The bytes of segment `number` holding one record per timestamp in
+/// `ts`, each inserting vertex `[ts]`, and each record's end offset: a
+/// fixture for the log's tests.
+#[cfg(test)]
+pub(crate) fn test_segment(number: u64, ts: std::ops::Range<u64>) -> (Vec<u8>, Vec<usize>) {
+    let mut b = file_header(number).to_vec();
+    let mut ends = Vec::new();
+    for k in ts {
+        let at = open_record(&mut b);
+        record::encode_insert_vertices(&mut b, k, &[k]);
+        seal_record(&mut b, at);
+        ends.push(b.len());
+    }
+    (b, ends)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wal::record::encode_insert_vertices;
 
-    /// A segment with records inserting vertices `[k]` at ts k for k in 1..=n,
-    /// and each record's end offset.
+    /// Segment 3 with records inserting vertices `[k]` at ts k for k in
+    /// 1..=n, and each record's end offset.
     fn segment(n: u64) -> (Vec<u8>, Vec<usize>) {
-        let mut b = file_header(3).to_vec();
-        let mut ends = Vec::new();
-        for k in 1..=n {
-            let at = open_record(&mut b);
-            encode_insert_vertices(&mut b, k, &[k]);
-            seal_record(&mut b, at);
-            ends.push(b.len());
-        }
-        (b, ends)
+        test_segment(3, 1..n + 1)
     }
 
     fn ts_of(scan: &Scan) -> Vec<u64> {

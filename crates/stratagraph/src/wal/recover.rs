@@ -204,18 +204,12 @@ pub(crate) fn replay(shared: &Arc<Shared>, commits: Vec<Logged>) -> Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::wal::frame::{file_header, open_record, seal_record, FILE_HEADER};
-    use crate::wal::record::encode_insert_vertices;
+    use crate::wal::frame::{file_header, test_segment, FILE_HEADER};
 
-    /// A segment file of vertex-insert records at timestamps `ts`, followed
-    /// by `tail`; returns the end of its records.
+    /// Writes segment `number` with vertex-insert records at timestamps
+    /// `ts`, followed by `tail`; returns the end of its records.
     fn write_segment(dir: &Path, number: u64, ts: std::ops::Range<u64>, tail: &[u8]) -> u64 {
-        let mut b = file_header(number).to_vec();
-        for k in ts {
-            let at = open_record(&mut b);
-            encode_insert_vertices(&mut b, k, &[k]);
-            seal_record(&mut b, at);
-        }
+        let (mut b, _) = test_segment(number, ts);
         let end = b.len() as u64;
         b.extend_from_slice(tail);
         std::fs::write(super::super::writer::segment_path(dir, number), b).unwrap();
