@@ -56,13 +56,11 @@ fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
 
 fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
     let n = depth.len();
-    let mut edges_to_check: u64 = par_ranges(n as u32)
-        .map(|range| {
-            let mut sum = 0;
-            g.scan_out_range(range, |_, list| sum += list.len() as u64);
-            sum
-        })
-        .sum();
+    // The stored edges, as GAP counts them (each undirected edge both ways;
+    // an undirected self-loop is counted twice, which only nudges the
+    // direction heuristic): no pass over the lists is needed for it.
+    let edges = g.edge_count();
+    let mut edges_to_check = if g.is_directed() { edges } else { 2 * edges };
     let mut scout = u64::from(g.out_degree(source));
     let mut frontier = vec![source];
     let mut level = 0u32;
@@ -134,11 +132,12 @@ fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
     par_ranges(depth.len() as u32)
         .map(|range| {
             let mut found = 0;
-            g.scan_in_range(range, |v, list| {
+            // Any in-neighbour at `level` will do, so order is not needed.
+            g.scan_in_unordered(range, |v, a, b| {
                 let d = &depth[v as usize];
                 if d.load(Relaxed) == UNVISITED
-                    && list
-                        .iter()
+                    && a.iter()
+                        .chain(b)
                         .any(|&u| depth[u as usize].load(Relaxed) == level)
                 {
                     d.store(level + 1, Relaxed);

@@ -69,6 +69,14 @@ impl GraphView for Snapshot {
     fn scan_in_range(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
         self.scan_in(range, f);
     }
+
+    fn scan_out_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32], &[u32])) {
+        Snapshot::scan_out_unordered(self, range, f);
+    }
+
+    fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32], &[u32])) {
+        Snapshot::scan_in_unordered(self, range, f);
+    }
 }
 
 /// Loads a Graphalytics graph into a fresh in-memory store and returns a

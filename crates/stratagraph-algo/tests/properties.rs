@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::HoleyView;
+use common::{HoleyView, SplitView};
 use proptest::prelude::*;
 use stratagraph_algo::{
     betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc, CsrGraph,
@@ -121,5 +121,20 @@ proptest! {
         prop_assert_eq!(unspread(&lcc(&h, 2)), l);
         prop_assert_eq!(unspread(&cdlp(&h, 4, 2)), labels);
         prop_assert_eq!(unspread(&betweenness_single_source(&h, HoleyView::id(0), 2)), bc);
+    }
+
+    /// Lists handed over in two pieces by unordered scans change no
+    /// kernel's answer (PageRank only by summation order).
+    #[test]
+    fn split_lists_change_nothing((edges, directed) in graph_strategy()) {
+        let g = build(&edges, directed);
+        let (depth, comp, pr) = (bfs(&g, 0, 1), wcc(&g, 1), pagerank(&g, 0.85, 10, 1));
+        let s = SplitView(build(&edges, directed));
+        for t in [1, 2] {
+            prop_assert_eq!(&bfs(&s, 0, t), &depth);
+            prop_assert_eq!(&wcc(&s, t), &comp);
+            let split_pr = pagerank(&s, 0.85, 10, t);
+            prop_assert!(split_pr.iter().zip(&pr).all(|(a, b)| (a - b).abs() < 1e-12));
+        }
     }
 }

@@ -75,3 +75,28 @@ fn old_snapshot_after_the_store_moved_on() {
     .unwrap();
     assert_all_pass(&outcomes);
 }
+
+/// Four fifths of the edges compacted into a level, the last fifth in the
+/// MemGraph, and some compacted edges deleted and inserted again (a
+/// tombstone and a new version above the level): the state in which a
+/// scan hands kernels a level slice and the MemGraph's additions side by
+/// side (`scan_*_unordered`) or merges them, on one and two threads.
+#[test]
+fn compacted_level_with_a_fifth_in_the_memgraph() {
+    for threads in [1, 2] {
+        let outcomes = run_suite_with(&graphalytics_dir(), threads, |spec: &GraphSpec| {
+            let g = store_with_vertices(spec)?;
+            let split = spec.edges.len() * 4 / 5;
+            g.insert_edges(&spec.edges[..split])?;
+            g.compact()?;
+            g.insert_edges(&spec.edges[split..])?;
+            for &(s, d, w) in spec.edges[..split].iter().step_by(11) {
+                g.delete_edge(s, d)?;
+                g.insert_edge(s, d, w)?;
+            }
+            Ok::<Snapshot, stratagraph::Error>(g.snapshot())
+        })
+        .unwrap();
+        assert_all_pass(&outcomes);
+    }
+}

@@ -44,6 +44,7 @@ mod ids;
 mod lsm;
 mod manifest;
 mod mem;
+mod mem_view;
 mod options;
 mod scan;
 mod snapshot;

@@ -7,6 +7,7 @@ use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
 use crate::lsm::union::{ListScratch, MAX_SLICES};
 use crate::mem::EdgeSet;
+use crate::mem_view::{self, MemPage, MemView};
 use crate::scan::{self, Neighbors, WeightedNeighbors};
 use crate::version::Timestamp;
 use crate::VertexId;
@@ -33,6 +34,9 @@ pub struct Snapshot {
     bound: u32,
     /// Merged lists of hubs read so far (see `hub_lists`), shared by clones.
     hubs: Arc<HubLists>,
+    /// The MemGraph as this snapshot sees it, copied page by page as it is
+    /// read (see `mem_view`), shared by clones.
+    mem_view: Arc<MemView>,
 }
 
 impl Clone for Snapshot {
@@ -42,6 +46,7 @@ impl Clone for Snapshot {
             shared: self.shared.clone(),
             layers: self.layers.clone(),
             hubs: self.hubs.clone(),
+            mem_view: self.mem_view.clone(),
             ..*self
         }
     }
@@ -79,6 +84,7 @@ impl Snapshot {
             vertices: p.vertices,
             bound,
             hubs: Arc::default(),
+            mem_view: Arc::default(),
         }
     }
 
@@ -219,17 +225,21 @@ impl Snapshot {
         let inn = inn && self.shared.opts.directed;
         let mem = &self.shared.mem;
         // The dirty bit spares the slot's lock (and cache line) for every
-        // vertex no write touched since the last clean-up.
+        // vertex no write touched since the last clean-up, and a built page
+        // answers without it.
         let mem_empty = !mem.may_hold(v)
-            || mem
-                .read(v, |st| {
-                    if inn {
-                        st.inn.is_empty()
-                    } else {
-                        st.out.is_empty()
-                    }
-                })
-                .unwrap_or(true);
+            || match self.mem_view.built(self.mem_reader(inn), v) {
+                Some(page) => page.is_empty_for(v),
+                None => mem
+                    .read(v, |st| {
+                        if inn {
+                            st.inn.is_empty()
+                        } else {
+                            st.out.is_empty()
+                        }
+                    })
+                    .unwrap_or(true),
+            };
         if !mem_empty {
             return Place::Merge;
         }
@@ -270,7 +280,7 @@ impl Snapshot {
     /// the sources below it, appended to `out`.
     fn merged_dsts(&self, v: u32, inn: bool, out: &mut Vec<u32>) {
         SCRATCH.with(|sc| {
-            self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), |list| {
+            self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), None, |list| {
                 out.extend_from_slice(list);
             });
         });
@@ -282,8 +292,16 @@ impl Snapshot {
     /// reads plain for it (the state after compaction), their slices are
     /// united and the MemGraph's decided list laid over them
     /// (`lsm::union`), and a vertex found in one slice alone is handed over
-    /// in place; otherwise the general merge runs.
-    fn with_merged_dsts(&self, v: u32, inn: bool, sc: &mut ListScratch, f: impl FnOnce(&[u32])) {
+    /// in place; otherwise the general merge runs. `page` is `v`'s MemGraph
+    /// page when the caller (a scan) holds it.
+    fn with_merged_dsts(
+        &self,
+        v: u32,
+        inn: bool,
+        sc: &mut ListScratch,
+        page: Option<&MemPage>,
+        f: impl FnOnce(&[u32]),
+    ) {
         if v >= self.bound {
             return f(&[]);
         }
@@ -291,8 +309,8 @@ impl Snapshot {
         let ts = self.ts;
         let (lists, n, plain) = self.plain_slices(v, inn);
         if !plain {
-            sc.out.clear();
-            let out = &mut sc.out;
+            sc.list.clear();
+            let out = &mut sc.list;
             self.shared.mem.read_or_empty(v, |st| {
                 let set = if inn { &st.inn } else { &st.out };
                 MERGER.with(|m| {
@@ -300,13 +318,13 @@ impl Snapshot {
                         .visit(&self.layers.sources(set, v, inn), v, ts, |d, _| out.push(d));
                 });
             });
-            return f(&sc.out);
+            return f(&sc.list);
         }
         let lists = lists.get(..n).unwrap_or(&[]);
-        if let Some(list) = self.kept_hub(v, inn, lists, sc) {
+        if let Some(list) = self.kept_hub(v, inn, lists, sc, page) {
             return f(list);
         }
-        self.unite_plain(v, inn, lists, sc, f);
+        self.unite_plain(v, inn, lists, sc, page, f);
     }
 
     /// The slices of the segments holding `v` in one direction (`inn`
@@ -339,22 +357,65 @@ impl Snapshot {
         inn: bool,
         lists: &[&[u32]],
         sc: &mut ListScratch,
+        page: Option<&MemPage>,
         f: impl FnOnce(&[u32]) -> R,
     ) -> R {
-        sc.mem.clear();
         let mem = &self.shared.mem;
         // The dirty bit spares the slot's lock for every vertex no write
-        // touched since the last clean-up; the decided list is copied
-        // under the lock and merged after it is released.
-        if mem.may_hold(v) {
-            let dst = &mut sc.mem;
-            let ts = self.ts;
-            mem.read(v, |st| {
-                let set = if inn { &st.inn } else { &st.out };
-                set.for_each_decided_dst(ts, |d, live| dst.push((d, live)));
-            });
+        // touched since the last clean-up.
+        if !mem.may_hold(v) {
+            return sc.lists.resolve(lists, &[], &[], f);
         }
-        sc.resolve(lists, f)
+        let page = page.or_else(|| {
+            let below = |u| self.sole_plain_slice(u, inn);
+            self.mem_view
+                .page_for_point_read(self.mem_reader(inn), &below, v)
+        });
+        if let Some(page) = page {
+            let (adds, kills) = page.lists(v);
+            return sc.lists.resolve(lists, adds, kills, f);
+        }
+        // No page yet: the decided list is copied under the lock and
+        // merged after it is released.
+        let ListScratch {
+            lists: unions,
+            adds,
+            kills,
+            ..
+        } = sc;
+        adds.clear();
+        kills.clear();
+        let ts = self.ts;
+        mem.read(v, |st| {
+            let set = if inn { &st.inn } else { &st.out };
+            set.for_each_decided_dst(ts, |d, live| {
+                if live {
+                    adds.push(d);
+                } else {
+                    kills.push(d);
+                }
+            });
+        });
+        unions.resolve(lists, adds, kills, f)
+    }
+
+    /// `v`'s one slice below the MemGraph in one direction (`inn` already
+    /// resolved), empty if no segment holds it; `None` if several do or
+    /// one that needs version checks.
+    fn sole_plain_slice(&self, v: u32, inn: bool) -> Option<&[u32]> {
+        let (lists, n, plain) = self.plain_slices(v, inn);
+        (plain && n <= 1).then_some(lists[0])
+    }
+
+    /// How this snapshot reads the MemGraph in one direction (`inn`
+    /// already resolved for undirected graphs).
+    fn mem_reader(&self, inn: bool) -> mem_view::Reader<'_> {
+        mem_view::Reader {
+            mem: &self.shared.mem,
+            ts: self.ts,
+            bound: self.bound,
+            inn,
+        }
     }
 
     /// `v`'s merged list kept for this snapshot if `v` is a hub (its plain
@@ -366,16 +427,15 @@ impl Snapshot {
         inn: bool,
         lists: &[&[u32]],
         sc: &mut ListScratch,
+        page: Option<&MemPage>,
     ) -> Option<&[u32]> {
         if lists.iter().map(|l| l.len()).sum::<usize>() < HUB_ENTRIES {
             return None;
         }
         let cell = self.hubs.cell(v, inn, self.bound)?;
-        Some(
-            cell.get_or_init(|| {
-                self.unite_plain(v, inn, lists, sc, |l: &[u32]| Box::<[u32]>::from(l))
-            }),
-        )
+        Some(cell.get_or_init(|| {
+            self.unite_plain(v, inn, lists, sc, page, |l: &[u32]| Box::<[u32]>::from(l))
+        }))
     }
 
     /// `kept_hub` for a vertex whose slices are not at hand yet.
@@ -386,7 +446,7 @@ impl Snapshot {
             return None;
         }
         let lists = lists.get(..n).unwrap_or(&[]);
-        SCRATCH.with(|sc| self.kept_hub(v, inn, lists, &mut sc.borrow_mut()))
+        SCRATCH.with(|sc| self.kept_hub(v, inn, lists, &mut sc.borrow_mut(), None))
     }
 
     /// Out-degree of `v` (`None` if `v` does not exist).
@@ -470,7 +530,7 @@ impl Snapshot {
             // Counted in the thread's scratch lists: no list is allocated.
             Place::Merge => SCRATCH.with(|sc| {
                 let mut n = 0;
-                self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), |list| n = list.len());
+                self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), None, |list| n = list.len());
                 n
             }),
         }
@@ -555,28 +615,66 @@ impl Snapshot {
     /// word of dirty bits) is handed over as a slice of that segment's
     /// destination column, as from a plain CSR; other vertices are resolved
     /// and copied first. `f` runs with no lock held.
-    pub fn scan_out(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
-        self.scan(range, false, f);
+    pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+        self.scan(range, false, false, |v, list, _| f(v, list));
     }
 
     /// `scan_out` for in-neighbours (the same as `scan_out` on an
     /// undirected graph): the pass pull-based kernels such as PageRank make.
-    pub fn scan_in(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32])) {
-        self.scan(range, true, f);
+    pub fn scan_in(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
+        self.scan(range, true, false, |v, list, _| f(v, list));
     }
 
-    fn scan(&self, range: std::ops::Range<u32>, inn: bool, mut f: impl FnMut(u32, &[u32])) {
+    /// `scan_out` for passes that need no order across a list: calls
+    /// `f(v, a, b)` where `v`'s out-neighbours are the ids of `a` and of `b`
+    /// together, no id in both, each slice ascending. A vertex with edges
+    /// both in a level and in the MemGraph comes as its level slice and the
+    /// MemGraph's additions, read in place with no merge, where the
+    /// snapshot knows them to be disjoint (see `mem_view`); others come
+    /// merged, with `b` empty.
+    pub fn scan_out_unordered(
+        &self,
+        range: std::ops::Range<u32>,
+        f: impl FnMut(u32, &[u32], &[u32]),
+    ) {
+        self.scan(range, false, true, f);
+    }
+
+    /// `scan_out_unordered` for in-neighbours.
+    pub fn scan_in_unordered(
+        &self,
+        range: std::ops::Range<u32>,
+        f: impl FnMut(u32, &[u32], &[u32]),
+    ) {
+        self.scan(range, true, true, f);
+    }
+
+    fn scan(
+        &self,
+        range: std::ops::Range<u32>,
+        inn: bool,
+        unordered: bool,
+        mut f: impl FnMut(u32, &[u32], &[u32]),
+    ) {
         let inn = inn && self.shared.opts.directed;
         let end = range.end.min(self.bound);
         let mut sc = ListScratch::default();
         let layered = !self.layers.is_empty();
-        let mut slow = |v: u32, f: &mut dyn FnMut(u32, &[u32])| {
+        let reader = self.mem_reader(inn);
+        let below = |u| self.sole_plain_slice(u, inn);
+        let mut slow = |v: u32, f: &mut Pieces<'_>| {
             if layered {
-                self.with_merged_dsts(v, inn, &mut sc, |list| f(v, list));
+                // The scan builds the pages it crosses (see `mem_view`).
+                let page = self.mem_view.page(reader, &below, v);
+                if let Some(adds) = page.filter(|_| unordered).and_then(|p| p.pieces(v)) {
+                    let slice = self.sole_plain_slice(v, inn).unwrap_or(&[]);
+                    return f(v, slice, adds);
+                }
+                self.with_merged_dsts(v, inn, &mut sc, page, |list| f(v, list, &[]));
             } else {
-                sc.out.clear();
-                self.visit(v, inn, |d| sc.out.push(d));
-                f(v, &sc.out);
+                sc.list.clear();
+                self.visit(v, inn, |d| sc.list.push(d));
+                f(v, &sc.list, &[]);
             }
         };
         // Page by page (level parts start on index pages): where one plain
@@ -599,11 +697,18 @@ impl Snapshot {
                 continue;
             };
             let (offs, dsts, covered) = (seg.offsets(), seg.dsts(), seg.vertex_range());
+            // Unordered, a vertex the page has as pieces takes its slice
+            // here and its additions from the page, with no merge.
+            let page = if unordered {
+                self.mem_view.page(reader, &below, v)
+            } else {
+                None
+            };
             while v < page_end {
                 let dirty = mem.dirty_bits(v >> 6);
                 let block_end = ((v | 63) + 1).min(page_end);
                 for u in v..block_end {
-                    if dirty & (1u64 << (u & 63)) != 0 || !covered.contains(&u) {
+                    if !covered.contains(&u) {
                         slow(u, &mut f);
                         continue;
                     }
@@ -614,7 +719,13 @@ impl Snapshot {
                         (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
                         _ => &[],
                     };
-                    f(u, list);
+                    if dirty & (1u64 << (u & 63)) == 0 {
+                        f(u, list, &[]);
+                    } else if let Some(adds) = page.and_then(|p| p.pieces(u)) {
+                        f(u, list, adds);
+                    } else {
+                        slow(u, &mut f);
+                    }
                 }
                 v = block_end;
             }
@@ -672,6 +783,9 @@ impl Snapshot {
         }
     }
 }
+
+/// What a scan calls per vertex: `f(v, a, b)`, `v`'s list in two pieces.
+type Pieces<'f> = dyn FnMut(u32, &[u32], &[u32]) + 'f;
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).
 enum Place<'s> {

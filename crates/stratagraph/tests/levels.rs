@@ -253,13 +253,27 @@ fn deletes_over_a_compacted_level(opts: Options, n: u64) {
     check_scan(&g.snapshot(), &model);
 }
 
-/// `scan_out` and `for_each_out_of` against the model, by external ids.
+/// Every read path of whole lists against the model, by external ids:
+/// point reads before any scan (the MemGraph read under its locks, until
+/// enough reads in a page copy it), the scans (which copy every page they
+/// cross), point reads after them, unordered scans and weights.
 fn check_scan(snap: &Snapshot, model: &Model) {
     let mut want: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for &(s, d) in model.keys() {
         want.entry(s).or_default().push(d);
     }
     let ext = |v: u32| snap.external_id(v).unwrap();
+    let mut in_degrees: BTreeMap<u64, usize> = BTreeMap::new();
+    for &(s, d) in model.keys() {
+        *in_degrees
+            .entry(if snap.is_directed() { d } else { s })
+            .or_default() += 1;
+    }
+    let got_degrees: BTreeMap<u64, usize> = (0..snap.id_bound())
+        .map(|v| (ext(v), snap.in_degree_of(v)))
+        .filter(|e| e.1 > 0)
+        .collect();
+    assert_eq!(got_degrees, in_degrees, "in_degree_of");
     let mut got: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     snap.scan_out(0..snap.id_bound(), |v, list| {
         if !list.is_empty() {
@@ -286,7 +300,7 @@ fn check_scan(snap: &Snapshot, model: &Model) {
         w.values_mut().for_each(|l| l.sort_unstable());
         w
     } else {
-        want
+        want.clone()
     };
     let mut got_in: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     snap.scan_in(0..snap.id_bound(), |v, list| {
@@ -296,6 +310,27 @@ fn check_scan(snap: &Snapshot, model: &Model) {
     });
     got_in.values_mut().for_each(|l| l.sort_unstable());
     assert_eq!(got_in, want_in, "scan_in");
+    // Unordered: two disjoint pieces, each ascending, together the list.
+    for (inn, want) in [(false, &want), (true, &want_in)] {
+        let mut got: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        let f = |v: u32, a: &[u32], b: &[u32]| {
+            for l in [a, b] {
+                assert!(l.windows(2).all(|w| w[0] < w[1]), "piece ascending");
+                if !l.is_empty() {
+                    got.entry(ext(v))
+                        .or_default()
+                        .extend(l.iter().map(|&d| ext(d)));
+                }
+            }
+        };
+        if inn {
+            snap.scan_in_unordered(0..snap.id_bound(), f);
+        } else {
+            snap.scan_out_unordered(0..snap.id_bound(), f);
+        }
+        got.values_mut().for_each(|l| l.sort_unstable());
+        assert_eq!(&got, want, "unordered scan, in: {inn}");
+    }
     // Weighted lists through `fold` (a column loop over plain runs) and
     // through `next`, against the model's weights.
     let mut folded: BTreeMap<(u64, u64), f64> = BTreeMap::new();

@@ -147,6 +147,20 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
         .collect();
     want_scan.sort_unstable();
     assert_eq!(scanned, want_scan, "{ctx}: sequential scan");
+    // Unordered, a list may come in two disjoint ascending pieces.
+    let mut pieces = Vec::new();
+    snap.scan_out_unordered(0..u32::MAX, |v, a, b| {
+        let ext = snap.external_id_unchecked(v);
+        for l in [a, b] {
+            assert!(
+                l.windows(2).all(|w| w[0] < w[1]),
+                "{ctx}: piece of {ext} sorted"
+            );
+            pieces.extend(l.iter().map(|&d| (ext, snap.external_id_unchecked(d))));
+        }
+    });
+    pieces.sort_unstable();
+    assert_eq!(pieces, want_scan, "{ctx}: unordered scan");
     for a in 0..N {
         assert_eq!(
             snap.has_vertex(a),

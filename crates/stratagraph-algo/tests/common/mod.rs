@@ -110,6 +110,73 @@ impl GraphView for HoleyView {
     }
 }
 
+/// Wraps a [`CsrGraph`] so that its unordered scans hand each list over in
+/// two interleaved pieces (the entries at even positions, then those at
+/// odd ones), as a store does with a level slice and the MemGraph's
+/// additions. Kernels that use `scan_*_unordered` must give the same
+/// answers as on the plain graph.
+pub struct SplitView(pub CsrGraph);
+
+/// `f(v, a, b)` with `list` split into its even- and odd-position entries.
+fn split(v: u32, list: &[u32], f: &mut impl FnMut(u32, &[u32], &[u32])) {
+    let even: Vec<u32> = list.iter().step_by(2).copied().collect();
+    let odd: Vec<u32> = list.iter().skip(1).step_by(2).copied().collect();
+    f(v, &even, &odd);
+}
+
+impl GraphView for SplitView {
+    type Neighbors<'a> = <CsrGraph as GraphView>::Neighbors<'a>;
+    type Weighted<'a> = <CsrGraph as GraphView>::Weighted<'a>;
+
+    fn id_bound(&self) -> u32 {
+        self.0.id_bound()
+    }
+    fn contains(&self, v: u32) -> bool {
+        self.0.contains(v)
+    }
+    fn vertex_count(&self) -> u64 {
+        self.0.vertex_count()
+    }
+    fn edge_count(&self) -> u64 {
+        self.0.edge_count()
+    }
+    fn is_directed(&self) -> bool {
+        self.0.is_directed()
+    }
+    fn out_degree(&self, v: u32) -> u32 {
+        self.0.out_degree(v)
+    }
+    fn in_degree(&self, v: u32) -> u32 {
+        self.0.in_degree(v)
+    }
+    fn out_neighbors(&self, v: u32) -> Self::Neighbors<'_> {
+        self.0.out_neighbors(v)
+    }
+    fn in_neighbors(&self, v: u32) -> Self::Neighbors<'_> {
+        self.0.in_neighbors(v)
+    }
+    fn out_weighted(&self, v: u32) -> Self::Weighted<'_> {
+        self.0.out_weighted(v)
+    }
+    fn external_id(&self, v: u32) -> u64 {
+        self.0.external_id(v)
+    }
+    fn scan_out_unordered(
+        &self,
+        range: std::ops::Range<u32>,
+        mut f: impl FnMut(u32, &[u32], &[u32]),
+    ) {
+        self.0.scan_out_range(range, |v, l| split(v, l, &mut f));
+    }
+    fn scan_in_unordered(
+        &self,
+        range: std::ops::Range<u32>,
+        mut f: impl FnMut(u32, &[u32], &[u32]),
+    ) {
+        self.0.scan_in_range(range, |v, l| split(v, l, &mut f));
+    }
+}
+
 /// Prints every outcome and asserts none failed and the suite ran 24 cases.
 #[allow(dead_code)] // not every test binary uses every helper
 pub fn assert_all_24_pass(outcomes: &[stratagraph_algo::graphalytics::CaseOutcome]) {

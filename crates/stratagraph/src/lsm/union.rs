@@ -19,21 +19,41 @@ pub(crate) const MAX_SLICES: usize = 16;
 /// Reusable buffers for one thread's scans.
 #[derive(Default)]
 pub(crate) struct ListScratch {
-    /// The result handed to callers.
-    pub out: Vec<u32>,
-    /// Intermediate unions.
-    tmp: Vec<u32>,
-    /// The MemGraph's decided destinations of the vertex: `(dst, live)`.
-    pub mem: Vec<(u32, bool)>,
+    /// Where unions are built.
+    pub lists: Unions,
+    /// The MemGraph's decided destinations of the vertex being read, when
+    /// copied under its lock: the live ones (`adds`) and the tombstones
+    /// (`kills`), each ascending.
+    pub adds: Vec<u32>,
+    pub kills: Vec<u32>,
+    /// A list built whole by another path (the general merge, or a scan of
+    /// the MemGraph alone).
+    pub list: Vec<u32>,
 }
 
-impl ListScratch {
-    /// The union of `lists` laid under `self.mem`, handed to `f`: without a
-    /// copy when one slice is all there is.
+/// The buffers a union is built in.
+#[derive(Default)]
+pub(crate) struct Unions {
+    /// The result handed to callers.
+    out: Vec<u32>,
+    /// Intermediate unions.
+    tmp: Vec<u32>,
+}
+
+impl Unions {
+    /// The union of `lists` with the MemGraph's decisions laid over it
+    /// (`kills` removed, `adds` added; the two share no destination),
+    /// handed to `f`: without a copy when one slice is all there is.
     #[inline]
-    pub(crate) fn resolve<R>(&mut self, lists: &[&[u32]], f: impl FnOnce(&[u32]) -> R) -> R {
-        let ListScratch { out, tmp, mem } = self;
-        if mem.is_empty() {
+    pub(crate) fn resolve<R>(
+        &mut self,
+        lists: &[&[u32]],
+        adds: &[u32],
+        kills: &[u32],
+        f: impl FnOnce(&[u32]) -> R,
+    ) -> R {
+        let Unions { out, tmp } = self;
+        if adds.is_empty() && kills.is_empty() {
             return match lists {
                 [] => f(&[]),
                 [one] => f(one),
@@ -43,15 +63,13 @@ impl ListScratch {
                 }
             };
         }
-        if mem.iter().all(|&(_, live)| live) {
-            // The MemGraph only adds (the usual tail of inserts): lay it over
-            // the smaller slices, then unite the result with the largest
-            // slice, so the bulk of the edges is copied once.
+        if kills.is_empty() {
+            // The MemGraph only adds (the usual tail of inserts): add to the
+            // smaller slices, then unite the result with the largest slice,
+            // so the bulk of the edges is copied once.
             let big = (0..lists.len()).max_by_key(|&i| lists[i].len());
             let Some(big) = big else {
-                out.clear();
-                out.extend(mem.iter().map(|&(d, _)| d));
-                return f(out);
+                return f(adds);
             };
             let mut others: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
             let mut n = 0;
@@ -62,28 +80,28 @@ impl ListScratch {
                 }
             }
             match others.get(..n).unwrap_or(&[]) {
-                [] => overlay(lists[big], mem, out),
+                [] => union_into(lists[big], adds, out),
                 [one] => {
-                    overlay(one, mem, tmp);
+                    union_into(one, adds, tmp);
                     union_into(lists[big], tmp, out);
                 }
                 many => {
                     union_many(many, out, tmp);
-                    overlay(out, mem, tmp);
+                    union_into(out, adds, tmp);
                     union_into(lists[big], tmp, out);
                 }
             }
             return f(out);
         }
-        let base: &[u32] = match lists {
-            [] => &[],
-            [one] => one,
+        match lists {
+            [] => tmp.clear(),
+            [one] => remove_into(one, kills, tmp),
             _ => {
-                union_many(lists, tmp, out);
-                tmp
+                union_many(lists, out, tmp);
+                remove_into(out, kills, tmp);
             }
-        };
-        overlay(base, mem, out);
+        }
+        union_into(tmp, adds, out);
         f(out)
     }
 }
@@ -137,20 +155,16 @@ pub(crate) fn union_many(lists: &[&[u32]], out: &mut Vec<u32>, tmp: &mut Vec<u32
     }
 }
 
-/// `base` with `mem`'s decisions applied, into `out` (cleared first): a
-/// destination `mem` decides is kept if live and dropped if a tombstone,
-/// whether or not `base` holds it. Both ascending.
-pub(crate) fn overlay(base: &[u32], mem: &[(u32, bool)], out: &mut Vec<u32>) {
+/// `base` without the destinations in `kills` (both ascending), into
+/// `out` (cleared first): the stretches between them are copied whole.
+pub(crate) fn remove_into(base: &[u32], kills: &[u32], out: &mut Vec<u32>) {
     out.clear();
-    out.reserve(base.len() + mem.len());
+    out.reserve(base.len());
     let mut i = 0;
-    for &(d, live) in mem {
+    for &d in kills {
         let k = i + base.get(i..).unwrap_or(&[]).partition_point(|&x| x < d);
         out.extend_from_slice(base.get(i..k).unwrap_or(&[]));
         i = k + usize::from(base.get(k) == Some(&d));
-        if live {
-            out.push(d);
-        }
     }
     out.extend_from_slice(base.get(i..).unwrap_or(&[]));
 }
@@ -185,11 +199,9 @@ mod tests {
             }
             let want: Vec<u32> = want.into_iter().collect();
             let slices: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
-            let mut sc = ListScratch {
-                mem: mem.into_iter().collect(),
-                ..ListScratch::default()
-            };
-            let got = sc.resolve(&slices, <[u32]>::to_vec);
+            let adds: Vec<u32> = mem.iter().filter(|e| *e.1).map(|e| *e.0).collect();
+            let kills: Vec<u32> = mem.iter().filter(|e| !*e.1).map(|e| *e.0).collect();
+            let got = Unions::default().resolve(&slices, &adds, &kills, <[u32]>::to_vec);
             prop_assert_eq!(got, want);
         }
     }
@@ -197,8 +209,7 @@ mod tests {
     #[test]
     fn one_slice_and_no_memgraph_is_handed_over_in_place() {
         let list = [1u32, 4, 9];
-        let mut sc = ListScratch::default();
-        let ptr = sc.resolve(&[&list], |l| l.as_ptr());
+        let ptr = Unions::default().resolve(&[&list], &[], &[], |l| l.as_ptr());
         assert_eq!(ptr, list.as_ptr());
     }
 }

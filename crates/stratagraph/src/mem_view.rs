@@ -1,0 +1,246 @@
+//! What one snapshot sees of the MemGraph, copied into flat pages once it
+//! is read page by page.
+//!
+//! With a fifth of the graph still in the MemGraph, nearly every vertex has
+//! edges both there and in a level, and reading its list meant taking the
+//! vertex's lock and resolving its versions against the snapshot, on every
+//! read: a PageRank paid that twenty times per vertex, a BFS once per step.
+//! A snapshot never changes, so the first scan of a page of vertices copies
+//! the MemGraph's decisions for them (per vertex: the destinations live at
+//! the snapshot, then the tombstones, each ascending) into one array, and
+//! every later read in the page takes them as slices, with no lock and no
+//! version check, to be laid over the level's slice (`lsm::union`).
+//!
+//! Whole-graph scans build the pages they cross. A point read uses a page
+//! once it exists and builds it after `BUILD_AFTER` point reads in it, so a
+//! kernel that reads vertex by vertex (CDLP, betweenness, SSSP) gains too,
+//! while a few look-ups in a large graph copy nothing. A page costs 4
+//! bytes per decided MemGraph version in it plus 8 bytes per vertex, held
+//! until the snapshot and its clones are dropped.
+
+use crate::lsm::layers::PAGE;
+use crate::mem::MemGraph;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// Point reads in a page after which it is built. A build copies what
+/// at most `PAGE` point reads would, so building after half as many
+/// reads costs a kernel at most 1.5 times its reads in the worst case
+/// (every vertex read once) and saves every read after it.
+const BUILD_AFTER: u32 = PAGE / 2;
+
+/// One snapshot's pages, per direction, shared by its clones.
+#[derive(Default)]
+pub(crate) struct MemView {
+    slots: OnceLock<Box<[Slot]>>,
+}
+
+#[derive(Default)]
+struct Slot {
+    page: OnceLock<MemPage>,
+    /// Point reads in the page while it was not built.
+    reads: AtomicU32,
+}
+
+/// The MemGraph's decisions for the vertices of one page at one snapshot.
+pub(crate) struct MemPage {
+    first: u32,
+    /// For vertex `first + i`: its live destinations are
+    /// `dsts[starts[2i]..starts[2i+1]]`, its tombstones
+    /// `dsts[starts[2i+1]..starts[2i+2]]`. Empty for a page the MemGraph
+    /// holds nothing of.
+    starts: Box<[u32]>,
+    dsts: Box<[u32]>,
+    /// Bit `i` set: vertex `first + i` has at most one source below the
+    /// MemGraph, plain for the snapshot, and its live destinations above
+    /// hold only edges that slice lacks (those it has are dropped at the
+    /// build, and no tombstone above hides one of its edges). Its list is
+    /// then that slice and its live destinations taken side by side, with
+    /// no merge (`MemPage::pieces`).
+    pieces: Box<[u64]>,
+    /// Bit `i` set: some of those dropped destinations of vertex
+    /// `first + i` were live above (a new weight for an edge of the slice),
+    /// so the MemGraph does decide something for it.
+    updates: Box<[u64]>,
+}
+
+/// For a vertex, its one plain slice below the MemGraph (empty if none
+/// holds it), or `None` if it has several or one that needs version checks.
+pub(crate) type Below<'b> = &'b dyn Fn(u32) -> Option<&'b [u32]>;
+
+/// What a snapshot reads the MemGraph with: the graph, the snapshot's
+/// timestamp and id bound, and the direction (`inn` already resolved for
+/// undirected graphs).
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    pub mem: &'a MemGraph,
+    pub ts: u64,
+    pub bound: u32,
+    pub inn: bool,
+}
+
+impl MemView {
+    /// `v`'s page, built now if it was not (`None` past the id bound).
+    pub(crate) fn page(&self, r: Reader<'_>, below: Below<'_>, v: u32) -> Option<&MemPage> {
+        let slot = self.slot(r, v)?;
+        Some(
+            slot.page
+                .get_or_init(|| MemPage::build(r, below, v / PAGE * PAGE)),
+        )
+    }
+
+    /// `v`'s page if it is built already.
+    pub(crate) fn built(&self, r: Reader<'_>, v: u32) -> Option<&MemPage> {
+        self.slot(r, v)?.page.get()
+    }
+
+    /// `v`'s page for a point read: the built page, or `None` while fewer
+    /// than `BUILD_AFTER` point reads have come to it (the caller then reads
+    /// the MemGraph itself).
+    pub(crate) fn page_for_point_read(
+        &self,
+        r: Reader<'_>,
+        below: Below<'_>,
+        v: u32,
+    ) -> Option<&MemPage> {
+        let slot = self.slot(r, v)?;
+        if let Some(page) = slot.page.get() {
+            return Some(page);
+        }
+        if slot.reads.fetch_add(1, Ordering::Relaxed) + 1 < BUILD_AFTER {
+            return None;
+        }
+        Some(
+            slot.page
+                .get_or_init(|| MemPage::build(r, below, v / PAGE * PAGE)),
+        )
+    }
+
+    fn slot(&self, r: Reader<'_>, v: u32) -> Option<&Slot> {
+        if v >= r.bound {
+            return None;
+        }
+        let slots = self.slots.get_or_init(|| {
+            let n = 2 * r.bound.div_ceil(PAGE) as usize;
+            (0..n).map(|_| Slot::default()).collect()
+        });
+        slots.get(2 * (v / PAGE) as usize + usize::from(r.inn))
+    }
+}
+
+impl MemPage {
+    /// Copies the MemGraph's decisions at `r.ts` for the page starting at
+    /// `first`. Only vertices whose dirty bit is set are locked (one word
+    /// of bits answers for 64 vertices).
+    fn build(r: Reader<'_>, below: Below<'_>, first: u32) -> MemPage {
+        let end = first.saturating_add(PAGE).min(r.bound);
+        let any = (first >> 6..end.div_ceil(64)).any(|w| r.mem.dirty_bits(w) != 0);
+        if !any {
+            return MemPage {
+                first,
+                starts: Box::default(),
+                dsts: Box::default(),
+                pieces: Box::default(),
+                updates: Box::default(),
+            };
+        }
+        let mut starts = Vec::with_capacity(2 * (end - first) as usize + 1);
+        let mut dsts = Vec::new();
+        let mut kills = Vec::new();
+        let mut pieces = vec![0u64; PAGE as usize / 64];
+        let mut updates = vec![0u64; PAGE as usize / 64];
+        starts.push(0);
+        for v in first..end {
+            let start = dsts.len();
+            if r.mem.may_hold(v) {
+                r.mem.read(v, |st| {
+                    let set = if r.inn { &st.inn } else { &st.out };
+                    set.for_each_decided_dst(r.ts, |d, live| {
+                        if live {
+                            dsts.push(d);
+                        } else {
+                            kills.push(d);
+                        }
+                    });
+                });
+            }
+            if let Some(slice) = below(v).filter(|s| kills.iter().all(|d| !holds(s, *d))) {
+                let i = (v - first) as usize;
+                pieces[i / 64] |= 1 << (i % 64);
+                if drop_held(&mut dsts, start, slice) {
+                    updates[i / 64] |= 1 << (i % 64);
+                }
+            }
+            starts.push(dsts.len() as u32);
+            dsts.append(&mut kills);
+            starts.push(dsts.len() as u32);
+        }
+        MemPage {
+            first,
+            starts: starts.into(),
+            dsts: dsts.into(),
+            pieces: pieces.into(),
+            updates: updates.into(),
+        }
+    }
+
+    /// `v`'s live destinations and tombstones at the snapshot, each
+    /// ascending (both empty for a vertex outside the page). For a vertex
+    /// with pieces, the live destinations its slice holds are left out:
+    /// laid over that slice, the list is the same.
+    #[inline]
+    pub(crate) fn lists(&self, v: u32) -> (&[u32], &[u32]) {
+        let i = 2 * v.wrapping_sub(self.first) as usize;
+        match self.starts.get(i..i + 3) {
+            Some(&[a, b, c]) => (
+                self.dsts.get(a as usize..b as usize).unwrap_or(&[]),
+                self.dsts.get(b as usize..c as usize).unwrap_or(&[]),
+            ),
+            _ => (&[], &[]),
+        }
+    }
+
+    /// `v`'s live destinations at the snapshot that its one plain slice
+    /// below lacks, if its whole list is that slice and these side by side
+    /// (see `pieces`); `None` if its list must be merged.
+    #[inline]
+    pub(crate) fn pieces(&self, v: u32) -> Option<&[u32]> {
+        let i = v.wrapping_sub(self.first) as usize;
+        let word = self.pieces.get(i / 64)?;
+        (word & (1 << (i % 64)) != 0).then(|| self.lists(v).0)
+    }
+
+    /// Whether the MemGraph decides nothing for `v` at the snapshot (not
+    /// even a new weight for an edge below).
+    #[inline]
+    pub(crate) fn is_empty_for(&self, v: u32) -> bool {
+        let (adds, kills) = self.lists(v);
+        let i = v.wrapping_sub(self.first) as usize;
+        let updated = self
+            .updates
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0);
+        adds.is_empty() && kills.is_empty() && !updated
+    }
+}
+
+/// Whether ascending `list` holds `d`.
+fn holds(list: &[u32], d: u32) -> bool {
+    list.binary_search(&d).is_ok()
+}
+
+/// Drops from `dsts[start..]` (ascending) every destination `slice` holds;
+/// returns whether there was one.
+fn drop_held(dsts: &mut Vec<u32>, start: usize, slice: &[u32]) -> bool {
+    let mut kept = start;
+    for i in start..dsts.len() {
+        let d = dsts[i];
+        if !holds(slice, d) {
+            dsts[kept] = d;
+            kept += 1;
+        }
+    }
+    let dropped = kept < dsts.len();
+    dsts.truncate(kept);
+    dropped
+}
