@@ -76,16 +76,17 @@ fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
         .into_par_iter()
         .with_min_len(MIN_VERTICES_PER_TASK)
         .map(|v| {
-            let mut acc = (0.0, 0u64, None);
-            for (u, w) in g.out_weighted(v) {
-                if w.is_nan() || w < 0.0 {
-                    acc.2 = Some((v, u, w));
-                    break;
-                }
-                acc.0 += w;
-                acc.1 += 1;
-            }
-            acc
+            // A fold, not a `for` loop: a store folds over its columns
+            // (the first bad weight is kept; the rest are only summed).
+            g.out_weighted(v)
+                .fold((0.0, 0u64, None), |mut acc, (u, w)| {
+                    if (w.is_nan() || w < 0.0) && acc.2.is_none() {
+                        acc.2 = Some((v, u, w));
+                    }
+                    acc.0 += w;
+                    acc.1 += 1;
+                    acc
+                })
         })
         .reduce(
             || (0.0, 0, None),

@@ -15,7 +15,8 @@
 //! once it exists and builds it after `BUILD_AFTER` point reads in it, so a
 //! kernel that reads vertex by vertex (CDLP, betweenness, SSSP) gains too,
 //! while a few look-ups in a large graph copy nothing. A page costs 4
-//! bytes per decided MemGraph version in it plus 8 bytes per vertex, held
+//! bytes per decided MemGraph version in it (12 in the out direction,
+//! which keeps weights for weighted reads) plus 8 bytes per vertex, held
 //! until the snapshot and its clones are dropped.
 
 use crate::lsm::layers::PAGE;
@@ -51,6 +52,10 @@ pub(crate) struct MemPage {
     /// holds nothing of.
     starts: Box<[u32]>,
     dsts: Box<[u32]>,
+    /// In an out-direction page, the weight of each live destination in
+    /// `dsts` (0.0 beside tombstones); empty in an in-direction page, whose
+    /// weights live with the sources' out-edges.
+    weights: Box<[f64]>,
     /// Bit `i` set: vertex `first + i` has at most one source below the
     /// MemGraph, plain for the snapshot, and its live destinations above
     /// hold only edges that slice lacks (those it has are dropped at the
@@ -140,45 +145,95 @@ impl MemPage {
                 first,
                 starts: Box::default(),
                 dsts: Box::default(),
+                weights: Box::default(),
                 pieces: Box::default(),
                 updates: Box::default(),
             };
         }
-        let mut starts = Vec::with_capacity(2 * (end - first) as usize + 1);
+        // First pass, under each vertex's lock: its decided destinations,
+        // live ones then tombstones. No check against the levels is made
+        // here: a lock orders memory, so a cache miss taken while one is
+        // held is waited out alone.
+        let mut starts: Vec<u32> = Vec::with_capacity(2 * (end - first) as usize + 1);
         let mut dsts = Vec::new();
+        let mut weights = Vec::new();
         let mut kills = Vec::new();
-        let mut pieces = vec![0u64; PAGE as usize / 64];
-        let mut updates = vec![0u64; PAGE as usize / 64];
+        let keep_weights = !r.inn;
         starts.push(0);
         for v in first..end {
-            let start = dsts.len();
             if r.mem.may_hold(v) {
                 r.mem.read(v, |st| {
-                    let set = if r.inn { &st.inn } else { &st.out };
-                    set.for_each_decided_dst(r.ts, |d, live| {
-                        if live {
-                            dsts.push(d);
-                        } else {
-                            kills.push(d);
-                        }
-                    });
+                    if keep_weights {
+                        st.out.for_each_decided(r.ts, |d, state| match state {
+                            Some(w) => {
+                                dsts.push(d);
+                                weights.push(w);
+                            }
+                            None => kills.push(d),
+                        });
+                    } else {
+                        st.inn.for_each_decided_dst(r.ts, |d, live| {
+                            if live {
+                                dsts.push(d);
+                            } else {
+                                kills.push(d);
+                            }
+                        });
+                    }
                 });
             }
-            if let Some(slice) = below(v).filter(|s| kills.iter().all(|d| !holds(s, *d))) {
-                let i = (v - first) as usize;
-                pieces[i / 64] |= 1 << (i % 64);
-                if drop_held(&mut dsts, start, slice) {
-                    updates[i / 64] |= 1 << (i % 64);
-                }
-            }
             starts.push(dsts.len() as u32);
+            if keep_weights {
+                weights.resize(dsts.len() + kills.len(), 0.0);
+            }
             dsts.append(&mut kills);
             starts.push(dsts.len() as u32);
+        }
+        // Second pass, with no lock held, so the levels' slices are read
+        // with many misses in flight: which vertices are pieces, dropping
+        // their live destinations the slice holds (in place, moving the
+        // rest forward).
+        let mut pieces = vec![0u64; PAGE as usize / 64];
+        let mut updates = vec![0u64; PAGE as usize / 64];
+        let with_weights = weights.len() == dsts.len();
+        let mut write = 0;
+        let mut read = 0;
+        for (i, v) in (first..end).enumerate() {
+            let (mid, stop) = (starts[2 * i + 1] as usize, starts[2 * i + 2] as usize);
+            let slice = below(v).filter(|s| dsts[mid..stop].iter().all(|&d| !holds(s, d)));
+            if slice.is_some() {
+                pieces[i / 64] |= 1 << (i % 64);
+            }
+            for k in read..stop {
+                let d = dsts[k];
+                if k < mid && slice.is_some_and(|s| holds(s, d)) {
+                    updates[i / 64] |= 1 << (i % 64);
+                    continue;
+                }
+                if k == mid {
+                    starts[2 * i + 1] = write as u32;
+                }
+                dsts[write] = d;
+                if with_weights {
+                    weights[write] = weights[k];
+                }
+                write += 1;
+            }
+            if mid == stop {
+                starts[2 * i + 1] = write as u32;
+            }
+            starts[2 * i + 2] = write as u32;
+            read = stop;
+        }
+        dsts.truncate(write);
+        if with_weights {
+            weights.truncate(write);
         }
         MemPage {
             first,
             starts: starts.into(),
             dsts: dsts.into(),
+            weights: weights.into(),
             pieces: pieces.into(),
             updates: updates.into(),
         }
@@ -210,6 +265,21 @@ impl MemPage {
         (word & (1 << (i % 64)) != 0).then(|| self.lists(v).0)
     }
 
+    /// `pieces` with the additions' weights, in an out-direction page, for
+    /// a vertex whose additions hold no new weight for an edge of its slice
+    /// (so the slice's own weights are current).
+    #[inline]
+    pub(crate) fn weighted_pieces(&self, v: u32) -> Option<(&[u32], &[f64])> {
+        let adds = self.pieces(v)?;
+        let i = v.wrapping_sub(self.first) as usize;
+        if self.updates.get(i / 64)? & (1 << (i % 64)) != 0 {
+            return None;
+        }
+        let start = *self.starts.get(2 * i)? as usize;
+        let weights = self.weights.get(start..start + adds.len())?;
+        Some((adds, weights))
+    }
+
     /// Whether the MemGraph decides nothing for `v` at the snapshot (not
     /// even a new weight for an edge below).
     #[inline]
@@ -227,20 +297,4 @@ impl MemPage {
 /// Whether ascending `list` holds `d`.
 fn holds(list: &[u32], d: u32) -> bool {
     list.binary_search(&d).is_ok()
-}
-
-/// Drops from `dsts[start..]` (ascending) every destination `slice` holds;
-/// returns whether there was one.
-fn drop_held(dsts: &mut Vec<u32>, start: usize, slice: &[u32]) -> bool {
-    let mut kept = start;
-    for i in start..dsts.len() {
-        let d = dsts[i];
-        if !holds(slice, d) {
-            dsts[kept] = d;
-            kept += 1;
-        }
-    }
-    let dropped = kept < dsts.len();
-    dsts.truncate(kept);
-    dropped
 }

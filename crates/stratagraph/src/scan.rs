@@ -121,9 +121,88 @@ enum Feed<'a> {
         weights: Option<&'a [f64]>,
         pos: usize,
     },
+    /// Two borrowed ascending lists with no id in common, merged as they
+    /// are read: a vertex's plain level slice and the MemGraph's additions
+    /// to it, as a snapshot's page holds them (`mem_view`). Nothing is
+    /// copied or allocated per read.
+    Two {
+        a: Side<'a>,
+        b: Side<'a>,
+    },
+}
+
+/// One list of `Feed::Two` and how far it was read.
+struct Side<'a> {
+    dsts: &'a [u32],
+    /// `None`: every weight is 1.0.
+    weights: Option<&'a [f64]>,
+    pos: usize,
+}
+
+impl Side<'_> {
+    #[inline]
+    fn head(&self) -> Option<u32> {
+        self.dsts.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn take(&mut self) -> (u32, f64) {
+        let i = self.pos;
+        self.pos += 1;
+        let d = self.dsts.get(i).copied().unwrap_or(u32::MAX);
+        (
+            d,
+            self.weights.and_then(|w| w.get(i).copied()).unwrap_or(1.0),
+        )
+    }
+
+    fn rest(&self) -> &[u32] {
+        self.dsts.get(self.pos..).unwrap_or(&[])
+    }
+}
+
+/// Which side of `Feed::Two` holds the smaller next id (`None` when both
+/// are read out).
+#[inline]
+fn first_side<'s, 'a>(a: &'s mut Side<'a>, b: &'s mut Side<'a>) -> Option<&'s mut Side<'a>> {
+    match (a.head(), b.head()) {
+        (Some(x), Some(y)) => Some(if x < y { a } else { b }),
+        (Some(_), None) => Some(a),
+        (None, Some(_)) => Some(b),
+        (None, None) => None,
+    }
+}
+
+/// Calls `f` on the ids of two disjoint ascending lists in ascending order.
+#[inline]
+fn fold_two<B>(a: &[u32], b: &[u32], init: B, mut f: impl FnMut(B, usize, bool) -> B) -> B {
+    let (mut i, mut j, mut acc) = (0, 0, init);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        if x < y {
+            acc = f(acc, i, false);
+            i += 1;
+        } else {
+            acc = f(acc, j, true);
+            j += 1;
+        }
+    }
+    acc = (i..a.len()).fold(acc, |acc, k| f(acc, k, false));
+    (j..b.len()).fold(acc, |acc, k| f(acc, k, true))
 }
 
 impl<'a> Feed<'a> {
+    fn two(a: &'a [u32], aw: Option<&'a [f64]>, b: &'a [u32], bw: Option<&'a [f64]>) -> Self {
+        let side = |dsts, weights| Side {
+            dsts,
+            weights,
+            pos: 0,
+        };
+        Feed::Two {
+            a: side(a, aw),
+            b: side(b, bw),
+        }
+    }
+
     /// Entries `range` of a segment, with their weights if it has any.
     fn slice(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         Feed::Slice {
@@ -149,6 +228,7 @@ impl<'a> Feed<'a> {
                 *pos += 1;
                 Some((d, w))
             }
+            Feed::Two { a, b } => first_side(a, b).map(Side::take),
         }
     }
 
@@ -166,6 +246,7 @@ impl<'a> Feed<'a> {
                 *pos += 1;
                 Some(d)
             }
+            Feed::Two { a, b } => first_side(a, b).map(|s| s.take().0),
         }
     }
 
@@ -175,6 +256,7 @@ impl<'a> Feed<'a> {
             Feed::List(l) => l.len(),
             Feed::Dsts(l) => l.len(),
             Feed::Slice { dsts, pos, .. } => dsts.len().saturating_sub(*pos),
+            Feed::Two { a, b } => a.rest().len() + b.rest().len(),
         }
     }
 }
@@ -220,6 +302,14 @@ impl<'a> Neighbors<'a> {
         }
     }
 
+    /// The union of two ascending lists with no id in common, merged as
+    /// it is read.
+    pub(crate) fn from_two(a: &'a [u32], b: &'a [u32]) -> Self {
+        Neighbors {
+            from: Feed::two(a, None, b, None),
+        }
+    }
+
     /// The neighbours not yet yielded, as one borrowed slice, when they are
     /// read in place from a level the snapshot sees plain (`None` for
     /// lists merged across layers or walked in the MemGraph). Lets a
@@ -255,6 +345,13 @@ impl Iterator for Neighbors<'_> {
                 .iter()
                 .fold(init, |acc, &d| f(acc, d));
         }
+        if let Feed::Two { a, b } = &self.from {
+            let (a, b) = (a.rest(), b.rest());
+            return fold_two(a, b, init, |acc, k, in_b| {
+                let side = if in_b { b } else { a };
+                f(acc, side.get(k).copied().unwrap_or(u32::MAX))
+            });
+        }
         let mut acc = init;
         while let Some(d) = self.from.next_dst() {
             acc = f(acc, d);
@@ -287,6 +384,22 @@ impl<'a> WeightedNeighbors<'a> {
     pub(crate) fn from_segment(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         WeightedNeighbors {
             from: Feed::slice(seg, range),
+            lookup: None,
+        }
+    }
+
+    /// The entries `range` of a segment that is plain for the snapshot and
+    /// additions it lacks with their weights, merged as they are read.
+    pub(crate) fn from_two(
+        seg: &'a Segment,
+        range: std::ops::Range<usize>,
+        adds: &'a [u32],
+        add_weights: &'a [f64],
+    ) -> Self {
+        let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+        let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
+        WeightedNeighbors {
+            from: Feed::two(dsts, weights, adds, Some(add_weights)),
             lookup: None,
         }
     }
@@ -333,6 +446,19 @@ impl Iterator for WeightedNeighbors<'_> {
                 // A damaged weight column: `next` reads what it can.
                 Some(_) => {}
             }
+        }
+        if let (Feed::Two { a, b }, None) = (&self.from, &self.lookup) {
+            let weight = |s: &Side<'_>, k: usize| {
+                s.weights
+                    .and_then(|w| w.get(s.pos + k).copied())
+                    .unwrap_or(1.0)
+            };
+            let (ra, rb) = (a.rest(), b.rest());
+            return fold_two(ra, rb, init, |acc, k, in_b| {
+                let (side, list) = if in_b { (b, rb) } else { (a, ra) };
+                let d = list.get(k).copied().unwrap_or(u32::MAX);
+                f(acc, (d, weight(side, k)))
+            });
         }
         // `for` drives `next`, not this `fold`.
         let mut acc = init;

@@ -403,8 +403,47 @@ impl Snapshot {
     /// resolved), empty if no segment holds it; `None` if several do or
     /// one that needs version checks.
     fn sole_plain_slice(&self, v: u32, inn: bool) -> Option<&[u32]> {
+        // After a compaction one plain segment answers for everything.
+        let sole = self.layers.sole(v).map(|r| r.seg(inn));
+        if let Some(seg) = sole.filter(|s| s.is_plain_at(self.ts)) {
+            return Some(seg.entries_of(v));
+        }
         let (lists, n, plain) = self.plain_slices(v, inn);
         (plain && n <= 1).then_some(lists[0])
+    }
+
+    /// `v`'s list in one direction (`inn` as given) as two disjoint pieces,
+    /// when its MemGraph page (built already, or now after enough point
+    /// reads) has it as one plain segment's entries plus additions that
+    /// segment lacks (see `mem_view`): the segment holding `v` with `v`'s
+    /// entry range in it (`None` if no segment holds `v`), and the page.
+    /// Point reads then merge the two as they go, with no lock, copy or
+    /// allocation.
+    #[allow(clippy::type_complexity)]
+    fn pieces_of(
+        &self,
+        v: u32,
+        inn: bool,
+    ) -> Option<(Option<(&Segment, std::ops::Range<usize>)>, &MemPage)> {
+        let inn = inn && self.shared.opts.directed;
+        let below = |u| self.sole_plain_slice(u, inn);
+        let page = self
+            .mem_view
+            .page_for_point_read(self.mem_reader(inn), &below, v)?;
+        page.pieces(v)?;
+        let seg = self
+            .layers
+            .segments_of(v, inn)
+            .map(|s| (s, s.entry_range(v)))
+            .find(|(_, r)| !r.is_empty());
+        Some((seg, page))
+    }
+
+    /// `pieces_of` as the two lists of destinations.
+    fn piece_lists(&self, v: u32, inn: bool) -> Option<(&[u32], &[u32])> {
+        let (seg, page) = self.pieces_of(v, inn)?;
+        let slice = seg.map_or(&[][..], |(s, r)| s.dsts().get(r).unwrap_or(&[]));
+        Some((slice, page.pieces(v)?))
     }
 
     /// How this snapshot reads the MemGraph in one direction (`inn`
@@ -527,12 +566,18 @@ impl Snapshot {
             Place::Empty => 0,
             Place::Plain(seg) => seg.entry_range(v).len(),
             Place::Versioned(seg) => seg.degree(v, ts),
-            // Counted in the thread's scratch lists: no list is allocated.
-            Place::Merge => SCRATCH.with(|sc| {
-                let mut n = 0;
-                self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), None, |list| n = list.len());
-                n
-            }),
+            // Disjoint pieces add up; others are counted in the thread's
+            // scratch lists: no list is allocated.
+            Place::Merge => match self.piece_lists(v, inn) {
+                Some((a, b)) => a.len() + b.len(),
+                None => SCRATCH.with(|sc| {
+                    let mut n = 0;
+                    self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), None, |list| {
+                        n = list.len();
+                    });
+                    n
+                }),
+            },
         }
     }
 
@@ -560,6 +605,9 @@ impl Snapshot {
                 if let Some(list) = self.hub_slice(v, inn) {
                     return Neighbors::from_slice(list);
                 }
+                if let Some((a, b)) = self.piece_lists(v, inn) {
+                    return Neighbors::from_two(a, b);
+                }
                 let mut list = Vec::new();
                 self.merged_dsts(v, inn, &mut list);
                 Neighbors::from_dsts(list)
@@ -572,6 +620,13 @@ impl Snapshot {
         if !self.layers.is_empty() {
             return match self.place(v, false) {
                 Place::Plain(seg) => WeightedNeighbors::from_segment(seg, seg.entry_range(v)),
+                Place::Merge => match self.pieces_of(v, false) {
+                    Some((Some((seg, range)), page)) => match page.weighted_pieces(v) {
+                        Some((adds, ws)) => WeightedNeighbors::from_two(seg, range, adds, ws),
+                        None => WeightedNeighbors::from_list(self.merged(v, false), None),
+                    },
+                    _ => WeightedNeighbors::from_list(self.merged(v, false), None),
+                },
                 _ => WeightedNeighbors::from_list(self.merged(v, false), None),
             };
         }
@@ -662,7 +717,7 @@ impl Snapshot {
         let layered = !self.layers.is_empty();
         let reader = self.mem_reader(inn);
         let below = |u| self.sole_plain_slice(u, inn);
-        let mut slow = |v: u32, f: &mut Pieces<'_>| {
+        let mut slow = |v: u32, f: &mut ListSink<'_>| {
             if layered {
                 // The scan builds the pages it crosses (see `mem_view`).
                 let page = self.mem_view.page(reader, &below, v);
@@ -732,6 +787,16 @@ impl Snapshot {
         }
     }
 
+    /// Calls `f` on `v`'s list in ascending order if it is in disjoint
+    /// pieces (`pieces_of`); returns whether it was.
+    fn visit_pieces(&self, v: u32, inn: bool, f: &mut impl FnMut(u32)) -> bool {
+        let Some((a, b)) = self.piece_lists(v, inn) else {
+            return false;
+        };
+        Neighbors::from_two(a, b).for_each(f);
+        true
+    }
+
     /// The scan behind `for_each_*`. The callback must not run under the
     /// vertex lock: it may read other vertices, and a writer holding one of
     /// those while waiting for this one would deadlock with it. So a small
@@ -752,6 +817,8 @@ impl Snapshot {
                 // list comes from a per-thread pool (a nested call takes
                 // another), so a kernel visiting many merged vertices does
                 // not allocate for each.
+                // Disjoint pieces are merged as they go.
+                Place::Merge if self.visit_pieces(v, inn, &mut f) => {}
                 Place::Merge => {
                     let mut list = LISTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
                     list.clear();
@@ -785,7 +852,7 @@ impl Snapshot {
 }
 
 /// What a scan calls per vertex: `f(v, a, b)`, `v`'s list in two pieces.
-type Pieces<'f> = dyn FnMut(u32, &[u32], &[u32]) + 'f;
+type ListSink<'f> = dyn FnMut(u32, &[u32], &[u32]) + 'f;
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).
 enum Place<'s> {

@@ -292,6 +292,23 @@ fn check_scan(snap: &Snapshot, model: &Model) {
         list.sort_unstable();
     }
     assert_eq!(each, want, "for_each_out_of");
+    // The iterator, stepped with `next` and folded, in ascending order.
+    for v in 0..snap.id_bound() {
+        let stepped: Vec<u32> = snap.out_neighbors_of(v).by_ref().collect();
+        let mut folded = Vec::new();
+        snap.out_neighbors_of(v).for_each(|d| folded.push(d));
+        assert!(stepped.windows(2).all(|w| w[0] < w[1]), "ascending");
+        assert_eq!(folded, stepped, "out_neighbors_of folded");
+        let ids: Vec<u64> = stepped.iter().map(|&d| ext(d)).collect();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        let empty = Vec::new();
+        assert_eq!(
+            &sorted,
+            want.get(&ext(v)).unwrap_or(&empty),
+            "out_neighbors_of"
+        );
+    }
     let want_in: BTreeMap<u64, Vec<u64>> = if snap.is_directed() {
         let mut w: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
         for &(s, d) in model.keys() {
