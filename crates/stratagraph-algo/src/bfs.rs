@@ -133,12 +133,12 @@ fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
         .map(|range| {
             let mut found = 0;
             // Any in-neighbour at `level` will do, so order is not needed.
-            g.scan_in_unordered(range, |v, a, b| {
+            g.scan_in_unordered(range, |v, pieces| {
                 let d = &depth[v as usize];
                 if d.load(Relaxed) == UNVISITED
-                    && a.iter()
-                        .chain(b)
-                        .any(|&u| depth[u as usize].load(Relaxed) == level)
+                    && pieces
+                        .iter()
+                        .any(|l| l.iter().any(|&u| depth[u as usize].load(Relaxed) == level))
                 {
                     d.store(level + 1, Relaxed);
                     found += 1;

@@ -60,12 +60,13 @@ fn pagerank_in_pool<G: GraphView>(g: &G, damping: f64, iterations: u32) -> Vec<f
             .for_each(|(chunk, ranks)| {
                 let start = (chunk * MIN_VERTICES_PER_TASK) as u32;
                 let end = start + ranks.len() as u32;
-                // Unordered: a store's newer in-edges come as a second
-                // slice, summed after the first (the same order every run).
-                g.scan_in_unordered(start..end, |v, a, b| {
+                // Unordered: a store's in-edges in several layers come as
+                // pieces, summed one after the other (the same order every
+                // run).
+                g.scan_in_unordered(start..end, |v, pieces| {
                     ranks[(v - start) as usize] = if live(v) {
                         let sum = |l: &[u32]| l.iter().map(|&u| contrib[u as usize]).sum::<f64>();
-                        let incoming = sum(a) + sum(b);
+                        let incoming: f64 = pieces.iter().map(|l| sum(l)).sum();
                         base + damping * incoming
                     } else {
                         0.0

@@ -70,11 +70,11 @@ impl GraphView for Snapshot {
         self.scan_in(range, f);
     }
 
-    fn scan_out_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32], &[u32])) {
+    fn scan_out_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
         Snapshot::scan_out_unordered(self, range, f);
     }
 
-    fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[u32], &[u32])) {
+    fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
         Snapshot::scan_in_unordered(self, range, f);
     }
 }

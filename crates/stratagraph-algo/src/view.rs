@@ -66,25 +66,19 @@ pub trait GraphView: Sync {
         scan_each(range, |v| self.in_neighbors(v), f);
     }
     /// `scan_out_range` for passes that need no order across a list
-    /// (sums, searches, unions): calls `f(v, a, b)` where `v`'s
-    /// out-neighbours are the ids of `a` and of `b` together, no id in
-    /// both, each slice ascending. A store hands over a vertex's compacted
-    /// slice and its newer additions side by side instead of merging them
-    /// first; the default passes the whole list as `a`.
-    fn scan_out_unordered(
-        &self,
-        range: std::ops::Range<u32>,
-        mut f: impl FnMut(u32, &[u32], &[u32]),
-    ) {
-        self.scan_out_range(range, |v, list| f(v, list, &[]));
+    /// (sums, searches, unions): calls `f(v, pieces)` where `v`'s
+    /// out-neighbours are the ids of all `pieces` together, no id in two
+    /// of them, each piece ascending. A store hands over a vertex's slices
+    /// in its levels and its newer additions side by side instead of
+    /// merging them first; the default passes the whole list as one piece.
+    /// Every call for the same vertex on the same view gives the same
+    /// pieces.
+    fn scan_out_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
+        self.scan_out_range(range, |v, list| f(v, &[list]));
     }
     /// `scan_out_unordered` for in-neighbours.
-    fn scan_in_unordered(
-        &self,
-        range: std::ops::Range<u32>,
-        mut f: impl FnMut(u32, &[u32], &[u32]),
-    ) {
-        self.scan_in_range(range, |v, list| f(v, list, &[]));
+    fn scan_in_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
+        self.scan_in_range(range, |v, list| f(v, &[list]));
     }
 }
 

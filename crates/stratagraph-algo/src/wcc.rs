@@ -91,12 +91,12 @@ fn sample_frequent(alive: &[bool], comp: &[AtomicU32]) -> Option<u32> {
         .map(|run| run[0])
 }
 
-/// Calls `f(v, a, b)` for every vertex of the graph, by ranges in
-/// parallel (`par_ranges`), where `v`'s neighbours are `a` then `b`
-/// (`GraphView::scan_out_unordered`); `in_lists` selects in-neighbours.
-/// Every pass sees a vertex's neighbours in the same sequence, which the
-/// sampling rounds and the pass after them rely on.
-fn each_list<G: GraphView>(g: &G, in_lists: bool, f: impl Fn(u32, &[u32], &[u32]) + Sync) {
+/// Calls `f(v, pieces)` for every vertex of the graph, by ranges in
+/// parallel (`par_ranges`), where `v`'s neighbours are the pieces one
+/// after the other (`GraphView::scan_out_unordered`); `in_lists` selects
+/// in-neighbours. Every pass sees a vertex's neighbours in the same
+/// sequence, which the sampling rounds and the pass after them rely on.
+fn each_list<G: GraphView>(g: &G, in_lists: bool, f: impl Fn(u32, &[&[u32]]) + Sync) {
     par_ranges(g.id_bound()).for_each(|range| {
         if in_lists {
             g.scan_in_unordered(range, &f);
@@ -106,6 +106,11 @@ fn each_list<G: GraphView>(g: &G, in_lists: bool, f: impl Fn(u32, &[u32], &[u32]
     });
 }
 
+/// The ids of `pieces`, one piece after the other.
+fn all<'a>(pieces: &'a [&'a [u32]]) -> impl Iterator<Item = u32> + 'a {
+    pieces.iter().flat_map(|l| l.iter().copied())
+}
+
 fn afforest<G: GraphView>(g: &G) -> Vec<u32> {
     let n = g.id_bound();
     // Existence is looked up once: on a store it is not free.
@@ -113,8 +118,8 @@ fn afforest<G: GraphView>(g: &G) -> Vec<u32> {
     let comp: Vec<AtomicU32> = (0..n).into_par_iter().map(AtomicU32::new).collect();
     for round in 0..NEIGHBOR_ROUNDS {
         // Holes have empty lists, so they link nothing.
-        each_list(g, false, |v, a, b| {
-            if let Some(&u) = a.get(round).or_else(|| b.get(round - a.len().min(round))) {
+        each_list(g, false, |v, pieces| {
+            if let Some(u) = all(pieces).nth(round) {
                 link(&comp, v, u);
             }
         });
@@ -122,24 +127,19 @@ fn afforest<G: GraphView>(g: &G) -> Vec<u32> {
     }
     let giant = sample_frequent(&alive, &comp);
     let outside = |v: u32| alive[v as usize] && Some(comp[v as usize].load(Relaxed)) != giant;
-    each_list(g, false, |v, a, b| {
+    each_list(g, false, |v, pieces| {
         if outside(v) {
-            // Past the first `NEIGHBOR_ROUNDS` of `a` then `b`.
-            let skip_b = NEIGHBOR_ROUNDS.saturating_sub(a.len());
-            let rest = a.get(NEIGHBOR_ROUNDS..).unwrap_or(&[]).iter();
-            for &u in rest.chain(b.get(skip_b..).unwrap_or(&[])) {
-                link(&comp, v, u);
-            }
+            all(pieces)
+                .skip(NEIGHBOR_ROUNDS)
+                .for_each(|u| link(&comp, v, u));
         }
     });
     // Out-edges of giant-component members are skipped, so their targets must
     // find the link from their side, through in-edges.
     if g.is_directed() {
-        each_list(g, true, |v, a, b| {
+        each_list(g, true, |v, pieces| {
             if outside(v) {
-                for &u in a.iter().chain(b) {
-                    link(&comp, v, u);
-                }
+                all(pieces).for_each(|u| link(&comp, v, u));
             }
         });
     }

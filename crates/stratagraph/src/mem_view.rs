@@ -56,22 +56,70 @@ pub(crate) struct MemPage {
     /// `dsts` (0.0 beside tombstones); empty in an in-direction page, whose
     /// weights live with the sources' out-edges.
     weights: Box<[f64]>,
-    /// Bit `i` set: vertex `first + i` has at most one source below the
-    /// MemGraph, plain for the snapshot, and its live destinations above
-    /// hold only edges that slice lacks (those it has are dropped at the
-    /// build, and no tombstone above hides one of its edges). Its list is
-    /// then that slice and its live destinations taken side by side, with
-    /// no merge (`MemPage::pieces`).
+    /// Bit `i` set: vertex `first + i` has at most `MAX_PIECES` sources
+    /// below the MemGraph, all plain for the snapshot, no two of them
+    /// holding the same edge, and its live destinations above hold only
+    /// edges those slices lack (those they have are dropped at the build,
+    /// and no tombstone above hides one of their edges). Its list is then
+    /// those slices and its live destinations taken side by side, with no
+    /// merge (`MemPage::pieces`).
     pieces: Box<[u64]>,
     /// Bit `i` set: some of those dropped destinations of vertex
-    /// `first + i` were live above (a new weight for an edge of the slice),
+    /// `first + i` were live above (a new weight for an edge of a slice),
     /// so the MemGraph does decide something for it.
     updates: Box<[u64]>,
 }
 
-/// For a vertex, its one plain slice below the MemGraph (empty if none
-/// holds it), or `None` if it has several or one that needs version checks.
-pub(crate) type Below<'b> = &'b dyn Fn(u32) -> Option<&'b [u32]>;
+/// Most slices below the MemGraph a vertex in pieces has (a level part
+/// and a few L0 runs).
+pub(crate) const MAX_PIECES: usize = 4;
+
+/// A vertex's plain slices below the MemGraph, non-empty ones only.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Slices<'b> {
+    lists: [&'b [u32]; MAX_PIECES],
+    n: usize,
+}
+
+impl<'b> Slices<'b> {
+    /// Up to `MAX_PIECES` lists (`None` for more); empty ones are left out.
+    pub(crate) fn new(lists: &[&'b [u32]]) -> Option<Slices<'b>> {
+        let mut s = Slices::default();
+        for &l in lists.iter().filter(|l| !l.is_empty()) {
+            *s.lists.get_mut(s.n)? = l;
+            s.n += 1;
+        }
+        Some(s)
+    }
+
+    pub(crate) fn lists(&self) -> &[&'b [u32]] {
+        self.lists.get(..self.n).unwrap_or(&[])
+    }
+
+    /// Whether any slice holds `d`.
+    fn hold(&self, d: u32) -> bool {
+        self.lists().iter().any(|l| holds(l, d))
+    }
+
+    /// Whether no two slices hold the same destination.
+    fn disjoint(&self) -> bool {
+        let l = self.lists();
+        (0..l.len()).all(|i| {
+            (i + 1..l.len()).all(|j| {
+                let (small, big) = if l[i].len() <= l[j].len() {
+                    (l[i], l[j])
+                } else {
+                    (l[j], l[i])
+                };
+                small.iter().all(|&d| !holds(big, d))
+            })
+        })
+    }
+}
+
+/// For a vertex, its plain slices below the MemGraph, or `None` if one of
+/// its sources needs version checks or it has more than `MAX_PIECES`.
+pub(crate) type Below<'b> = &'b dyn Fn(u32) -> Option<Slices<'b>>;
 
 /// What a snapshot reads the MemGraph with: the graph, the snapshot's
 /// timestamp and id bound, and the direction (`inn` already resolved for
@@ -139,17 +187,6 @@ impl MemPage {
     /// of bits answers for 64 vertices).
     fn build(r: Reader<'_>, below: Below<'_>, first: u32) -> MemPage {
         let end = first.saturating_add(PAGE).min(r.bound);
-        let any = (first >> 6..end.div_ceil(64)).any(|w| r.mem.dirty_bits(w) != 0);
-        if !any {
-            return MemPage {
-                first,
-                starts: Box::default(),
-                dsts: Box::default(),
-                weights: Box::default(),
-                pieces: Box::default(),
-                updates: Box::default(),
-            };
-        }
         // First pass, under each vertex's lock: its decided destinations,
         // live ones then tombstones. No check against the levels is made
         // here: a lock orders memory, so a cache miss taken while one is
@@ -200,13 +237,14 @@ impl MemPage {
         let mut read = 0;
         for (i, v) in (first..end).enumerate() {
             let (mid, stop) = (starts[2 * i + 1] as usize, starts[2 * i + 2] as usize);
-            let slice = below(v).filter(|s| dsts[mid..stop].iter().all(|&d| !holds(s, d)));
+            let slice =
+                below(v).filter(|s| dsts[mid..stop].iter().all(|&d| !s.hold(d)) && s.disjoint());
             if slice.is_some() {
                 pieces[i / 64] |= 1 << (i % 64);
             }
             for k in read..stop {
                 let d = dsts[k];
-                if k < mid && slice.is_some_and(|s| holds(s, d)) {
+                if k < mid && slice.is_some_and(|s| s.hold(d)) {
                     updates[i / 64] |= 1 << (i % 64);
                     continue;
                 }
@@ -241,8 +279,8 @@ impl MemPage {
 
     /// `v`'s live destinations and tombstones at the snapshot, each
     /// ascending (both empty for a vertex outside the page). For a vertex
-    /// with pieces, the live destinations its slice holds are left out:
-    /// laid over that slice, the list is the same.
+    /// with pieces, the live destinations its slices hold are left out:
+    /// laid over those slices, the list is the same.
     #[inline]
     pub(crate) fn lists(&self, v: u32) -> (&[u32], &[u32]) {
         let i = 2 * v.wrapping_sub(self.first) as usize;
@@ -255,9 +293,9 @@ impl MemPage {
         }
     }
 
-    /// `v`'s live destinations at the snapshot that its one plain slice
-    /// below lacks, if its whole list is that slice and these side by side
-    /// (see `pieces`); `None` if its list must be merged.
+    /// `v`'s live destinations at the snapshot that its plain slices
+    /// below lack, if its whole list is those slices and these side by
+    /// side (see `pieces`); `None` if its list must be merged.
     #[inline]
     pub(crate) fn pieces(&self, v: u32) -> Option<&[u32]> {
         let i = v.wrapping_sub(self.first) as usize;

@@ -7,7 +7,7 @@ use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
 use crate::lsm::union::{ListScratch, MAX_SLICES};
 use crate::mem::EdgeSet;
-use crate::mem_view::{self, MemPage, MemView};
+use crate::mem_view::{self, MemPage, MemView, Slices, MAX_PIECES};
 use crate::scan::{self, Neighbors, WeightedNeighbors};
 use crate::version::Timestamp;
 use crate::VertexId;
@@ -366,11 +366,7 @@ impl Snapshot {
         if !mem.may_hold(v) {
             return sc.lists.resolve(lists, &[], &[], f);
         }
-        let page = page.or_else(|| {
-            let below = |u| self.sole_plain_slice(u, inn);
-            self.mem_view
-                .page_for_point_read(self.mem_reader(inn), &below, v)
-        });
+        let page = page.or_else(|| self.point_page(v, inn));
         if let Some(page) = page {
             let (adds, kills) = page.lists(v);
             return sc.lists.resolve(lists, adds, kills, f);
@@ -399,51 +395,76 @@ impl Snapshot {
         unions.resolve(lists, adds, kills, f)
     }
 
-    /// `v`'s one slice below the MemGraph in one direction (`inn` already
-    /// resolved), empty if no segment holds it; `None` if several do or
-    /// one that needs version checks.
-    fn sole_plain_slice(&self, v: u32, inn: bool) -> Option<&[u32]> {
+    /// `v`'s plain slices below the MemGraph in one direction (`inn`
+    /// already resolved); `None` if a segment holding it needs version
+    /// checks or more than `MAX_PIECES` hold it.
+    fn plain_below(&self, v: u32, inn: bool) -> Option<Slices<'_>> {
         // After a compaction one plain segment answers for everything.
         let sole = self.layers.sole(v).map(|r| r.seg(inn));
         if let Some(seg) = sole.filter(|s| s.is_plain_at(self.ts)) {
-            return Some(seg.entries_of(v));
+            return Slices::new(&[seg.entries_of(v)]);
         }
         let (lists, n, plain) = self.plain_slices(v, inn);
-        (plain && n <= 1).then_some(lists[0])
+        if !plain {
+            return None;
+        }
+        Slices::new(lists.get(..n).unwrap_or(&[]))
     }
 
-    /// `v`'s list in one direction (`inn` as given) as two disjoint pieces,
-    /// when its MemGraph page (built already, or now after enough point
-    /// reads) has it as one plain segment's entries plus additions that
-    /// segment lacks (see `mem_view`): the segment holding `v` with `v`'s
-    /// entry range in it (`None` if no segment holds `v`), and the page.
-    /// Point reads then merge the two as they go, with no lock, copy or
-    /// allocation.
+    /// `v`'s MemGraph page in one direction (`inn` as given) for a point
+    /// read: built already, or built now after enough point reads.
+    fn point_page(&self, v: u32, inn: bool) -> Option<&MemPage> {
+        let inn = inn && self.shared.opts.directed;
+        let below = |u| self.plain_below(u, inn);
+        self.mem_view
+            .page_for_point_read(self.mem_reader(inn), &below, v)
+    }
+
+    /// `v`'s list in one direction (`inn` as given) as one plain segment's
+    /// entries and additions that segment lacks, when its MemGraph page
+    /// has it in pieces (see `mem_view`): the segment holding `v` with
+    /// `v`'s entry range in it (`None` if no segment holds `v`), and the
+    /// page. Weighted point reads then merge the two as they go.
     #[allow(clippy::type_complexity)]
     fn pieces_of(
         &self,
         v: u32,
         inn: bool,
     ) -> Option<(Option<(&Segment, std::ops::Range<usize>)>, &MemPage)> {
-        let inn = inn && self.shared.opts.directed;
-        let below = |u| self.sole_plain_slice(u, inn);
-        let page = self
-            .mem_view
-            .page_for_point_read(self.mem_reader(inn), &below, v)?;
+        let page = self.point_page(v, inn)?;
         page.pieces(v)?;
-        let seg = self
+        let inn = inn && self.shared.opts.directed;
+        let mut held = self
             .layers
             .segments_of(v, inn)
             .map(|s| (s, s.entry_range(v)))
-            .find(|(_, r)| !r.is_empty());
+            .filter(|(_, r)| !r.is_empty());
+        let seg = held.next();
+        if held.next().is_some() {
+            return None;
+        }
         Some((seg, page))
     }
 
-    /// `pieces_of` as the two lists of destinations.
+    /// `v`'s list in one direction (`inn` as given) as at most two
+    /// disjoint ascending pieces (slices below the MemGraph and its
+    /// additions, as its page has them; see `mem_view`), which point reads
+    /// merge as they go, with no lock, copy or allocation; `None` if it
+    /// must be merged first.
     fn piece_lists(&self, v: u32, inn: bool) -> Option<(&[u32], &[u32])> {
-        let (seg, page) = self.pieces_of(v, inn)?;
-        let slice = seg.map_or(&[][..], |(s, r)| s.dsts().get(r).unwrap_or(&[]));
-        Some((slice, page.pieces(v)?))
+        let adds = self.point_page(v, inn)?.pieces(v)?;
+        let slices = self.plain_below(v, inn && self.shared.opts.directed)?;
+        let mut pieces = slices
+            .lists()
+            .iter()
+            .copied()
+            .chain([adds])
+            .filter(|l| !l.is_empty());
+        let (a, b) = (pieces.next().unwrap_or(&[]), pieces.next().unwrap_or(&[]));
+        if pieces.next().is_some() {
+            return None;
+        }
+        Some((a, b))
     }
 
     /// How this snapshot reads the MemGraph in one direction (`inn`
@@ -671,36 +692,32 @@ impl Snapshot {
     /// destination column, as from a plain CSR; other vertices are resolved
     /// and copied first. `f` runs with no lock held.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        self.scan(range, false, false, |v, list, _| f(v, list));
+        self.scan(range, false, false, |v, pieces| {
+            f(v, pieces.first().unwrap_or(&&[][..]))
+        });
     }
 
     /// `scan_out` for in-neighbours (the same as `scan_out` on an
     /// undirected graph): the pass pull-based kernels such as PageRank make.
     pub fn scan_in(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        self.scan(range, true, false, |v, list, _| f(v, list));
+        self.scan(range, true, false, |v, pieces| {
+            f(v, pieces.first().unwrap_or(&&[][..]))
+        });
     }
 
     /// `scan_out` for passes that need no order across a list: calls
-    /// `f(v, a, b)` where `v`'s out-neighbours are the ids of `a` and of `b`
-    /// together, no id in both, each slice ascending. A vertex with edges
-    /// both in a level and in the MemGraph comes as its level slice and the
-    /// MemGraph's additions, read in place with no merge, where the
-    /// snapshot knows them to be disjoint (see `mem_view`); others come
-    /// merged, with `b` empty.
-    pub fn scan_out_unordered(
-        &self,
-        range: std::ops::Range<u32>,
-        f: impl FnMut(u32, &[u32], &[u32]),
-    ) {
+    /// `f(v, pieces)` where `v`'s out-neighbours are the ids of all
+    /// `pieces` together, no id in two of them, each piece ascending. A
+    /// vertex with edges in several layers comes as its plain slices in
+    /// the levels and L0 runs and the MemGraph's additions, read in place
+    /// with no merge, where the snapshot knows them to be disjoint (see
+    /// `mem_view`); others come merged, as one piece.
+    pub fn scan_out_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
         self.scan(range, false, true, f);
     }
 
     /// `scan_out_unordered` for in-neighbours.
-    pub fn scan_in_unordered(
-        &self,
-        range: std::ops::Range<u32>,
-        f: impl FnMut(u32, &[u32], &[u32]),
-    ) {
+    pub fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
         self.scan(range, true, true, f);
     }
 
@@ -709,82 +726,128 @@ impl Snapshot {
         range: std::ops::Range<u32>,
         inn: bool,
         unordered: bool,
-        mut f: impl FnMut(u32, &[u32], &[u32]),
+        mut f: impl FnMut(u32, &[&[u32]]),
     ) {
         let inn = inn && self.shared.opts.directed;
         let end = range.end.min(self.bound);
         let mut sc = ListScratch::default();
         let layered = !self.layers.is_empty();
         let reader = self.mem_reader(inn);
-        let below = |u| self.sole_plain_slice(u, inn);
+        let below = |u| self.plain_below(u, inn);
+        let mem = &self.shared.mem;
         let mut slow = |v: u32, f: &mut ListSink<'_>| {
-            if layered {
-                // The scan builds the pages it crosses (see `mem_view`).
-                let page = self.mem_view.page(reader, &below, v);
-                if let Some(adds) = page.filter(|_| unordered).and_then(|p| p.pieces(v)) {
-                    let slice = self.sole_plain_slice(v, inn).unwrap_or(&[]);
-                    return f(v, slice, adds);
-                }
-                self.with_merged_dsts(v, inn, &mut sc, page, |list| f(v, list, &[]));
-            } else {
+            if !layered {
                 sc.list.clear();
                 self.visit(v, inn, |d| sc.list.push(d));
-                f(v, &sc.list, &[]);
+                return f(v, &[&sc.list]);
             }
+            // The scan builds the pages it crosses (see `mem_view`): for
+            // the MemGraph's part, or for the pieces an unordered scan
+            // takes even where the MemGraph holds nothing.
+            let page = if unordered || mem.may_hold(v) {
+                self.mem_view.page(reader, &below, v)
+            } else {
+                None
+            };
+            let adds = page.filter(|_| unordered).and_then(|p| p.pieces(v));
+            if let Some((adds, slices)) = adds.zip(self.plain_below(v, inn)) {
+                let mut pieces: [&[u32]; MAX_PIECES + 1] = [&[]; MAX_PIECES + 1];
+                let mut n = 0;
+                for l in slices.lists().iter().chain([&adds]) {
+                    if let Some(p) = pieces.get_mut(n) {
+                        *p = l;
+                        n += 1;
+                    }
+                }
+                return f(v, pieces.get(..n).unwrap_or(&[]));
+            }
+            self.with_merged_dsts(v, inn, &mut sc, page, |list| f(v, &[list]));
         };
-        // Page by page (level parts start on index pages): where one plain
-        // segment holds the page, vertices the MemGraph holds nothing for
-        // (64 checked per word of dirty bits) are handed over as slices.
-        let mem = &self.shared.mem;
+        // Page by page (level parts start on index pages, so the segments
+        // holding a page's vertices are the same for all of them): where
+        // every such segment is plain for this snapshot, lists are read
+        // straight from their columns. A vertex in one segment that the
+        // MemGraph holds nothing for (64 checked per word of dirty bits)
+        // is handed over as a slice, as from a plain CSR; unordered, a
+        // vertex its MemGraph page has in pieces is handed over as its
+        // slices and the page's additions; other vertices are merged.
         let mut v = range.start;
         while v < end {
             let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
-            let seg = self
-                .layers
-                .sole(v)
-                .map(|r| r.seg(inn))
-                .filter(|s| s.is_plain_at(self.ts));
-            let Some(seg) = seg else {
+            let Some((segs, count)) = self.plain_page_segments(v, inn) else {
                 for u in v..page_end {
                     slow(u, &mut f);
                 }
                 v = page_end;
                 continue;
             };
-            let (offs, dsts, covered) = (seg.offsets(), seg.dsts(), seg.vertex_range());
-            // Unordered, a vertex the page has as pieces takes its slice
-            // here and its additions from the page, with no merge.
-            let page = if unordered {
-                self.mem_view.page(reader, &below, v)
-            } else {
-                None
-            };
+            // Each segment's columns, found once per page.
+            let cols = segs.map(|s| (s.offsets(), s.dsts(), s.vertex_range().start));
+            let cols = cols.get(..count).unwrap_or(&[]);
+            // The MemGraph page, looked up at the first vertex needing it.
+            let mut looked_up = None;
+            // Reused across vertices; only `..n` is ever read.
+            let mut lists: [&[u32]; MAX_PIECES + 1] = [&[]; MAX_PIECES + 1];
             while v < page_end {
                 let dirty = mem.dirty_bits(v >> 6);
                 let block_end = ((v | 63) + 1).min(page_end);
                 for u in v..block_end {
-                    if !covered.contains(&u) {
-                        slow(u, &mut f);
+                    let mut n = 0;
+                    for &(offs, dsts, lo) in cols {
+                        // `open` checked the offsets; `get` keeps a damaged
+                        // file from panicking all the same.
+                        let i = u.wrapping_sub(lo) as usize;
+                        let list = match (offs.get(i), offs.get(i + 1)) {
+                            (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
+                            _ => &[],
+                        };
+                        if !list.is_empty() {
+                            lists[n] = list;
+                            n += 1;
+                        }
+                    }
+                    let clean = dirty & (1u64 << (u & 63)) == 0;
+                    if clean && n <= 1 {
+                        f(u, lists.get(..n).unwrap_or(&[]));
                         continue;
                     }
-                    let i = (u - covered.start) as usize;
-                    // `open` checked the offsets; `get` keeps a damaged file
-                    // from panicking all the same.
-                    let list = match (offs.get(i), offs.get(i + 1)) {
-                        (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
-                        _ => &[],
+                    let page = match (unordered, looked_up) {
+                        (false, _) => None,
+                        (true, Some(p)) => p,
+                        (true, None) => *looked_up.insert(self.mem_view.page(reader, &below, u)),
                     };
-                    if dirty & (1u64 << (u & 63)) == 0 {
-                        f(u, list, &[]);
-                    } else if let Some(adds) = page.and_then(|p| p.pieces(u)) {
-                        f(u, list, adds);
-                    } else {
-                        slow(u, &mut f);
+                    match page.and_then(|p| p.pieces(u)) {
+                        Some(adds) => {
+                            if !adds.is_empty() {
+                                lists[n] = adds;
+                                n += 1;
+                            }
+                            f(u, lists.get(..n).unwrap_or(&[]));
+                        }
+                        None => slow(u, &mut f),
                     }
                 }
                 v = block_end;
             }
         }
+    }
+
+    /// The segments holding the vertices of the index page that starts at
+    /// or holds `v` (L0 runs and one part per level), in one direction,
+    /// and how many, if every one is plain for this snapshot and there are
+    /// at most `MAX_PIECES`; `None` otherwise.
+    fn plain_page_segments(&self, v: u32, inn: bool) -> Option<([&Segment; MAX_PIECES], usize)> {
+        let mut segs = [None; MAX_PIECES];
+        let mut n = 0;
+        for seg in self.layers.segments_of(v, inn) {
+            if !seg.is_plain_at(self.ts) {
+                return None;
+            }
+            *segs.get_mut(n)? = Some(seg);
+            n += 1;
+        }
+        let first = segs[0]?;
+        Some((segs.map(|s| s.unwrap_or(first)), n))
     }
 
     /// Calls `f` on `v`'s list in ascending order if it is in disjoint
@@ -851,8 +914,8 @@ impl Snapshot {
     }
 }
 
-/// What a scan calls per vertex: `f(v, a, b)`, `v`'s list in two pieces.
-type ListSink<'f> = dyn FnMut(u32, &[u32], &[u32]) + 'f;
+/// What a scan calls per vertex: `f(v, pieces)`, `v`'s list in pieces.
+type ListSink<'f> = dyn FnMut(u32, &[&[u32]]) + 'f;
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).
 enum Place<'s> {

@@ -111,6 +111,16 @@ fn check(s: &Snapshot, want: &Model) {
         scanned += list.len();
     });
     assert_eq!(scanned, want.len());
+    // Unordered, in pieces: the same edges, none twice.
+    let mut pieces = Model::new();
+    s.scan_out_unordered(0..s.id_bound(), |v, parts| {
+        let src = s.external_id(v).unwrap();
+        for &d in parts.iter().flat_map(|l| l.iter()) {
+            let e = (src, s.external_id(d).unwrap());
+            assert!(pieces.insert(e, want[&e]).is_none(), "{e:?} twice");
+        }
+    });
+    assert!(pieces == *want, "unordered scan of {}", s.timestamp());
     assert_eq!(s.edge_count() as usize, want.len());
     // In-edges agree with out-edges.
     let mut inn = 0;
@@ -327,11 +337,11 @@ fn check_scan(snap: &Snapshot, model: &Model) {
     });
     got_in.values_mut().for_each(|l| l.sort_unstable());
     assert_eq!(got_in, want_in, "scan_in");
-    // Unordered: two disjoint pieces, each ascending, together the list.
+    // Unordered: disjoint pieces, each ascending, together the list.
     for (inn, want) in [(false, &want), (true, &want_in)] {
         let mut got: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-        let f = |v: u32, a: &[u32], b: &[u32]| {
-            for l in [a, b] {
+        let f = |v: u32, pieces: &[&[u32]]| {
+            for l in pieces {
                 assert!(l.windows(2).all(|w| w[0] < w[1]), "piece ascending");
                 if !l.is_empty() {
                     got.entry(ext(v))

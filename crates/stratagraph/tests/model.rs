@@ -147,11 +147,11 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
         .collect();
     want_scan.sort_unstable();
     assert_eq!(scanned, want_scan, "{ctx}: sequential scan");
-    // Unordered, a list may come in two disjoint ascending pieces.
+    // Unordered, a list may come in disjoint ascending pieces.
     let mut pieces = Vec::new();
-    snap.scan_out_unordered(0..u32::MAX, |v, a, b| {
+    snap.scan_out_unordered(0..u32::MAX, |v, parts| {
         let ext = snap.external_id_unchecked(v);
-        for l in [a, b] {
+        for l in parts {
             assert!(
                 l.windows(2).all(|w| w[0] < w[1]),
                 "{ctx}: piece of {ext} sorted"

@@ -111,17 +111,17 @@ impl GraphView for HoleyView {
 }
 
 /// Wraps a [`CsrGraph`] so that its unordered scans hand each list over in
-/// two interleaved pieces (the entries at even positions, then those at
-/// odd ones), as a store does with a level slice and the MemGraph's
-/// additions. Kernels that use `scan_*_unordered` must give the same
-/// answers as on the plain graph.
+/// three interleaved pieces (the entries at positions 0, 3, 6...; then 1,
+/// 4, 7...; then the rest), as a store does with slices in several layers
+/// and the MemGraph's additions. Kernels that use `scan_*_unordered` must
+/// give the same answers as on the plain graph.
 pub struct SplitView(pub CsrGraph);
 
-/// `f(v, a, b)` with `list` split into its even- and odd-position entries.
-fn split(v: u32, list: &[u32], f: &mut impl FnMut(u32, &[u32], &[u32])) {
-    let even: Vec<u32> = list.iter().step_by(2).copied().collect();
-    let odd: Vec<u32> = list.iter().skip(1).step_by(2).copied().collect();
-    f(v, &even, &odd);
+/// `f(v, pieces)` with `list` dealt into three pieces.
+fn split(v: u32, list: &[u32], f: &mut impl FnMut(u32, &[&[u32]])) {
+    let piece = |k: usize| -> Vec<u32> { list.iter().skip(k).step_by(3).copied().collect() };
+    let (a, b, c) = (piece(0), piece(1), piece(2));
+    f(v, &[&a, &b, &c]);
 }
 
 impl GraphView for SplitView {
@@ -161,18 +161,10 @@ impl GraphView for SplitView {
     fn external_id(&self, v: u32) -> u64 {
         self.0.external_id(v)
     }
-    fn scan_out_unordered(
-        &self,
-        range: std::ops::Range<u32>,
-        mut f: impl FnMut(u32, &[u32], &[u32]),
-    ) {
+    fn scan_out_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
         self.0.scan_out_range(range, |v, l| split(v, l, &mut f));
     }
-    fn scan_in_unordered(
-        &self,
-        range: std::ops::Range<u32>,
-        mut f: impl FnMut(u32, &[u32], &[u32]),
-    ) {
+    fn scan_in_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
         self.0.scan_in_range(range, |v, l| split(v, l, &mut f));
     }
 }
