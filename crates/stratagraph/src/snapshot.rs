@@ -792,21 +792,21 @@ impl Snapshot {
                 let dirty = mem.dirty_bits(v >> 6);
                 let block_end = ((v | 63) + 1).min(page_end);
                 for u in v..block_end {
+                    let clean = dirty & (1u64 << (u & 63)) == 0;
+                    // The state after a compaction, kept as short as a
+                    // CSR's loop.
+                    if let ([one], true) = (cols, clean) {
+                        f(u, &[column_list(*one, u)]);
+                        continue;
+                    }
                     let mut n = 0;
-                    for &(offs, dsts, lo) in cols {
-                        // `open` checked the offsets; `get` keeps a damaged
-                        // file from panicking all the same.
-                        let i = u.wrapping_sub(lo) as usize;
-                        let list = match (offs.get(i), offs.get(i + 1)) {
-                            (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
-                            _ => &[],
-                        };
+                    for c in cols {
+                        let list = column_list(*c, u);
                         if !list.is_empty() {
                             lists[n] = list;
                             n += 1;
                         }
                     }
-                    let clean = dirty & (1u64 << (u & 63)) == 0;
                     if clean && n <= 1 {
                         f(u, lists.get(..n).unwrap_or(&[]));
                         continue;
@@ -911,6 +911,18 @@ impl Snapshot {
             Some(Err(set)) => scan::visit(&set, ts, f),
             None => {}
         }
+    }
+}
+
+/// `v`'s list in a segment's columns `(offsets, destinations, first
+/// vertex)`. `open` checked the offsets; `get` keeps a damaged file from
+/// panicking all the same.
+#[inline]
+fn column_list<'s>((offs, dsts, lo): (&'s [u32], &'s [u32], u32), v: u32) -> &'s [u32] {
+    let i = v.wrapping_sub(lo) as usize;
+    match (offs.get(i), offs.get(i + 1)) {
+        (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
+        _ => &[],
     }
 }
 
