@@ -1,8 +1,9 @@
 //! Community detection by synchronous label propagation, as Graphalytics defines it.
 //!
 //! Every vertex adopts the most frequent label among its neighbours, ties going to the
-//! smallest label. Labels are collected into a per-task buffer and sorted, which handles the
-//! tie rule for free (the first longest run is the smallest label) and avoids hashing.
+//! smallest label. Labels are collected per range of vertices (by unordered scans: votes need
+//! no order) and sorted per vertex, which handles the tie rule for free (the first longest run
+//! is the smallest label) and avoids hashing.
 
 use rayon::prelude::*;
 
@@ -22,44 +23,98 @@ pub const CDLP_HOLE: u64 = u64::MAX;
 pub fn cdlp<G: GraphView>(g: &G, iterations: u32, threads: usize) -> Vec<u64> {
     run_in_pool(threads, || {
         let n = g.id_bound();
+        // Existence is looked up once: on a store it is not free.
+        let alive: Vec<bool> = (0..n).into_par_iter().map(|v| g.contains(v)).collect();
         let mut labels: Vec<u64> = (0..n)
             .into_par_iter()
             .map(|v| {
-                if g.contains(v) {
+                if alive[v as usize] {
                     g.external_id(v)
                 } else {
                     CDLP_HOLE
                 }
             })
             .collect();
+        let mut next = labels.clone();
         for _ in 0..iterations {
-            labels = (0..n)
-                .into_par_iter()
-                .with_min_len(MIN_VERTICES_PER_TASK)
-                .map_init(Vec::new, |buf, v| {
-                    let own = labels[v as usize];
-                    if !g.contains(v) {
-                        return own;
+            // By ranges of vertices: votes need no order, so a store hands
+            // each list over in pieces (`scan_*_unordered`), where asking
+            // vertex by vertex would merge them.
+            next.par_chunks_mut(MIN_VERTICES_PER_TASK)
+                .enumerate()
+                .for_each_init(Votes::default, |votes, (chunk, out)| {
+                    let start = (chunk * MIN_VERTICES_PER_TASK) as u32;
+                    let end = start + out.len() as u32;
+                    votes.collect(g, &labels, start..end);
+                    for (i, slot) in out.iter_mut().enumerate() {
+                        let v = start + i as u32;
+                        let own = labels[v as usize];
+                        *slot = if alive[v as usize] {
+                            votes.winner(i).unwrap_or(own)
+                        } else {
+                            own
+                        };
                     }
-                    buf.clear();
-                    // `for_each` rather than `extend`: it folds, which a
-                    // store's neighbour iterator runs as a plain slice loop
-                    // (`extend` steps `next` per element).
-                    let mut vote = |u: u32| {
-                        if u != v {
-                            buf.push(labels[u as usize]);
-                        }
-                    };
-                    g.out_neighbors(v).for_each(&mut vote);
-                    if g.is_directed() {
-                        g.in_neighbors(v).for_each(&mut vote);
-                    }
-                    most_frequent_smallest(buf).unwrap_or(own)
-                })
-                .collect();
+                });
+            std::mem::swap(&mut labels, &mut next);
         }
         labels
     })
+}
+
+/// One task's neighbour labels for a range of vertices, out-neighbours
+/// and (directed) in-neighbours in two flat lists with per-vertex starts.
+#[derive(Default)]
+struct Votes {
+    out: Vec<u64>,
+    out_starts: Vec<usize>,
+    inn: Vec<u64>,
+    in_starts: Vec<usize>,
+    buf: Vec<u64>,
+}
+
+impl Votes {
+    /// Gathers the labels of every vertex's neighbours in `range`
+    /// (self-loops do not vote).
+    fn collect<G: GraphView>(&mut self, g: &G, labels: &[u64], range: std::ops::Range<u32>) {
+        let fill = |list: &mut Vec<u64>, starts: &mut Vec<usize>, v: u32, pieces: &[&[u32]]| {
+            starts.push(list.len());
+            for piece in pieces {
+                piece
+                    .iter()
+                    .filter(|&&u| u != v)
+                    .for_each(|&u| list.push(labels[u as usize]));
+            }
+        };
+        let (out, out_starts) = (&mut self.out, &mut self.out_starts);
+        out.clear();
+        out_starts.clear();
+        g.scan_out_unordered(range.clone(), |v, pieces| fill(out, out_starts, v, pieces));
+        out_starts.push(out.len());
+        let (inn, in_starts) = (&mut self.inn, &mut self.in_starts);
+        inn.clear();
+        in_starts.clear();
+        if g.is_directed() {
+            g.scan_in_unordered(range, |v, pieces| fill(inn, in_starts, v, pieces));
+        }
+        in_starts.push(inn.len());
+    }
+
+    /// The winning label of the `i`-th vertex of the range, `None` if no
+    /// neighbour voted.
+    fn winner(&mut self, i: usize) -> Option<u64> {
+        let part = |starts: &[usize]| -> std::ops::Range<usize> {
+            match (starts.get(i), starts.get(i + 1)) {
+                (Some(&a), Some(&b)) => a..b,
+                _ => 0..0,
+            }
+        };
+        self.buf.clear();
+        let (o, n) = (part(&self.out_starts), part(&self.in_starts));
+        self.buf.extend_from_slice(self.out.get(o).unwrap_or(&[]));
+        self.buf.extend_from_slice(self.inn.get(n).unwrap_or(&[]));
+        most_frequent_smallest(&mut self.buf)
+    }
 }
 
 /// The most frequent value, smallest on ties; `None` for an empty buffer.

@@ -129,10 +129,12 @@ proptest! {
     fn split_lists_change_nothing((edges, directed) in graph_strategy()) {
         let g = build(&edges, directed);
         let (depth, comp, pr) = (bfs(&g, 0, 1), wcc(&g, 1), pagerank(&g, 0.85, 10, 1));
+        let labels = cdlp(&g, 4, 1);
         let s = SplitView(build(&edges, directed));
         for t in [1, 2] {
             prop_assert_eq!(&bfs(&s, 0, t), &depth);
             prop_assert_eq!(&wcc(&s, t), &comp);
+            prop_assert_eq!(&cdlp(&s, 4, t), &labels);
             let split_pr = pagerank(&s, 0.85, 10, t);
             prop_assert!(split_pr.iter().zip(&pr).all(|(a, b)| (a - b).abs() < 1e-12));
         }
