@@ -20,7 +20,9 @@ use std::sync::Arc;
 /// Vertices are named by external ids (`u64`) in the look-up methods; the
 /// iterators yield dense internal ids (`u32`), which index plain arrays and
 /// convert back with [`Snapshot::external_id`]. Methods ending in `_of` take
-/// internal ids. A snapshot keeps the versions it can see alive, so drop
+/// internal ids. A snapshot keeps the versions it can see alive, and the
+/// copies of the MemGraph's part its reads make (see [`Snapshot::scan_out`];
+/// about 4 to 12 bytes per MemGraph edge version read), so drop
 /// long-lived ones when done.
 pub struct Snapshot {
     shared: Arc<Shared>,
@@ -691,6 +693,11 @@ impl Snapshot {
     /// word of dirty bits) is handed over as a slice of that segment's
     /// destination column, as from a plain CSR; other vertices are resolved
     /// and copied first. `f` runs with no lock held.
+    ///
+    /// The first scan of a page of vertices copies what the snapshot sees
+    /// of the MemGraph there into flat arrays the snapshot keeps, so later
+    /// reads of those vertices, by any path, take no lock: a snapshot's
+    /// first whole-graph pass costs more than its later ones.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         self.scan(range, false, false, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))
