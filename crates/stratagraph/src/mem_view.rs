@@ -48,8 +48,7 @@ pub(crate) struct MemPage {
     first: u32,
     /// For vertex `first + i`: its live destinations are
     /// `dsts[starts[2i]..starts[2i+1]]`, its tombstones
-    /// `dsts[starts[2i+1]..starts[2i+2]]`. Empty for a page the MemGraph
-    /// holds nothing of.
+    /// `dsts[starts[2i+1]..starts[2i+2]]`.
     starts: Box<[u32]>,
     dsts: Box<[u32]>,
     /// In an out-direction page, the weight of each live destination in
@@ -135,11 +134,7 @@ pub(crate) struct Reader<'a> {
 impl MemView {
     /// `v`'s page, built now if it was not (`None` past the id bound).
     pub(crate) fn page(&self, r: Reader<'_>, below: Below<'_>, v: u32) -> Option<&MemPage> {
-        let slot = self.slot(r, v)?;
-        Some(
-            slot.page
-                .get_or_init(|| MemPage::build(r, below, v / PAGE * PAGE)),
-        )
+        Some(self.slot(r, v)?.built_now(r, below, v))
     }
 
     /// `v`'s page if it is built already.
@@ -163,10 +158,7 @@ impl MemView {
         if slot.reads.fetch_add(1, Ordering::Relaxed) + 1 < BUILD_AFTER {
             return None;
         }
-        Some(
-            slot.page
-                .get_or_init(|| MemPage::build(r, below, v / PAGE * PAGE)),
-        )
+        Some(slot.built_now(r, below, v))
     }
 
     fn slot(&self, r: Reader<'_>, v: u32) -> Option<&Slot> {
@@ -181,10 +173,20 @@ impl MemView {
     }
 }
 
+impl Slot {
+    /// The page holding `v`, built now if it was not (readers on other
+    /// threads wait for that one build).
+    fn built_now(&self, r: Reader<'_>, below: Below<'_>, v: u32) -> &MemPage {
+        self.page
+            .get_or_init(|| MemPage::build(r, below, v / PAGE * PAGE))
+    }
+}
+
 impl MemPage {
     /// Copies the MemGraph's decisions at `r.ts` for the page starting at
-    /// `first`. Only vertices whose dirty bit is set are locked (one word
-    /// of bits answers for 64 vertices).
+    /// `first` (only vertices whose dirty bit is set are locked), and finds
+    /// which of its vertices are in pieces (every vertex is checked: one
+    /// the MemGraph holds nothing of may still have several slices below).
     fn build(r: Reader<'_>, below: Below<'_>, first: u32) -> MemPage {
         let end = first.saturating_add(PAGE).min(r.bound);
         // First pass, under each vertex's lock: its decided destinations,

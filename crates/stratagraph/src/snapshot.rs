@@ -422,30 +422,22 @@ impl Snapshot {
             .page_for_point_read(self.mem_reader(inn), &below, v)
     }
 
-    /// `v`'s list in one direction (`inn` as given) as one plain segment's
-    /// entries and additions that segment lacks, when its MemGraph page
-    /// has it in pieces (see `mem_view`): the segment holding `v` with
-    /// `v`'s entry range in it (`None` if no segment holds `v`), and the
-    /// page. Weighted point reads then merge the two as they go.
-    #[allow(clippy::type_complexity)]
-    fn pieces_of(
-        &self,
-        v: u32,
-        inn: bool,
-    ) -> Option<(Option<(&Segment, std::ops::Range<usize>)>, &MemPage)> {
-        let page = self.point_page(v, inn)?;
-        page.pieces(v)?;
-        let inn = inn && self.shared.opts.directed;
+    /// `v`'s out-edges with weights as one plain segment's entries and
+    /// additions that segment lacks, merged as they are read, when its
+    /// MemGraph page has them so and no addition is a new weight for an
+    /// edge of the segment (see `mem_view`); `None` otherwise.
+    fn weighted_pieces_of(&self, v: u32) -> Option<WeightedNeighbors<'_>> {
+        let (adds, weights) = self.point_page(v, false)?.weighted_pieces(v)?;
         let mut held = self
             .layers
-            .segments_of(v, inn)
+            .segments_of(v, false)
             .map(|s| (s, s.entry_range(v)))
             .filter(|(_, r)| !r.is_empty());
-        let seg = held.next();
+        let (seg, range) = held.next()?;
         if held.next().is_some() {
             return None;
         }
-        Some((seg, page))
+        Some(WeightedNeighbors::from_two(seg, range, adds, weights))
     }
 
     /// `v`'s list in one direction (`inn` as given) as at most two
@@ -643,13 +635,7 @@ impl Snapshot {
         if !self.layers.is_empty() {
             return match self.place(v, false) {
                 Place::Plain(seg) => WeightedNeighbors::from_segment(seg, seg.entry_range(v)),
-                Place::Merge => match self.pieces_of(v, false) {
-                    Some((Some((seg, range)), page)) => match page.weighted_pieces(v) {
-                        Some((adds, ws)) => WeightedNeighbors::from_two(seg, range, adds, ws),
-                        None => WeightedNeighbors::from_list(self.merged(v, false), None),
-                    },
-                    _ => WeightedNeighbors::from_list(self.merged(v, false), None),
-                },
+                Place::Merge if let Some(two) = self.weighted_pieces_of(v) => two,
                 _ => WeightedNeighbors::from_list(self.merged(v, false), None),
             };
         }
@@ -858,7 +844,7 @@ impl Snapshot {
     }
 
     /// Calls `f` on `v`'s list in ascending order if it is in disjoint
-    /// pieces (`pieces_of`); returns whether it was.
+    /// pieces (`piece_lists`); returns whether it was.
     fn visit_pieces(&self, v: u32, inn: bool, f: &mut impl FnMut(u32)) -> bool {
         let Some((a, b)) = self.piece_lists(v, inn) else {
             return false;
