@@ -2,16 +2,24 @@
 //! graph, each beside its static-CSR baseline in the same process.
 //!
 //! Operations (median of `--runs` runs each):
-//! - `bulk_load`: all vertices, then every edge of `kS.bin` in one batch;
-//! - `batch_insert`: after loading 80%, the rest in batches of `--batch`;
-//! - `insert_single`: after loading 80%, the rest one edge per transaction,
-//!   on 1 and 2 threads;
+//! - `bulk_load`: all vertices, then every edge of `kS.bin` in one batch,
+//!   which a store with no edge writes straight into a CSR run (`lsm::bulk`
+//!   in the engine); `bulk_load_memgraph`: the same with that turned off,
+//!   so the batch goes through the MemGraph;
+//! - `batch_insert`: after loading 80% (in bulk), the rest in batches of
+//!   `--batch`;
+//! - `insert_single`: after loading 80% (in bulk), the rest one edge per
+//!   transaction, on 1 and 2 threads;
 //! - `scan_seq`: every out-neighbour of every vertex in id order, summing
-//!   destination ids (checked against `kS.ref.json`), right after a bulk load
-//!   and again after the single-edge stream; the CSR scan runs alternately;
-//! - `memory`: bytes per directed edge as the engine accounts it, and RSS;
-//! - `flush`, `memory_after_flush`, `scan_seq_flushed`: the bulk-loaded
-//!   graph written into one run below an empty MemGraph, and scanned there.
+//!   destination ids (checked against `kS.ref.json`), on the graph loaded
+//!   through the MemGraph (the MemGraph's own scan), again after the
+//!   single-edge stream, and as `scan_seq_bulk` on the bulk-loaded graph;
+//!   the CSR scan runs alternately;
+//! - `memory`: bytes per directed edge as the engine accounts it, and RSS,
+//!   for the MemGraph and (`memory_bulk`) for the bulk-loaded run;
+//! - `flush`, `memory_after_flush`, `scan_seq_flushed`: the graph loaded
+//!   through the MemGraph written into one run below an empty MemGraph,
+//!   and scanned there.
 
 use super::rows::{median, rss_bytes, Row, Table};
 use super::w1_files::W1Files;
@@ -84,12 +92,18 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         checksum,
     };
 
-    // Baseline build and the engine's bulk load, alternating.
-    let (mut csr_secs, mut load_secs) = (Vec::new(), Vec::new());
+    // Baseline build and the engine's two loads, alternating.
+    let (mut csr_secs, mut load_secs, mut bulk_secs) = (Vec::new(), Vec::new(), Vec::new());
     let mut csr = None;
     let mut loaded = None;
+    let mut bulk_loaded = None;
     let mut rss_delta = 0;
     for _ in 0..runs {
+        drop(bulk_loaded.take());
+        let t = Instant::now();
+        bulk_loaded = Some(load(&vertices, &edges, true)?);
+        bulk_secs.push(t.elapsed().as_secs_f64());
+
         drop(csr.take());
         let t = Instant::now();
         let pairs64: Vec<(u64, u64)> = pairs
@@ -104,14 +118,14 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         drop(loaded.take());
         let rss_before = rss_bytes();
         let t = Instant::now();
-        let g = load(&vertices, &edges)?;
+        let g = load(&vertices, &edges, false)?;
         load_secs.push(t.elapsed().as_secs_f64());
         if first {
             rss_delta = rss_bytes().saturating_sub(rss_before);
         }
         loaded = Some(g);
     }
-    let (Some(csr), Some(g)) = (csr, loaded) else {
+    let (Some(csr), Some(g), Some(bulk)) = (csr, loaded, bulk_loaded) else {
         unreachable!("runs >= 1");
     };
     let n_edges = edges.len() as f64;
@@ -124,22 +138,27 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         "s",
         count.clone(),
     ));
-    table.push(row(
-        "stratagraph",
-        "bulk_load",
-        cores,
-        median(&load_secs),
-        "s",
-        count.clone(),
-    ));
-    table.push(row(
-        "stratagraph",
-        "bulk_load_rate",
-        cores,
-        n_edges / median(&load_secs),
-        "edges/s",
-        count,
-    ));
+    for (op, secs) in [
+        ("bulk_load", &bulk_secs),
+        ("bulk_load_memgraph", &load_secs),
+    ] {
+        table.push(row(
+            "stratagraph",
+            op,
+            cores,
+            median(secs),
+            "s",
+            count.clone(),
+        ));
+        table.push(row(
+            "stratagraph",
+            &format!("{op}_rate"),
+            cores,
+            n_edges / median(secs),
+            "edges/s",
+            count.clone(),
+        ));
+    }
 
     let stats = g.stats();
     if stats.edges != reference.edges {
@@ -186,6 +205,25 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         reference.sum_dst,
         runs,
     )?;
+    let bulk_stats = bulk.stats();
+    if bulk_stats.edges != reference.edges || bulk_stats.runs != 1 {
+        return Err(format!(
+            "the bulk load holds {} edges in {} runs, expected {} in one",
+            bulk_stats.edges, bulk_stats.runs, reference.edges
+        )
+        .into());
+    }
+    table.push(memory_row("memory_bulk", &bulk_stats));
+    scan_rows(
+        &mut table,
+        &row,
+        "scan_seq_bulk",
+        &bulk.snapshot(),
+        &csr,
+        reference.sum_dst,
+        runs,
+    )?;
+    drop(bulk);
 
     // The same graph flushed into one run below an empty MemGraph: where
     // the LSM layer (issue 3) keeps most of a graph.
@@ -214,7 +252,7 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
     // Batches after an 80% load.
     let mut batch_secs = Vec::new();
     for _ in 0..runs * usize::from(args.wants("batch")) {
-        let g = load(&vertices, &edges[..split])?;
+        let g = load(&vertices, &edges[..split], true)?;
         let t = Instant::now();
         for chunk in edges[split..].chunks(args.batch.max(1)) {
             g.insert_edges(chunk)?;
@@ -239,7 +277,7 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
     for &threads in thread_counts {
         let mut secs = Vec::new();
         for _ in 0..runs {
-            let g = load(&vertices, &edges[..split])?;
+            let g = load(&vertices, &edges[..split], true)?;
             let t = Instant::now();
             crate::stream::apply(&edges[split..], threads, false, |&(s, d, w)| {
                 g.insert_edge(s, d, w).map(drop)
@@ -279,11 +317,13 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// A fresh in-memory graph holding all `vertices` (so internal ids equal
-/// the file's ids) and `edges`, with no automatic flush: these are the
-/// MemGraph's own figures.
-fn load(vertices: &[u64], edges: &[(u64, u64, f64)]) -> stratagraph::Result<Graph> {
+/// the file's ids) and `edges`, with no automatic flush: the edges go into
+/// a run in `bulk`, else into the MemGraph (the MemGraph's own figures).
+fn load(vertices: &[u64], edges: &[(u64, u64, f64)], bulk: bool) -> stratagraph::Result<Graph> {
     let g = Graph::in_memory(Options {
         memgraph_bytes: usize::MAX,
+        // Any size goes in bulk, so small test graphs take the same path.
+        bulk_load_min_edges: if bulk { 1 } else { usize::MAX },
         ..Options::default()
     });
     g.insert_vertices(vertices)?;
@@ -400,10 +440,11 @@ fn summary(t: &Table) {
     );
     let cores = rayon::current_num_threads();
     println!(
-        "  bulk load: {:.2}M edges/s (target >= 10M)",
-        get("stratagraph", "bulk_load_rate", cores) / 1e6
+        "  bulk load: {:.2}M edges/s (target >= 10M; through the MemGraph {:.2}M)",
+        get("stratagraph", "bulk_load_rate", cores) / 1e6,
+        get("stratagraph", "bulk_load_memgraph_rate", cores) / 1e6
     );
-    for op in ["scan_seq", "scan_seq_after_singles"] {
+    for op in ["scan_seq", "scan_seq_after_singles", "scan_seq_bulk"] {
         println!(
             "  {op}: {:.2}x the CSR scan (iterator {:.2}x, scan_out {:.2}x; target <= 3x)",
             get("stratagraph", op, 1) / get("csr", op, 1),
@@ -412,8 +453,9 @@ fn summary(t: &Table) {
         );
     }
     println!(
-        "  memory: {:.1} bytes/edge accounted (target <= 24)",
-        get("stratagraph", "memory_accounted", cores)
+        "  memory: {:.1} bytes/edge accounted in the MemGraph (target <= 24); {:.1} bulk-loaded",
+        get("stratagraph", "memory_accounted", cores),
+        get("stratagraph", "memory_bulk", cores)
     );
     println!("flushed into one run (issue 3 preview):");
     let csr_flushed = get("csr", "scan_seq_flushed", 1);

@@ -59,7 +59,15 @@ fn runs_on_a_tiny_graph_and_writes_rows() {
     run(&args(&dir)).unwrap();
     let rows = std::fs::read_to_string(dir.join("rows.tsv")).unwrap();
     assert!(rows.starts_with("# cpu:"), "{rows}");
-    for op in ["bulk_load", "insert_single", "scan_seq", "batch_insert_2"] {
+    for op in [
+        "bulk_load",
+        "bulk_load_memgraph",
+        "insert_single",
+        "scan_seq",
+        "scan_seq_bulk",
+        "memory_bulk",
+        "batch_insert_2",
+    ] {
         assert!(rows.contains(&format!("\t{op}\t")), "no {op} row in {rows}");
     }
 }

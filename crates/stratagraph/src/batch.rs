@@ -8,6 +8,7 @@
 
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::graph::Shared;
+use crate::lsm::bulk;
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, Write};
 use crate::txn::check_edge;
@@ -87,6 +88,14 @@ fn intern_in_order(
         .with_min_len(mode.grain)
         .map(|k| shared.ids.lookup(ext(k)).unwrap_or(u32::MAX))
         .collect();
+    // Most batches name only known vertices: one parallel look settles it.
+    if !ids
+        .par_iter()
+        .with_min_len(mode.grain)
+        .any(|&id| id == u32::MAX)
+    {
+        return Ok(ids);
+    }
     for (k, id) in ids.iter_mut().enumerate() {
         if *id == u32::MAX {
             let v = ext(k);
@@ -228,7 +237,9 @@ fn reverse_items(
     }
 }
 
-/// See [`crate::Graph::insert_edges`].
+/// See [`crate::Graph::insert_edges`]. Returns the batch's timestamp and
+/// how many edge versions it wrote to the MemGraph (none for a bulk load),
+/// which count towards its budget.
 ///
 /// The parallel phases run on the store's pool (`Shared::par`) while the
 /// writers' gate is taken on the calling thread between them: a pool worker
@@ -237,29 +248,39 @@ fn reverse_items(
 pub(crate) fn insert_edges(
     shared: &Shared,
     edges: &[(VertexId, VertexId, f64)],
-) -> Result<Timestamp> {
+) -> Result<(Timestamp, usize)> {
     check_log(shared)?;
     let directed = shared.opts.directed;
     let mode = Mode::of(edges.len());
-    let items = mode.run(shared, || -> Result<Vec<Item>> {
-        if let Some(e) = edges
-            .par_iter()
-            .enumerate()
-            .with_min_len(mode.grain)
-            .find_map_first(|(i, &(s, d, w))| {
-                check_edge(shared, Op::InsertEdge, s, d, w, Some(i)).err()
-            })
-        {
-            return Err(e);
-        }
-        let ids = intern_in_order(shared, mode, Op::InsertEdge, 2 * edges.len(), |k| {
+    let weighted = mode.run(shared, || check_edges(shared, mode, edges))?;
+    let intern = || {
+        intern_in_order(shared, mode, Op::InsertEdge, 2 * edges.len(), |k| {
             let e = &edges[k / 2];
             if k % 2 == 0 {
                 e.0
             } else {
                 e.1
             }
-        })?;
+        })
+    };
+    if bulk::may_apply(shared, edges.len()) {
+        let prepare = || {
+            if !shared.opts.auto_create_vertices {
+                shared.par(|| check_endpoints_alive(shared, mode, edges))?;
+            }
+            shared.par(intern)
+        };
+        let log = |ts| {
+            log_batch(shared, ts, |b, ts| {
+                record::encode_insert_edges(b, ts, edges)
+            })
+        };
+        if let Some(done) = bulk::insert_edges(shared, edges, weighted, prepare, log) {
+            return done.map(|ts| (ts, 0));
+        }
+    }
+    let items = mode.run(shared, || -> Result<Vec<Item>> {
+        let ids = intern()?;
         let interned: Vec<Item> = edges
             .par_iter()
             .enumerate()
@@ -298,7 +319,26 @@ pub(crate) fn insert_edges(
         record::encode_insert_edges(b, ts, edges)
     });
     let ts = ticket.publish(added, created);
-    durable.map(|()| ts)
+    durable.map(|()| (ts, 2 * edges.len()))
+}
+
+/// Refuses the batch at its first edge with a bad weight or a refused
+/// self-loop; otherwise says whether any weight differs from 1.0 (a bulk
+/// load then keeps a weight column). One pass over the batch for both.
+fn check_edges(shared: &Shared, mode: Mode, edges: &[(VertexId, VertexId, f64)]) -> Result<bool> {
+    let check = |i: usize| {
+        let (s, d, w) = edges[i];
+        check_edge(shared, Op::InsertEdge, s, d, w, Some(i))
+    };
+    let (first_bad, weighted) = (0..edges.len())
+        .into_par_iter()
+        .with_min_len(mode.grain)
+        .map(|i| (check(i).err().map(|_| i), edges[i].2 != 1.0))
+        .reduce(|| (None, false), |a, b| (a.0.or(b.0), a.1 || b.1));
+    match first_bad {
+        Some(i) => check(i).map(|()| weighted),
+        None => Ok(weighted),
+    }
 }
 
 /// Without auto-creation: refuses the batch at its first edge with a

@@ -51,6 +51,12 @@ pub struct Options {
     pub stamp_window: u32,
     /// When commits to an on-disk store are durable (see [`SyncPolicy`]).
     pub sync: SyncPolicy,
+    /// A batch insert of at least this many edges into a store that holds
+    /// no edge yet (a bulk load) is written straight into a CSR run below
+    /// the MemGraph instead of going through it: several times faster,
+    /// and the loaded graph is read at CSR speed at once. `usize::MAX`
+    /// turns this off. Default 65536; see `lsm::bulk` for why.
+    pub bulk_load_min_edges: usize,
 }
 
 impl Default for Options {
@@ -64,6 +70,7 @@ impl Default for Options {
             threads: 0,
             stamp_window: 1 << 30,
             sync: SyncPolicy::Always,
+            bulk_load_min_edges: 1 << 16,
         }
     }
 }

@@ -72,12 +72,18 @@ impl std::fmt::Debug for Snapshot {
 
 impl Snapshot {
     pub(crate) fn open(shared: Arc<Shared>) -> Snapshot {
-        let p = shared.clock.open_snapshot();
+        // The timestamp is read under the layers' read lock: a bulk load
+        // (`lsm::bulk`) puts its run in place and publishes its timestamp
+        // under the write lock, and its entries carry no stamps, so a
+        // snapshot must get both or neither. A flush's run published after
+        // the lock is let go was flushed at a watermark no newer than p.ts,
+        // so it would be exact for p.ts as well.
+        let (p, layers) = {
+            let current = shared.layers.read();
+            (shared.clock.open_snapshot(), current.clone())
+        };
         // Every vertex visible at p.ts got its id before p.ts was published.
         let bound = shared.ids.bound();
-        // Taken after the timestamp: a run published in between was flushed
-        // at a watermark no newer than p.ts, so it is exact for p.ts.
-        let layers = shared.layers.read().clone();
         Snapshot {
             shared,
             layers,

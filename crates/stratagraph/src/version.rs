@@ -144,6 +144,11 @@ impl Clock {
         v.min(self.oldest.load(Ordering::SeqCst))
     }
 
+    /// Edges as of the newest published timestamp.
+    pub(crate) fn edges(&self) -> u64 {
+        self.state.lock().edges
+    }
+
     /// The newest published timestamp.
     pub(crate) fn visible(&self) -> Timestamp {
         self.visible.load(Ordering::Acquire)

@@ -441,6 +441,24 @@ proptest! {
         run(steps, Options { memgraph_bytes: 256, stamp_window: 6, ..Options::default() });
     }
 
+    /// A first batch into an empty store is a bulk load (a run written
+    /// straight from the batch) when `bulk_load_min_edges` allows: with a
+    /// snapshot open from before it, and everything after it (flushes and
+    /// compactions included) reading through that run.
+    #[test]
+    fn bulk_loaded_store_matches_model(
+        first in prop::collection::vec((v(), v(), weight()), 1..40),
+        steps in prop::collection::vec(step(), 1..50),
+    ) {
+        let mut all = vec![Step::Txn(vec![TxOp::InsV(1)], true), Step::Snap, Step::BatchIns(first)];
+        all.extend(steps);
+        let bulk = |o: Options| Options { bulk_load_min_edges: 1, ..o };
+        run(all.clone(), bulk(Options::default()));
+        run(all.clone(), bulk(Options::undirected()));
+        run(all.clone(), bulk(Options { auto_create_vertices: false, ..Options::default() }));
+        run(all, bulk(Options { memgraph_bytes: 64, ..Options::default() }));
+    }
+
     #[test]
     fn tiny_stamp_window_rebases_and_refuses_too_old_snapshots(steps in prop::collection::vec(step(), 1..80)) {
         run(steps, Options { stamp_window: 6, ..Options::default() });

@@ -679,3 +679,57 @@ fn segments_are_shareable_across_threads() {
         .unwrap();
     assert_eq!(n, seg.degree(6, 0));
 }
+
+proptest! {
+    /// Whole columns give the same bytes as the same lists pushed vertex by
+    /// vertex.
+    #[test]
+    fn columns_write_what_pushed_vertices_write(
+        lists in proptest::collection::vec(
+            proptest::collection::btree_map(0u32..500, 0u8..4, 0..12), 0..60),
+        lo in 0u32..3,
+        weighted in any::<bool>(),
+    ) {
+        let hi = lo + lists.len() as u32 + 2;
+        let mut pushed = SegmentWriter::new(lo, Direction::In);
+        let (mut offsets, mut dsts, mut weights) = (vec![0u32], Vec::new(), Vec::new());
+        for (i, l) in lists.iter().enumerate() {
+            let entries: Vec<SegEntry> = l
+                .iter()
+                .map(|(&d, &k)| SegEntry {
+                    weight: if weighted { weight_of(k) } else { 1.0 },
+                    ..SegEntry::plain(d)
+                })
+                .collect();
+            pushed.push_vertex(lo + i as u32, &entries).unwrap();
+            dsts.extend(entries.iter().map(|e| e.dst));
+            weights.extend(entries.iter().map(|e| e.weight));
+            offsets.push(dsts.len() as u32);
+        }
+        if weights.iter().all(|&w| w == 1.0) {
+            weights.clear();
+        }
+        let columns = SegmentWriter::from_columns(lo, Direction::In, offsets, dsts, weights).unwrap();
+        let (a, b) = (pushed.finish(hi).unwrap(), columns.finish(hi).unwrap());
+        prop_assert_eq!(a.as_bytes(), b.as_bytes());
+    }
+}
+
+#[test]
+fn columns_that_break_the_format_are_refused_at_their_vertex() {
+    let refused = |r: crate::error::Result<SegmentWriter>, vertex: u32| match r {
+        Err(Error::InvalidSegmentInput { vertex: v, .. }) => assert_eq!(v, vertex),
+        other => panic!("expected InvalidSegmentInput, got {other:?}"),
+    };
+    let cols = |o: &[u32], d: &[u32], w: &[f64]| {
+        SegmentWriter::from_columns(5, Direction::Out, o.to_vec(), d.to_vec(), w.to_vec())
+    };
+    cols(&[0, 2, 3], &[1, 4, 2], &[]).unwrap();
+    refused(cols(&[0, 2, 3], &[4, 1, 2], &[]), 5); // not ascending
+    refused(cols(&[0, 1, 3], &[1, 2, 2], &[]), 6); // repeat in vertex 6
+    refused(cols(&[0, 2, 3], &[1, 4, 2], &[1.0, 1.0, f64::NAN]), 6);
+    refused(cols(&[0, 2, 3], &[1, 4, 2], &[1.0]), 5); // weights' length
+    refused(cols(&[1, 2, 3], &[1, 4, 2], &[]), 5); // offsets not from 0
+    refused(cols(&[0, 2, 4], &[1, 4, 2], &[]), 5); // not to the end
+    refused(cols(&[0, 3, 2, 3], &[1, 4, 5], &[]), 6); // decreasing
+}

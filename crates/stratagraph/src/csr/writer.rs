@@ -79,6 +79,63 @@ impl SegmentWriter {
         self
     }
 
+    /// A writer holding whole columns built elsewhere (a bulk load builds
+    /// them in parallel, where `push_vertex` would copy them entry by entry
+    /// on one thread): `offsets` of vertices `lo..` (leading 0, ending at
+    /// `dsts.len()`), destinations strictly ascending within each vertex,
+    /// one unstamped version per edge, and `weights` either empty (all 1.0)
+    /// or one finite weight per entry. Checked as `push_vertex` checks its
+    /// input, in parallel; a refusal names the first vertex at fault.
+    pub(crate) fn from_columns(
+        lo: u32,
+        direction: Direction,
+        offsets: Vec<u32>,
+        dsts: Vec<u32>,
+        weights: Vec<f64>,
+    ) -> Result<Self> {
+        use rayon::prelude::*;
+        let n = offsets.len().saturating_sub(1);
+        if offsets.first() != Some(&0) || offsets.last().map(|&e| e as usize) != Some(dsts.len()) {
+            return Err(refuse(
+                lo,
+                format!(
+                    "offsets must run from 0 to the {} destinations given",
+                    dsts.len()
+                ),
+            ));
+        }
+        if u64::from(lo) + n as u64 >= u64::from(u32::MAX) {
+            return Err(refuse(lo, format!("{n} vertices from {lo} pass u32::MAX")));
+        }
+        if !weights.is_empty() && weights.len() != dsts.len() {
+            return Err(refuse(
+                lo,
+                format!("{} weights for {} entries", weights.len(), dsts.len()),
+            ));
+        }
+        let bad = (0..n).into_par_iter().find_first(|&i| {
+            let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+            b < a
+                || b > dsts.len()
+                || dsts[a..b].windows(2).any(|w| w[0] >= w[1])
+                || weights
+                    .get(a..b)
+                    .is_some_and(|w| w.iter().any(|x| !x.is_finite()))
+        });
+        if let Some(i) = bad {
+            return Err(refuse(
+                lo + i as u32,
+                "offsets decrease, destinations are not strictly ascending, or a weight is not finite",
+            ));
+        }
+        Ok(SegmentWriter {
+            offsets,
+            dsts,
+            weights,
+            ..SegmentWriter::new(lo, direction)
+        })
+    }
+
     /// The first vertex not yet pushed or skipped.
     fn next_vertex(&self) -> u64 {
         u64::from(self.lo) + self.offsets.len() as u64 - 1

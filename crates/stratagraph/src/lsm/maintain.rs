@@ -404,6 +404,51 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     Ok(true)
 }
 
+/// Keeps flushes and clean-ups from starting (and waits for a running one)
+/// while a bulk load decides on and installs its run. Take it after the
+/// writers' gate: a writer can stall on a flush while holding the gate.
+pub(crate) fn hold_flushes(shared: &Shared) -> parking_lot::MutexGuard<'_, ()> {
+    shared.lsm.flushing.lock()
+}
+
+/// Puts a run built straight from a batch (`lsm::bulk`) in place as the
+/// only L0 run and publishes the batch's timestamp, both under the layers'
+/// write lock: the run's entries carry no stamps, and `Snapshot::open`
+/// reads the clock under the read lock, so a snapshot gets the run
+/// together with the batch's timestamp or neither.
+///
+/// The caller holds the writers' gate exclusively and `hold_flushes`, has
+/// logged the batch, and found no edge version anywhere (no runs, no
+/// levels, none in the MemGraph): the run hides nothing, and no MemGraph
+/// version needs a clean-up after it. `entries` counts its versions.
+pub(crate) fn install_bulk_run(
+    shared: &Shared,
+    run: FlushedRun,
+    ticket: crate::version::Ticket<'_>,
+    added: (i64, i64),
+    entries: u64,
+) -> Result<Timestamp> {
+    let lsm = &shared.lsm;
+    let cut = run.cut;
+    let vertices = shared.home.is_some().then(|| capture_vertices(shared, cut));
+    let _m = lsm.manifest.lock();
+    let ts = {
+        let mut current = shared.layers.write();
+        let next = Layers::new(vec![Arc::new(run)], current.levels.clone());
+        let old = std::mem::replace(&mut *current, Arc::new(next));
+        // Holders of the old layers lack this run as they lack any later
+        // flush's; that flush's clean-up must wait for them too.
+        let mut retired = lsm.retired.lock();
+        retired.retain(|w| w.strong_count() > 0);
+        retired.push(Arc::downgrade(&old));
+        ticket.publish(added.0, added.1)
+    };
+    lsm.flushed_versions.fetch_add(entries, Ordering::Relaxed);
+    set_durable(lsm, cut, vertices);
+    persist_locked(shared, &[])?;
+    Ok(ts)
+}
+
 /// Most L0 runs before flushes wait for the compaction thread: every read
 /// of a vertex looks into each run, so L0 must not grow without bound when
 /// writes outrun compaction.

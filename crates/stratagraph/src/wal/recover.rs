@@ -172,7 +172,9 @@ pub(crate) fn replay(shared: &Arc<Shared>, commits: Vec<Logged>) -> Result<()> {
             Record::Txn {
                 vertices, edges, ..
             } => crate::txn::replay(shared, &vertices, &edges),
-            Record::InsertEdges { edges, .. } => crate::batch::insert_edges(shared, &edges),
+            Record::InsertEdges { edges, .. } => {
+                crate::batch::insert_edges(shared, &edges).map(|(ts, _)| ts)
+            }
             Record::DeleteEdges { edges, .. } => crate::batch::delete_edges(shared, &edges),
             Record::InsertVertices { vertices, .. } => {
                 crate::batch::insert_vertices(shared, &vertices)

@@ -1,0 +1,286 @@
+//! Bulk load: a large batch of edge inserts into a store that holds no edge
+//! yet is written straight into an L0 run, one CSR per direction, instead of
+//! going through the MemGraph.
+//!
+//! Why: through the MemGraph, every vertex's list is built in a container of
+//! its own under its lock, with about twice the bytes of a CSR, and the
+//! first flush then copies all of it again into a run. Straight into a run,
+//! the batch is two counting sorts by vertex (one per direction) and a copy
+//! of the columns, and the loaded graph is read at CSR speed at once.
+//!
+//! Why only into a store with no edge: every edge of the batch is then new,
+//! so counting the added edges needs no look-up; and no version anywhere is
+//! older than the run, which matters because reads take the MemGraph as
+//! newer than every run: a run holding the batch's versions under older
+//! MemGraph versions of the same edges would be read wrongly. Vertices may
+//! exist already (a load often creates them first).
+//!
+//! The run's entries carry no timestamps, though snapshots older than the
+//! batch may be open: those hold the layers from before the run, and
+//! `maintain::install_bulk_run` publishes the run and the batch's timestamp
+//! together (see `Snapshot::open`).
+
+use super::layers::FlushedRun;
+use super::maintain;
+use crate::csr::{Direction, SegmentWriter};
+use crate::error::Result;
+use crate::graph::Shared;
+use crate::util::bucket;
+use crate::version::Timestamp;
+use crate::VertexId;
+use rayon::prelude::*;
+
+/// One direction of the run as columns (see `SegmentWriter::from_columns`).
+struct Columns {
+    offsets: Vec<u32>,
+    dsts: Vec<u32>,
+    weights: Vec<f64>,
+}
+
+impl Columns {
+    fn degree(&self, v: usize) -> u32 {
+        self.offsets[v + 1] - self.offsets[v]
+    }
+}
+
+/// Whether a batch of `len` edges may be a bulk load, from what can be
+/// read without the writers' gate (checked again under it).
+pub(crate) fn may_apply(shared: &Shared, len: usize) -> bool {
+    len >= shared.opts.bulk_load_min_edges
+        // Entry indices and an undirected run's offsets stay within u32.
+        && len < (u32::MAX / 2) as usize
+        && !shared.recovering()
+        && shared.clock.edges() == 0
+        && shared.layers.read().is_empty()
+}
+
+/// Inserts `edges` (already validated; `weighted` if any weight is not
+/// 1.0) as a bulk load if the store holds no
+/// edge version anywhere; `None` (having changed nothing) if it does. See
+/// `batch::insert_edges` for what a batch means.
+pub(crate) fn insert_edges(
+    shared: &Shared,
+    edges: &[(VertexId, VertexId, f64)],
+    weighted: bool,
+    intern: impl FnOnce() -> Result<Vec<u32>>,
+    log: impl FnOnce(Timestamp) -> Result<()>,
+) -> Option<Result<Timestamp>> {
+    let _gate = shared.writers.write();
+    let _flushes = maintain::hold_flushes(shared);
+    if !shared.layers.read().is_empty() || !shared.par(|| mem_holds_no_edge(shared)) {
+        return None;
+    }
+    Some(load(shared, edges, weighted, intern, log))
+}
+
+/// Whether no vertex holds an edge version in the MemGraph. Clears the
+/// dirty bit of every vertex it finds empty (a load often creates all
+/// vertices first, which sets them), so reads of the loaded graph go
+/// straight to the run. The caller holds the writers' gate exclusively.
+fn mem_holds_no_edge(shared: &Shared) -> bool {
+    let mem = &shared.mem;
+    (0..shared.ids.bound()).into_par_iter().all(|v| {
+        if !mem.may_hold(v) {
+            return true;
+        }
+        let Some(st) = mem.lock_for_clean_up(v) else {
+            return true;
+        };
+        let empty = st.out.is_empty() && st.inn.is_empty();
+        if empty {
+            mem.mark_clean(v);
+        }
+        empty
+    })
+}
+
+fn load(
+    shared: &Shared,
+    edges: &[(VertexId, VertexId, f64)],
+    weighted: bool,
+    intern: impl FnOnce() -> Result<Vec<u32>>,
+    log: impl FnOnce(Timestamp) -> Result<()>,
+) -> Result<Timestamp> {
+    let directed = shared.opts.directed;
+    let ids = intern()?;
+    let bound = shared.ids.bound();
+    let (out, inn) = shared.par(|| build(&ids, edges, weighted, directed, bound));
+    drop(ids);
+    // Vertices that get an edge, and the edges added.
+    let endpoint: Vec<bool> = shared.par(|| {
+        (0..bound as usize)
+            .into_par_iter()
+            .map(|v| out.degree(v) > 0 || inn.as_ref().is_some_and(|c| c.degree(v) > 0))
+            .collect()
+    });
+    let added = if directed {
+        out.dsts.len()
+    } else {
+        // Each edge is in both endpoints' lists; a self-loop in one.
+        shared.par(|| {
+            (0..bound as usize)
+                .into_par_iter()
+                .map(|v| {
+                    let r = out.offsets[v] as usize..out.offsets[v + 1] as usize;
+                    out.dsts[r].iter().filter(|&&d| d as usize >= v).count()
+                })
+                .sum()
+        })
+    } as i64;
+    let entries = (out.dsts.len() + inn.as_ref().map_or(0, |c| c.dsts.len())) as u64;
+    // The run is written (on disk: its files) before anything changes, so
+    // a failure here leaves the store as it was but for the ids.
+    let id = shared.lsm.next_run_id();
+    let seal = |c: Columns, inn: bool| -> Result<_> {
+        let dir = if inn { Direction::In } else { Direction::Out };
+        let bytes =
+            SegmentWriter::from_columns(0, dir, c.offsets, c.dsts, c.weights)?.finish(bound)?;
+        maintain::seal(shared, bytes, id, inn)
+    };
+    let (out, inn) = shared.par(|| {
+        rayon::join(
+            || seal(out, false),
+            || inn.map(|c| seal(c, true)).transpose(),
+        )
+    });
+    let (out, inn) = (out?, inn?);
+    let ticket = shared.clock.take();
+    let st = shared.stamping(ticket.ts())?;
+    // Existence at the batch's timestamp, so no snapshot sees a vertex
+    // before it sees the edges that created it.
+    let created: i64 = shared.par(|| {
+        (0..bound)
+            .into_par_iter()
+            .filter(|&v| endpoint[v as usize])
+            .map(|v| {
+                if shared.mem.read(v, |s| s.life.alive()) == Some(true) {
+                    return 0;
+                }
+                let mut state = shared.mem.lock(v);
+                if state.life.alive() {
+                    return 0;
+                }
+                state.life.set(st.ts, true, st.watermark);
+                // Only its existence changed: the MemGraph holds no edge of it.
+                shared.mem.mark_clean(v);
+                1
+            })
+            .sum()
+    });
+    // As every batch: applied and published even if the log failed (the
+    // store then refuses writes), with the log's error returned.
+    let durable = log(ticket.ts());
+    let run = FlushedRun {
+        id,
+        out,
+        inn,
+        cut: ticket.ts(),
+    };
+    let ts = maintain::install_bulk_run(shared, run, ticket, (added, created), entries)?;
+    durable.map(|()| ts)
+}
+
+/// The run's columns: out-lists (all lists, undirected) with the last
+/// write to each edge kept, and in-lists of a directed graph. `ids` holds
+/// each edge's two internal ids in batch order.
+fn build(
+    ids: &[u32],
+    edges: &[(VertexId, VertexId, f64)],
+    weighted: bool,
+    directed: bool,
+    bound: u32,
+) -> (Columns, Option<Columns>) {
+    // Adjacency item k: edge k (directed), or for undirected graphs items
+    // 2i and 2i + 1 are edge i and its mirror (a self-loop's mirror repeats
+    // it, and goes with the repeats).
+    let n = if directed { edges.len() } else { ids.len() };
+    let owner = |k: usize| if directed { ids[2 * k] } else { ids[k] };
+    let other = |k: usize| if directed { ids[2 * k + 1] } else { ids[k ^ 1] };
+    let out = if weighted {
+        // Other endpoint above, batch index below: sorting the packed
+        // values puts the writes to one edge in batch order.
+        let edge = |k: usize| if directed { k } else { k / 2 } as u64;
+        let (mut packed, starts) =
+            bucket::group_indexed(n, bound, owner, |k| u64::from(other(k)) << 32 | edge(k));
+        sort_lists(&mut packed, &starts);
+        let offsets = keep_last(&mut packed, &starts, |p| p >> 32);
+        Columns {
+            offsets,
+            dsts: packed.par_iter().map(|&p| (p >> 32) as u32).collect(),
+            weights: packed
+                .par_iter()
+                .map(|&p| edges[(p & u64::from(u32::MAX)) as usize].2)
+                .collect(),
+        }
+    } else {
+        let (mut dsts, starts) = bucket::group_indexed(n, bound, owner, other);
+        sort_lists(&mut dsts, &starts);
+        let offsets = keep_last(&mut dsts, &starts, |&d| d);
+        Columns {
+            offsets,
+            dsts,
+            weights: Vec::new(),
+        }
+    };
+    let inn = directed.then(|| {
+        let (srcs, starts) = bucket::transpose(&out.offsets, &out.dsts, bound);
+        Columns {
+            offsets: to_offsets(&starts),
+            dsts: srcs,
+            weights: Vec::new(),
+        }
+    });
+    (out, inn)
+}
+
+/// Sorts each list `values[starts[v]..starts[v + 1]]`.
+fn sort_lists<T: Ord + Send>(values: &mut [T], starts: &[usize]) {
+    let mut lists = Vec::with_capacity(starts.len().saturating_sub(1));
+    let mut rest = values;
+    for w in starts.windows(2) {
+        let (here, tail) = rest.split_at_mut(w[1] - w[0]);
+        if here.len() > 1 {
+            lists.push(here);
+        }
+        rest = tail;
+    }
+    lists.into_par_iter().for_each(|l| l.sort_unstable());
+}
+
+fn to_offsets(starts: &[usize]) -> Vec<u32> {
+    starts.par_iter().map(|&s| s as u32).collect()
+}
+
+/// Keeps the last of each run of values with the same `key` in each sorted
+/// list of `values` (cut at `starts`) and returns the offsets of what is
+/// left. Without repeats (the common case) that is one parallel pass.
+fn keep_last<T: Copy + Send + Sync, K: PartialEq>(
+    values: &mut Vec<T>,
+    starts: &[usize],
+    key: impl Fn(&T) -> K + Sync,
+) -> Vec<u32> {
+    let repeat_in = |v: usize| {
+        values[starts[v]..starts[v + 1]]
+            .windows(2)
+            .any(|w| key(&w[0]) == key(&w[1]))
+    };
+    let lists = starts.len().saturating_sub(1);
+    if !(0..lists).into_par_iter().any(repeat_in) {
+        return to_offsets(starts);
+    }
+    let mut offsets = Vec::with_capacity(starts.len());
+    offsets.push(0u32);
+    let mut kept = 0;
+    for w in starts.windows(2) {
+        for i in w[0]..w[1] {
+            if i + 1 < w[1] && key(&values[i]) == key(&values[i + 1]) {
+                continue;
+            }
+            values[kept] = values[i];
+            kept += 1;
+        }
+        offsets.push(kept as u32);
+    }
+    values.truncate(kept);
+    offsets
+}
