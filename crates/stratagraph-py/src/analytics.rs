@@ -14,13 +14,10 @@ use crate::index::VertexIndex;
 /// BFS depth of every vertex, -1 where `source` cannot reach.
 pub fn bfs(snap: &Snapshot, idx: &VertexIndex, source: u32, threads: usize) -> Vec<i64> {
     let depth = stratagraph_algo::bfs(snap, source, threads);
-    idx.live
-        .iter()
-        .map(|&v| match depth[v as usize] {
-            BFS_UNREACHABLE => -1,
-            d => i64::try_from(d).unwrap_or(-1),
-        })
-        .collect()
+    idx.map(&depth, |&d| match d {
+        BFS_UNREACHABLE => -1,
+        d => i64::try_from(d).unwrap_or(-1),
+    })
 }
 
 /// Weighted distances, `inf` where `source` cannot reach.
@@ -30,17 +27,14 @@ pub fn sssp(
     source: u32,
     threads: usize,
 ) -> Result<Vec<f64>, SsspError> {
-    Ok(idx.compact(&stratagraph_algo::sssp(snap, source, threads)?))
+    Ok(idx.compact(stratagraph_algo::sssp(snap, source, threads)?))
 }
 
 /// Component labels: the external id of the component's member that comes
 /// first in `vertices()` order (the kernel labels by smallest internal id).
 pub fn wcc(snap: &Snapshot, idx: &VertexIndex, threads: usize) -> Vec<u64> {
     let label = stratagraph_algo::wcc(snap, threads);
-    idx.live
-        .iter()
-        .map(|&v| snap.external_id_unchecked(label[v as usize]))
-        .collect()
+    idx.map(&label, |&l| idx.external(l))
 }
 
 pub fn pagerank(
@@ -50,22 +44,22 @@ pub fn pagerank(
     iterations: u32,
     threads: usize,
 ) -> Vec<f64> {
-    idx.compact(&stratagraph_algo::pagerank(
+    idx.compact(stratagraph_algo::pagerank(
         snap, damping, iterations, threads,
     ))
 }
 
 pub fn lcc(snap: &Snapshot, idx: &VertexIndex, threads: usize) -> Vec<f64> {
-    idx.compact(&stratagraph_algo::lcc(snap, threads))
+    idx.compact(stratagraph_algo::lcc(snap, threads))
 }
 
 /// Labels are external vertex ids (the kernel starts from them).
 pub fn cdlp(snap: &Snapshot, idx: &VertexIndex, iterations: u32, threads: usize) -> Vec<u64> {
-    idx.compact(&stratagraph_algo::cdlp(snap, iterations, threads))
+    idx.compact(stratagraph_algo::cdlp(snap, iterations, threads))
 }
 
 pub fn betweenness(snap: &Snapshot, idx: &VertexIndex, source: u32, threads: usize) -> Vec<f64> {
-    idx.compact(&stratagraph_algo::betweenness_single_source(
+    idx.compact(stratagraph_algo::betweenness_single_source(
         snap, source, threads,
     ))
 }
