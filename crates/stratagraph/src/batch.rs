@@ -270,12 +270,7 @@ pub(crate) fn insert_edges(
             }
             shared.par(intern)
         };
-        let log = |ts| {
-            log_batch(shared, ts, |b, ts| {
-                record::encode_insert_edges(b, ts, edges)
-            })
-        };
-        if let Some(done) = bulk::insert_edges(shared, edges, weighted, prepare, log) {
+        if let Some(done) = bulk::insert_edges(shared, edges, weighted, prepare) {
             return done.map(|ts| (ts, 0));
         }
     }

@@ -132,6 +132,22 @@ impl IdMap {
             .map_or(u64::MAX, |a| a.load(Ordering::Acquire))
     }
 
+    /// The external id of internal id `id`, which has been handed out but
+    /// whose assignment may still be in progress on another thread: `bound`
+    /// counts an id before its external id is recorded (nanoseconds later),
+    /// and an unrecorded entry reads as external id 0, so this waits until
+    /// the id maps back to itself. For walks over every id up to `bound`
+    /// while writers may be interning (a flush's vertex table).
+    pub(crate) fn external_settled(&self, id: u32) -> u64 {
+        loop {
+            let ext = self.external(id);
+            if self.lookup(ext) == Some(id) {
+                return ext;
+            }
+            std::thread::yield_now();
+        }
+    }
+
     /// One past the largest internal id assigned so far.
     pub(crate) fn bound(&self) -> u32 {
         self.next.load(Ordering::Acquire).min(MAX_IDS) as u32

@@ -32,6 +32,23 @@ const RANGE: u64 = 40;
 /// External ids of padding vertices have this bit set (writers' never do).
 const PADDING: u64 = 1 << 62;
 
+/// The edges a fresh store's child loads in one batch before its writers
+/// start (on even cycles, where that batch is a bulk load): among vertices
+/// of their own, which nothing else touches.
+fn bulk_edges() -> Vec<(u64, u64, f64)> {
+    let v = |i: u64| PADDING | 1 << 40 | i;
+    (0..3000u64)
+        .map(|i| (v(i % 500), v((i * 7 + 3) % 500), (i % 5) as f64))
+        .collect()
+}
+
+/// How many of `bulk_edges` the store holds (their pairs, counted once).
+fn bulk_edges_held(g: &Graph) -> usize {
+    let s = g.snapshot();
+    let pairs: BTreeSet<(u64, u64)> = bulk_edges().iter().map(|e| (e.0, e.1)).collect();
+    pairs.iter().filter(|&&(a, b)| s.has_edge(a, b)).count()
+}
+
 /// The reference: one writer's part of the graph.
 #[derive(Clone, Default, PartialEq, Debug)]
 struct Model {
@@ -314,6 +331,10 @@ fn child_entry(dir: &str) {
     let cycle: u64 = std::env::var("CRASH_CYCLE").unwrap().parse().unwrap();
     let g = Graph::open(dir, options(cycle)).unwrap();
     println!("open");
+    if g.snapshot().edge_count() == 0 {
+        g.insert_edges(&bulk_edges()).unwrap();
+        println!("bulk");
+    }
     std::thread::scope(|s| {
         for w in 0..WRITERS {
             let g = g.clone();
@@ -377,12 +398,16 @@ fn killed_writers_lose_no_acknowledged_commit(cycles: u64) {
     let (mut level_files, mut log_segments) = (0u64, 0u64);
     // The most parts one level had after a reopen, and the deepest level.
     let (mut most_parts, mut deepest) = (0usize, 0u32);
+    let mut bulks_checked = 0;
+    // The store holds the first batch (which it must then keep).
+    let mut bulk_held = false;
     for cycle in 0..cycles {
         if cycle % 10 == 0 {
             // A fresh store now and then keeps stores small and tests the
             // first open too.
             tmp = tempfile::tempdir().unwrap();
             models = vec![Model::default(); WRITERS as usize];
+            bulk_held = false;
         }
         let dir = tmp.path();
         let seed = rng.next();
@@ -390,11 +415,13 @@ fn killed_writers_lose_no_acknowledged_commit(cycles: u64) {
         let mut child = spawn_child(dir, seed, cycle);
         let out = BufReader::new(child.stdout.take().unwrap());
         let mut acked = vec![0u64; WRITERS as usize];
+        let mut bulk_acked = false;
         let mut seen = 0;
         let mut lines = out.lines();
         for line in lines.by_ref() {
             let line = line.unwrap();
             assert!(!line.starts_with("fail"), "cycle {cycle}: child: {line}");
+            bulk_acked |= line == "bulk";
             if let Some(rest) = line.strip_prefix("ack ") {
                 let mut it = rest.split(' ').map(|x| x.parse::<u64>().unwrap());
                 let (w, n) = (it.next().unwrap(), it.next().unwrap());
@@ -432,6 +459,21 @@ fn killed_writers_lose_no_acknowledged_commit(cycles: u64) {
         let report = stratagraph::check(dir).unwrap();
         assert!(report.is_healthy(), "cycle {cycle}: {report:?}");
         let g = Graph::open(dir, options(cycle)).unwrap();
+        // The first batch is whole or absent, and there once acknowledged
+        // (a bulk load on even cycles: durable by its run and manifest).
+        let want = bulk_edges()
+            .iter()
+            .map(|e| (e.0, e.1))
+            .collect::<BTreeSet<_>>()
+            .len();
+        let held = bulk_edges_held(&g);
+        let must_hold = bulk_acked || bulk_held;
+        assert!(
+            held == want || (!must_hold && held == 0),
+            "cycle {cycle}: {held} of the first batch's {want} edges (acknowledged: {must_hold})"
+        );
+        bulk_held = held == want;
+        bulks_checked += usize::from(bulk_acked);
         let runs = g.runs();
         for level in 1..=runs.iter().map(|r| r.level).max().unwrap_or(0) {
             let parts = runs.iter().filter(|r| r.level == level).count();
@@ -465,8 +507,10 @@ fn killed_writers_lose_no_acknowledged_commit(cycles: u64) {
         "{cycles} crash cycles, {acked_total} acknowledged steps checked, \
          {replayed_partial} unacknowledged steps recovered whole; the killed \
          processes left {level_files} level files and {log_segments} log segments; \
-         reopened stores had up to {most_parts} parts in a level and {deepest} levels"
+         reopened stores had up to {most_parts} parts in a level and {deepest} levels; \
+         {bulks_checked} acknowledged first batches were there after the kill"
     );
+    assert!(bulks_checked > 0, "some first batches must be acknowledged");
     assert!(
         most_parts >= 2,
         "levels must split into parts by vertex range"

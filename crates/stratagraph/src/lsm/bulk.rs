@@ -19,6 +19,11 @@
 //! batch may be open: those hold the layers from before the run, and
 //! `maintain::install_bulk_run` publishes the run and the batch's timestamp
 //! together (see `Snapshot::open`).
+//!
+//! On disk the batch is not logged: its run files and the manifest naming
+//! them (written before the call returns) are what makes it durable, as a
+//! flush's are for the commits it holds. Logging it too would write every
+//! edge twice more (the record, then the log kept until the next flush).
 
 use super::layers::FlushedRun;
 use super::maintain;
@@ -55,22 +60,23 @@ pub(crate) fn may_apply(shared: &Shared, len: usize) -> bool {
 }
 
 /// Inserts `edges` (already validated; `weighted` if any weight is not
-/// 1.0) as a bulk load if the store holds no
-/// edge version anywhere; `None` (having changed nothing) if it does. See
-/// `batch::insert_edges` for what a batch means.
+/// 1.0) as a bulk load if the store holds no edge version anywhere; `None`
+/// (having changed nothing) if it does. `prepare` refuses a batch with a
+/// missing endpoint (without auto-creation) and returns each edge's two
+/// internal ids in batch order. See `batch::insert_edges` for what a
+/// batch means.
 pub(crate) fn insert_edges(
     shared: &Shared,
     edges: &[(VertexId, VertexId, f64)],
     weighted: bool,
-    intern: impl FnOnce() -> Result<Vec<u32>>,
-    log: impl FnOnce(Timestamp) -> Result<()>,
+    prepare: impl FnOnce() -> Result<Vec<u32>>,
 ) -> Option<Result<Timestamp>> {
     let _gate = shared.writers.write();
     let _flushes = maintain::hold_flushes(shared);
     if !shared.layers.read().is_empty() || !shared.par(|| mem_holds_no_edge(shared)) {
         return None;
     }
-    Some(load(shared, edges, weighted, intern, log))
+    Some(load(shared, edges, weighted, prepare))
 }
 
 /// Whether no vertex holds an edge version in the MemGraph. Clears the
@@ -94,15 +100,15 @@ fn mem_holds_no_edge(shared: &Shared) -> bool {
     })
 }
 
+/// The bulk load itself, under the gate (see `insert_edges`).
 fn load(
     shared: &Shared,
     edges: &[(VertexId, VertexId, f64)],
     weighted: bool,
-    intern: impl FnOnce() -> Result<Vec<u32>>,
-    log: impl FnOnce(Timestamp) -> Result<()>,
+    prepare: impl FnOnce() -> Result<Vec<u32>>,
 ) -> Result<Timestamp> {
     let directed = shared.opts.directed;
-    let ids = intern()?;
+    let ids = prepare()?;
     let bound = shared.ids.bound();
     let (out, inn) = shared.par(|| build(&ids, edges, weighted, directed, bound));
     drop(ids);
@@ -167,17 +173,13 @@ fn load(
             })
             .sum()
     });
-    // As every batch: applied and published even if the log failed (the
-    // store then refuses writes), with the log's error returned.
-    let durable = log(ticket.ts());
     let run = FlushedRun {
         id,
         out,
         inn,
         cut: ticket.ts(),
     };
-    let ts = maintain::install_bulk_run(shared, run, ticket, (added, created), entries)?;
-    durable.map(|()| ts)
+    maintain::install_bulk_run(shared, run, ticket, (added, created), entries)
 }
 
 /// The run's columns: out-lists (all lists, undirected) with the last

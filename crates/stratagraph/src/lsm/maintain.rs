@@ -417,10 +417,15 @@ pub(crate) fn hold_flushes(shared: &Shared) -> parking_lot::MutexGuard<'_, ()> {
 /// reads the clock under the read lock, so a snapshot gets the run
 /// together with the batch's timestamp or neither.
 ///
-/// The caller holds the writers' gate exclusively and `hold_flushes`, has
-/// logged the batch, and found no edge version anywhere (no runs, no
-/// levels, none in the MemGraph): the run hides nothing, and no MemGraph
-/// version needs a clean-up after it. `entries` counts its versions.
+/// The caller holds the writers' gate exclusively and `hold_flushes`, and
+/// found no edge version anywhere (no runs, no levels, none in the
+/// MemGraph): the run hides nothing, and no MemGraph version needs a
+/// clean-up after it. `entries` counts its versions.
+///
+/// On disk the manifest written here is what makes the batch durable (it
+/// is not logged). If writing it fails, the batch stays applied in memory,
+/// as a commit whose log sync failed does, and the log refuses every later
+/// write, so nothing is logged on top of a batch the disk lacks.
 pub(crate) fn install_bulk_run(
     shared: &Shared,
     run: FlushedRun,
@@ -445,8 +450,13 @@ pub(crate) fn install_bulk_run(
     };
     lsm.flushed_versions.fetch_add(entries, Ordering::Relaxed);
     set_durable(lsm, cut, vertices);
-    persist_locked(shared, &[])?;
-    Ok(ts)
+    match persist_locked(shared, &[]) {
+        Ok(()) => Ok(ts),
+        Err(e) => Err(match shared.log() {
+            Some(log) => log.refuse_writes(e),
+            None => e,
+        }),
+    }
 }
 
 /// Most L0 runs before flushes wait for the compaction thread: every read
@@ -654,7 +664,7 @@ fn capture_vertices(shared: &Shared, cut: Timestamp) -> Vec<(u64, bool)> {
                 .mem
                 .read(v, |s| s.life.alive_at(cut))
                 .unwrap_or(false);
-            (shared.ids.external(v), alive)
+            (shared.ids.external_settled(v), alive)
         })
         .collect()
 }

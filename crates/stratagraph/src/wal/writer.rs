@@ -403,6 +403,13 @@ impl Wal {
         e
     }
 
+    /// Makes the log refuse every later write with `e` (as after a failed
+    /// write of its own): for a write made durable outside the log whose
+    /// durable part failed.
+    pub(crate) fn refuse_writes(&self, e: Error) -> Error {
+        self.fail(e)
+    }
+
     /// Writes and syncs everything appended so far (for `Interval`'s timer
     /// and for closing).
     pub(crate) fn sync_all(&self) -> Result<()> {
