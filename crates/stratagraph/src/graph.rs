@@ -505,7 +505,7 @@ impl Graph {
     ///
     /// A batch of at least `Options::bulk_load_min_edges` edges into a store
     /// that holds no edge yet is a bulk load: it is written straight into a
-    /// CSR run below the MemGraph, several times faster, and read at CSR
+    /// CSR level below the MemGraph, several times faster, and read at CSR
     /// speed from then on. Its meaning is the same either way.
     ///
     /// # Errors

@@ -52,10 +52,10 @@ pub struct Options {
     /// When commits to an on-disk store are durable (see [`SyncPolicy`]).
     pub sync: SyncPolicy,
     /// A batch insert of at least this many edges into a store that holds
-    /// no edge yet (a bulk load) is written straight into a CSR run below
-    /// the MemGraph instead of going through it: several times faster,
-    /// and the loaded graph is read at CSR speed at once. `usize::MAX`
-    /// turns this off. Default 65536; see `lsm::bulk` for why.
+    /// no edge yet (a bulk load) is written straight into a CSR level
+    /// below the MemGraph instead of going through it: several times
+    /// faster, and the loaded graph is read at CSR speed at once.
+    /// `usize::MAX` turns this off. Default 65536; see `lsm::bulk` for why.
     pub bulk_load_min_edges: usize,
 }
 

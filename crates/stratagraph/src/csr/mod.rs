@@ -11,7 +11,8 @@
 //! `Arc` without locks (principle 3).
 //!
 //! - `format`: byte layout and header (documented in `docs/FORMAT.md`);
-//! - `writer`: `SegmentWriter`, validated input, buffer or crash-safe file;
+//! - `writer`: `SegmentWriter` (and `write_columns` for whole columns),
+//!   validated input, buffer or crash-safe file;
 //! - `reader`: `Segment`, open-time checks, `verify`, read calls;
 //! - `storage`: owned aligned buffer vs. memory map, atomic file write.
 
@@ -29,7 +30,7 @@ mod tests;
 
 pub(crate) use reader::Segment;
 pub(crate) use storage::SegmentBytes;
-pub(crate) use writer::SegmentWriter;
+pub(crate) use writer::{write_columns, SegmentWriter};
 
 /// Which adjacency a segment stores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -709,20 +709,22 @@ proptest! {
         if weights.iter().all(|&w| w == 1.0) {
             weights.clear();
         }
-        let columns = SegmentWriter::from_columns(lo, Direction::In, offsets, dsts, weights).unwrap();
-        let (a, b) = (pushed.finish(hi).unwrap(), columns.finish(hi).unwrap());
+        offsets.resize((hi - lo) as usize + 1, dsts.len() as u32);
+        let b = write_columns(lo, hi, Direction::In, &offsets, &dsts, &weights).unwrap();
+        let a = pushed.finish(hi).unwrap();
         prop_assert_eq!(a.as_bytes(), b.as_bytes());
     }
 }
 
 #[test]
 fn columns_that_break_the_format_are_refused_at_their_vertex() {
-    let refused = |r: crate::error::Result<SegmentWriter>, vertex: u32| match r {
+    let refused = |r: crate::error::Result<SegmentBytes>, vertex: u32| match r {
         Err(Error::InvalidSegmentInput { vertex: v, .. }) => assert_eq!(v, vertex),
-        other => panic!("expected InvalidSegmentInput, got {other:?}"),
+        Err(other) => panic!("expected InvalidSegmentInput, got {other:?}"),
+        Ok(_) => panic!("expected InvalidSegmentInput, got a segment"),
     };
     let cols = |o: &[u32], d: &[u32], w: &[f64]| {
-        SegmentWriter::from_columns(5, Direction::Out, o.to_vec(), d.to_vec(), w.to_vec())
+        write_columns(5, 5 + o.len() as u32 - 1, Direction::Out, o, d, w)
     };
     cols(&[0, 2, 3], &[1, 4, 2], &[]).unwrap();
     refused(cols(&[0, 2, 3], &[4, 1, 2], &[]), 5); // not ascending
@@ -732,4 +734,9 @@ fn columns_that_break_the_format_are_refused_at_their_vertex() {
     refused(cols(&[1, 2, 3], &[1, 4, 2], &[]), 5); // offsets not from 0
     refused(cols(&[0, 2, 4], &[1, 4, 2], &[]), 5); // not to the end
     refused(cols(&[0, 3, 2, 3], &[1, 4, 5], &[]), 6); // decreasing
+                                                      // Offsets that do not cover the range.
+    refused(
+        write_columns(5, 9, Direction::Out, &[0, 2, 3], &[1, 4, 2], &[]),
+        5,
+    );
 }

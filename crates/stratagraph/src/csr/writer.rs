@@ -79,63 +79,6 @@ impl SegmentWriter {
         self
     }
 
-    /// A writer holding whole columns built elsewhere (a bulk load builds
-    /// them in parallel, where `push_vertex` would copy them entry by entry
-    /// on one thread): `offsets` of vertices `lo..` (leading 0, ending at
-    /// `dsts.len()`), destinations strictly ascending within each vertex,
-    /// one unstamped version per edge, and `weights` either empty (all 1.0)
-    /// or one finite weight per entry. Checked as `push_vertex` checks its
-    /// input, in parallel; a refusal names the first vertex at fault.
-    pub(crate) fn from_columns(
-        lo: u32,
-        direction: Direction,
-        offsets: Vec<u32>,
-        dsts: Vec<u32>,
-        weights: Vec<f64>,
-    ) -> Result<Self> {
-        use rayon::prelude::*;
-        let n = offsets.len().saturating_sub(1);
-        if offsets.first() != Some(&0) || offsets.last().map(|&e| e as usize) != Some(dsts.len()) {
-            return Err(refuse(
-                lo,
-                format!(
-                    "offsets must run from 0 to the {} destinations given",
-                    dsts.len()
-                ),
-            ));
-        }
-        if u64::from(lo) + n as u64 >= u64::from(u32::MAX) {
-            return Err(refuse(lo, format!("{n} vertices from {lo} pass u32::MAX")));
-        }
-        if !weights.is_empty() && weights.len() != dsts.len() {
-            return Err(refuse(
-                lo,
-                format!("{} weights for {} entries", weights.len(), dsts.len()),
-            ));
-        }
-        let bad = (0..n).into_par_iter().find_first(|&i| {
-            let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
-            b < a
-                || b > dsts.len()
-                || dsts[a..b].windows(2).any(|w| w[0] >= w[1])
-                || weights
-                    .get(a..b)
-                    .is_some_and(|w| w.iter().any(|x| !x.is_finite()))
-        });
-        if let Some(i) = bad {
-            return Err(refuse(
-                lo + i as u32,
-                "offsets decrease, destinations are not strictly ascending, or a weight is not finite",
-            ));
-        }
-        Ok(SegmentWriter {
-            offsets,
-            dsts,
-            weights,
-            ..SegmentWriter::new(lo, direction)
-        })
-    }
-
     /// The first vertex not yet pushed or skipped.
     fn next_vertex(&self) -> u64 {
         u64::from(self.lo) + self.offsets.len() as u64 - 1
@@ -222,13 +165,86 @@ impl SegmentWriter {
                 format!("checksum block size {bs} is not a power of two in [{MIN_BLOCK_SIZE}, {MAX_BLOCK_SIZE}]"),
             ));
         }
+        Ok(self.view().header(hi))
+    }
+
+    /// The columns as they stand.
+    fn view(&self) -> Columns<'_> {
+        Columns {
+            lo: self.lo,
+            direction: self.direction,
+            block_size: self.block_size,
+            offsets: &self.offsets,
+            dsts: &self.dsts,
+            stamp_idx: &self.stamp_idx,
+            stamps: &self.stamps,
+            weights: &self.weights,
+            max_ts: self.max_ts,
+            tombs: self.tombs,
+            multi: self.multi,
+        }
+    }
+
+    /// Pads the offsets to `hi` (vertices after the last pushed one are
+    /// empty) and returns the header with every field but the table crc.
+    fn close(&mut self, hi: u32) -> Result<Header> {
+        let header = self.header_for(hi)?;
+        let count = self.dsts.len() as u32;
+        self.offsets.resize((hi - self.lo) as usize + 1, count);
+        Ok(header)
+    }
+
+    /// Ends the segment at `hi` (exclusive) and returns its bytes.
+    pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
+        let h = self.close(hi)?;
+        self.view().bytes(h)
+    }
+
+    /// Ends the segment at `hi` and writes it straight to the file `path`
+    /// (crash-safely, as [`SegmentBytes::write_file`]) without first building
+    /// the whole image in memory. Returns the file length.
+    pub(crate) fn finish_file(mut self, hi: u32, path: &Path) -> Result<u64> {
+        let mut h = self.close(hi)?;
+        write_atomically(path, |f| {
+            let io = |e| (e, "write");
+            f.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
+            let out = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
+            h.table_crc = self.view().emit(&h, out).map_err(io)?;
+            f.seek(SeekFrom::Start(0)).map_err(|e| (e, "seek"))?;
+            f.write_all(&h.encode()).map_err(io)
+        })?;
+        Ok(h.file_len)
+    }
+}
+
+/// A segment's columns, borrowed: what a header describes and `emit` lays
+/// out, from a `SegmentWriter` or from columns built elsewhere
+/// (`write_columns`).
+struct Columns<'a> {
+    lo: u32,
+    direction: Direction,
+    block_size: u32,
+    offsets: &'a [u32],
+    dsts: &'a [u32],
+    stamp_idx: &'a [u32],
+    stamps: &'a [u64],
+    weights: &'a [f64],
+    max_ts: u64,
+    tombs: bool,
+    multi: bool,
+}
+
+impl Columns<'_> {
+    /// The header of the segment ending at `hi`, every field but the
+    /// table crc. The block size has been checked.
+    fn header(&self, hi: u32) -> Header {
         let weighted = !self.weights.is_empty();
         let (sections, table, file_len) = format::layout(
             u64::from(hi - self.lo),
             self.dsts.len() as u64,
             self.stamps.len() as u64,
             weighted,
-            bs,
+            self.block_size,
         );
         let mut flags = 0;
         for (on, f) in [
@@ -242,9 +258,9 @@ impl SegmentWriter {
                 flags |= f;
             }
         }
-        Ok(Header {
+        Header {
             flags,
-            block_size: bs,
+            block_size: self.block_size,
             lo: self.lo,
             hi,
             entry_count: self.dsts.len() as u64,
@@ -254,16 +270,7 @@ impl SegmentWriter {
             sections,
             table,
             table_crc: 0,
-        })
-    }
-
-    /// Pads the offsets to `hi` (vertices after the last pushed one are
-    /// empty) and returns the header with every field but the table crc.
-    fn close(&mut self, hi: u32) -> Result<Header> {
-        let header = self.header_for(hi)?;
-        let count = self.dsts.len() as u32;
-        self.offsets.resize((hi - self.lo) as usize + 1, count);
-        Ok(header)
+        }
     }
 
     /// Streams the data sections and checksum table after the header;
@@ -271,11 +278,11 @@ impl SegmentWriter {
     fn emit<W: Write>(&self, h: &Header, out: W) -> std::io::Result<u32> {
         let mut w = BlockWriter::new(out, h.block_size);
         let cols: [&[u8]; 5] = [
-            bytemuck::cast_slice(&self.offsets),
-            bytemuck::cast_slice(&self.dsts),
-            bytemuck::cast_slice(&self.stamp_idx),
-            bytemuck::cast_slice(&self.stamps),
-            bytemuck::cast_slice(&self.weights),
+            bytemuck::cast_slice(self.offsets),
+            bytemuck::cast_slice(self.dsts),
+            bytemuck::cast_slice(self.stamp_idx),
+            bytemuck::cast_slice(self.stamps),
+            bytemuck::cast_slice(self.weights),
         ];
         for s in Section::ALL {
             let e = h.section(s);
@@ -290,33 +297,89 @@ impl SegmentWriter {
         Ok(crc32c::crc32c(table))
     }
 
-    /// Ends the segment at `hi` (exclusive) and returns its bytes.
-    pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
-        let mut h = self.close(hi)?;
+    /// The whole segment image for header `h` (offsets already cover
+    /// every vertex up to `h.hi`).
+    fn bytes(&self, mut h: Header) -> Result<SegmentBytes> {
         let mut buf = SegmentBytes::zeroed(h.file_len as usize);
         let body = &mut buf.as_bytes_mut()[HEADER_LEN..];
         h.table_crc = self
             .emit(&h, std::io::Cursor::new(body))
-            .map_err(|e| refuse(hi, format!("internal layout error: {e}")))?;
+            .map_err(|e| refuse(h.hi, format!("internal layout error: {e}")))?;
         buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
         Ok(buf)
     }
+}
 
-    /// Ends the segment at `hi` and writes it straight to the file `path`
-    /// (crash-safely, as [`SegmentBytes::write_file`]) without first building
-    /// the whole image in memory. Returns the file length.
-    pub(crate) fn finish_file(mut self, hi: u32, path: &Path) -> Result<u64> {
-        let mut h = self.close(hi)?;
-        write_atomically(path, |f| {
-            let io = |e| (e, "write");
-            f.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
-            let out = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
-            h.table_crc = self.emit(&h, out).map_err(io)?;
-            f.seek(SeekFrom::Start(0)).map_err(|e| (e, "seek"))?;
-            f.write_all(&h.encode()).map_err(io)
-        })?;
-        Ok(h.file_len)
+/// The segment of vertices `lo..hi` from whole columns built elsewhere (a
+/// bulk load builds them in parallel, where `push_vertex` would copy them
+/// entry by entry on one thread), read in place: `offsets` has one entry
+/// per vertex and a last one (from 0 to `dsts.len()`), destinations are
+/// strictly ascending within each vertex with one unstamped version per
+/// edge, and `weights` is either empty (all 1.0) or one finite weight per
+/// entry. Checked as `push_vertex` checks its input, in parallel; a
+/// refusal names the first vertex at fault.
+pub(crate) fn write_columns(
+    lo: u32,
+    hi: u32,
+    direction: Direction,
+    offsets: &[u32],
+    dsts: &[u32],
+    weights: &[f64],
+) -> Result<SegmentBytes> {
+    use rayon::prelude::*;
+    if hi < lo || hi == u32::MAX || offsets.len() != (hi - lo) as usize + 1 {
+        return Err(refuse(
+            lo,
+            format!(
+                "{} offsets for vertices {lo}..{hi} (one per vertex and one more)",
+                offsets.len()
+            ),
+        ));
     }
+    if offsets.first() != Some(&0) || offsets.last().map(|&e| e as usize) != Some(dsts.len()) {
+        return Err(refuse(
+            lo,
+            format!(
+                "offsets must run from 0 to the {} destinations given",
+                dsts.len()
+            ),
+        ));
+    }
+    if !weights.is_empty() && weights.len() != dsts.len() {
+        return Err(refuse(
+            lo,
+            format!("{} weights for {} entries", weights.len(), dsts.len()),
+        ));
+    }
+    let bad = (0..offsets.len() - 1).into_par_iter().find_first(|&i| {
+        let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+        b < a
+            || b > dsts.len()
+            || dsts[a..b].windows(2).any(|w| w[0] >= w[1])
+            || weights
+                .get(a..b)
+                .is_some_and(|w| w.iter().any(|x| !x.is_finite()))
+    });
+    if let Some(i) = bad {
+        return Err(refuse(
+            lo + i as u32,
+            "offsets decrease, destinations are not strictly ascending, or a weight is not finite",
+        ));
+    }
+    let cols = Columns {
+        lo,
+        direction,
+        block_size: DEFAULT_BLOCK_SIZE,
+        offsets,
+        dsts,
+        stamp_idx: &[],
+        stamps: &[],
+        weights,
+        max_ts: 0,
+        tombs: false,
+        multi: false,
+    };
+    cols.bytes(cols.header(hi))
 }
 
 /// Checks one vertex's entries against the segment invariants.

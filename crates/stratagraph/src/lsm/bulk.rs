@@ -1,41 +1,47 @@
 //! Bulk load: a large batch of edge inserts into a store that holds no edge
-//! yet is written straight into an L0 run, one CSR per direction, instead of
-//! going through the MemGraph.
+//! yet is written straight into the level its size calls for (parts of
+//! whole index pages, one CSR per direction each), instead of going through
+//! the MemGraph.
 //!
 //! Why: through the MemGraph, every vertex's list is built in a container of
-//! its own under its lock, with about twice the bytes of a CSR, and the
-//! first flush then copies all of it again into a run. Straight into a run,
-//! the batch is two counting sorts by vertex (one per direction) and a copy
-//! of the columns, and the loaded graph is read at CSR speed at once.
+//! its own under its lock, with about twice the bytes of a CSR; the first
+//! flush then copies all of it into an L0 run, and compaction copies it
+//! again into a level. Straight into the level, the batch is two counting
+//! sorts by vertex (one per direction) and a copy of the columns, the
+//! loaded graph is read at CSR speed at once, and neither compaction nor
+//! `close` rewrites it.
 //!
 //! Why only into a store with no edge: every edge of the batch is then new,
 //! so counting the added edges needs no look-up; and no version anywhere is
-//! older than the run, which matters because reads take the MemGraph as
-//! newer than every run: a run holding the batch's versions under older
+//! older than the load, which matters because reads take the MemGraph as
+//! newer than every level: a level holding the batch's versions under older
 //! MemGraph versions of the same edges would be read wrongly. Vertices may
 //! exist already (a load often creates them first).
 //!
-//! The run's entries carry no timestamps, though snapshots older than the
-//! batch may be open: those hold the layers from before the run, and
-//! `maintain::install_bulk_run` publishes the run and the batch's timestamp
-//! together (see `Snapshot::open`).
+//! The parts' entries carry no timestamps, though snapshots older than the
+//! batch may be open: those hold the layers from before the load, and
+//! `maintain::install_bulk_level` publishes the level and the batch's
+//! timestamp together (see `Snapshot::open`).
 //!
-//! On disk the batch is not logged: its run files and the manifest naming
+//! On disk the batch is not logged: its part files and the manifest naming
 //! them (written before the call returns) are what makes it durable, as a
 //! flush's are for the commits it holds. Logging it too would write every
 //! edge twice more (the record, then the log kept until the next flush).
 
-use super::layers::FlushedRun;
+use super::layers::{FlushedRun, Level, PAGE};
+use super::leveling::{self, Geometry};
 use super::maintain;
-use crate::csr::{Direction, SegmentWriter};
+use crate::csr::{write_columns, Direction, SegmentBytes};
 use crate::error::Result;
 use crate::graph::Shared;
 use crate::util::bucket;
 use crate::version::Timestamp;
 use crate::VertexId;
 use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
 
-/// One direction of the run as columns (see `SegmentWriter::from_columns`).
+/// One direction of the load as columns (see `csr::write_columns`).
 struct Columns {
     offsets: Vec<u32>,
     dsts: Vec<u32>,
@@ -45,6 +51,17 @@ struct Columns {
 impl Columns {
     fn degree(&self, v: usize) -> u32 {
         self.offsets[v + 1] - self.offsets[v]
+    }
+
+    /// The segment of vertices `r` in this direction (the columns are read
+    /// in place; only the offsets are rebased).
+    fn segment(&self, r: &Range<u32>, dir: Direction) -> Result<SegmentBytes> {
+        let (a, b) = (r.start as usize, r.end as usize);
+        let (lo, hi) = (self.offsets[a], self.offsets[b]);
+        let offsets: Vec<u32> = self.offsets[a..=b].iter().map(|&o| o - lo).collect();
+        let (lo, hi) = (lo as usize, hi as usize);
+        let weights = self.weights.get(lo..hi).unwrap_or(&[]);
+        write_columns(r.start, r.end, dir, &offsets, &self.dsts[lo..hi], weights)
     }
 }
 
@@ -82,7 +99,7 @@ pub(crate) fn insert_edges(
 /// Whether no vertex holds an edge version in the MemGraph. Clears the
 /// dirty bit of every vertex it finds empty (a load often creates all
 /// vertices first, which sets them), so reads of the loaded graph go
-/// straight to the run. The caller holds the writers' gate exclusively.
+/// straight to the load. The caller holds the writers' gate exclusively.
 fn mem_holds_no_edge(shared: &Shared) -> bool {
     let mem = &shared.mem;
     (0..shared.ids.bound()).into_par_iter().all(|v| {
@@ -134,24 +151,32 @@ fn load(
         })
     } as i64;
     let entries = (out.dsts.len() + inn.as_ref().map_or(0, |c| c.dsts.len())) as u64;
-    // The run is written (on disk: its files) before anything changes, so
-    // a failure here leaves the store as it was but for the ids.
-    let id = shared.lsm.next_run_id();
-    let seal = |c: Columns, inn: bool| -> Result<_> {
-        let dir = if inn { Direction::In } else { Direction::Out };
-        let bytes =
-            SegmentWriter::from_columns(0, dir, c.offsets, c.dsts, c.weights)?.finish(bound)?;
-        maintain::seal(shared, bytes, id, inn)
-    };
-    let (out, inn) = shared.par(|| {
-        rayon::join(
-            || seal(out, false),
-            || inn.map(|c| seal(c, true)).transpose(),
-        )
-    });
-    let (out, inn) = (out?, inn?);
+    // The parts are written (on disk: their files) before anything else
+    // changes, so a failure here leaves the store as it was but for the ids
+    // (and an empty commit, the ticket's).
     let ticket = shared.clock.take();
     let st = shared.stamping(ticket.ts())?;
+    let geo = Geometry::of(&shared.opts);
+    let ranges = plan_parts(&out, inn.as_ref(), bound, geo.part());
+    let parts = shared.par(|| {
+        ranges
+            .par_iter()
+            .map(|r| -> Result<Arc<FlushedRun>> {
+                let id = shared.lsm.next_run_id();
+                let seal = |c: &Columns, inn: bool| {
+                    let dir = if inn { Direction::In } else { Direction::Out };
+                    maintain::seal(shared, c.segment(r, dir)?, id, inn)
+                };
+                Ok(Arc::new(FlushedRun {
+                    id,
+                    out: seal(&out, false)?,
+                    inn: inn.as_ref().map(|c| seal(c, true)).transpose()?,
+                    cut: ticket.ts(),
+                }))
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    drop((out, inn));
     // Existence at the batch's timestamp, so no snapshot sees a vertex
     // before it sees the edges that created it.
     let created: i64 = shared.par(|| {
@@ -173,16 +198,37 @@ fn load(
             })
             .sum()
     });
-    let run = FlushedRun {
-        id,
-        out,
-        inn,
-        cut: ticket.ts(),
-    };
-    maintain::install_bulk_run(shared, run, ticket, (added, created), entries)
+    // The level its size calls for, so no compaction rewrites it soon
+    // (nor `close`, which wants one level).
+    let mut levels = vec![Level::default(); geo.level_for(entries) + 1];
+    if let Some(last) = levels.last_mut() {
+        *last = leveling::level_of(parts)?;
+    }
+    maintain::install_bulk_level(shared, levels, ticket, (added, created), entries)
 }
 
-/// The run's columns: out-lists (all lists, undirected) with the last
+/// Vertex ranges of the parts of the loaded level: runs of whole index
+/// pages holding about `part` entries (both directions), covering
+/// `0..bound`.
+fn plan_parts(out: &Columns, inn: Option<&Columns>, bound: u32, part: u64) -> Vec<Range<u32>> {
+    let entries =
+        |c: &Columns, a: u32, b: u32| u64::from(c.offsets[b as usize] - c.offsets[a as usize]);
+    let mut plan = Vec::new();
+    let (mut first, mut acc) = (0u32, 0u64);
+    let mut page = 0u32;
+    while page < bound {
+        let end = page.saturating_add(PAGE).min(bound);
+        acc += entries(out, page, end) + inn.map_or(0, |c| entries(c, page, end));
+        if acc >= part || end == bound {
+            plan.push(first..end);
+            (first, acc) = (end, 0);
+        }
+        page = end;
+    }
+    plan
+}
+
+/// The load's columns: out-lists (all lists, undirected) with the last
 /// write to each edge kept, and in-lists of a directed graph. `ids` holds
 /// each edge's two internal ids in batch order.
 fn build(

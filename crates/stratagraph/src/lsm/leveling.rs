@@ -64,6 +64,11 @@ impl Geometry {
         c
     }
 
+    /// Entries a part of a level grows to before the next one starts.
+    pub(crate) fn part(&self) -> u64 {
+        self.part
+    }
+
     /// The shallowest level (index into `levels`) that can hold `entries`.
     pub(crate) fn level_for(&self, entries: u64) -> usize {
         (0..).find(|&i| self.capacity(i) >= entries).unwrap_or(0)
@@ -373,7 +378,7 @@ fn set_level(levels: &mut Vec<Level>, i: usize, level: Level) {
     levels[i] = level;
 }
 
-fn level_of(parts: Vec<Arc<FlushedRun>>) -> Result<Level> {
+pub(crate) fn level_of(parts: Vec<Arc<FlushedRun>>) -> Result<Level> {
     Level::new(parts).map_err(|what| Error::Corrupt {
         file: "compaction output".into(),
         offset: 0,

@@ -27,7 +27,7 @@
 //! order), then the layers lock, `retired` and `pending`.
 
 use super::flush::flush_direction;
-use super::layers::{FlushedRun, Layers};
+use super::layers::{FlushedRun, Layers, Level};
 use super::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
 use crate::csr::{Segment, SegmentBytes};
 use crate::error::{Error, Result};
@@ -411,37 +411,38 @@ pub(crate) fn hold_flushes(shared: &Shared) -> parking_lot::MutexGuard<'_, ()> {
     shared.lsm.flushing.lock()
 }
 
-/// Puts a run built straight from a batch (`lsm::bulk`) in place as the
-/// only L0 run and publishes the batch's timestamp, both under the layers'
-/// write lock: the run's entries carry no stamps, and `Snapshot::open`
-/// reads the clock under the read lock, so a snapshot gets the run
-/// together with the batch's timestamp or neither.
+/// Puts the levels built straight from a batch (`lsm::bulk`) in place (one
+/// filled level, the one its size calls for) and publishes the batch's
+/// timestamp, both under the layers' write lock: the parts' entries carry
+/// no stamps, and `Snapshot::open` reads the clock under the read lock, so
+/// a snapshot gets the load together with the batch's timestamp or
+/// neither.
 ///
 /// The caller holds the writers' gate exclusively and `hold_flushes`, and
 /// found no edge version anywhere (no runs, no levels, none in the
-/// MemGraph): the run hides nothing, and no MemGraph version needs a
+/// MemGraph): the load hides nothing, and no MemGraph version needs a
 /// clean-up after it. `entries` counts its versions.
 ///
 /// On disk the manifest written here is what makes the batch durable (it
 /// is not logged). If writing it fails, the batch stays applied in memory,
 /// as a commit whose log sync failed does, and the log refuses every later
 /// write, so nothing is logged on top of a batch the disk lacks.
-pub(crate) fn install_bulk_run(
+pub(crate) fn install_bulk_level(
     shared: &Shared,
-    run: FlushedRun,
+    levels: Vec<Level>,
     ticket: crate::version::Ticket<'_>,
     added: (i64, i64),
     entries: u64,
 ) -> Result<Timestamp> {
     let lsm = &shared.lsm;
-    let cut = run.cut;
+    let cut = ticket.ts();
     let vertices = shared.home.is_some().then(|| capture_vertices(shared, cut));
     let _m = lsm.manifest.lock();
     let ts = {
         let mut current = shared.layers.write();
-        let next = Layers::new(vec![Arc::new(run)], current.levels.clone());
+        let next = Layers::new(Vec::new(), levels);
         let old = std::mem::replace(&mut *current, Arc::new(next));
-        // Holders of the old layers lack this run as they lack any later
+        // Holders of the old layers lack this load as they lack any later
         // flush's; that flush's clean-up must wait for them too.
         let mut retired = lsm.retired.lock();
         retired.retain(|w| w.strong_count() > 0);

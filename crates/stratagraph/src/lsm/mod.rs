@@ -7,8 +7,8 @@
 //!   level is within its size.
 //! - `flush` writes the MemGraph's versions up to a cut as an L0 run
 //!   (a CSR segment per direction, `crate::csr`).
-//! - `bulk` writes a large batch into a store with no edge straight as an
-//!   L0 run, past the MemGraph (a bulk load).
+//! - `bulk` writes a large batch into a store with no edge straight into
+//!   the level its size calls for, past the MemGraph (a bulk load).
 //! - `leveling` chooses what a compaction merges: all L0 runs into L1, or
 //!   one part of an over-full level into the parts of the next level it
 //!   overlaps (LSMGraph's vertex-aware compaction), and plans the vertex
