@@ -177,6 +177,12 @@ fn load(
             .collect::<Result<Vec<_>>>()
     })?;
     drop((out, inn));
+    // The level its size calls for, so no compaction rewrites it soon
+    // (nor `close`, which wants one level).
+    let mut levels = vec![Level::default(); geo.level_for(entries) + 1];
+    if let Some(last) = levels.last_mut() {
+        *last = leveling::level_of(parts)?;
+    }
     // Existence at the batch's timestamp, so no snapshot sees a vertex
     // before it sees the edges that created it.
     let created: i64 = shared.par(|| {
@@ -198,12 +204,6 @@ fn load(
             })
             .sum()
     });
-    // The level its size calls for, so no compaction rewrites it soon
-    // (nor `close`, which wants one level).
-    let mut levels = vec![Level::default(); geo.level_for(entries) + 1];
-    if let Some(last) = levels.last_mut() {
-        *last = leveling::level_of(parts)?;
-    }
     maintain::install_bulk_level(shared, levels, ticket, (added, created), entries)
 }
 
