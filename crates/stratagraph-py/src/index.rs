@@ -13,10 +13,6 @@ use stratagraph::Snapshot;
 pub struct VertexIndex {
     /// Internal ids of the live vertices, ascending: position -> internal id.
     pub live: Vec<u32>,
-    /// Every internal id is live, so positions are internal ids (the usual
-    /// case: a store with no deleted vertex), and a kernel's per-id result
-    /// is already in Python order.
-    pub dense: bool,
     /// External id of each position.
     pub ext: Vec<u64>,
     /// Internal id -> position (`u32::MAX` for holes).
@@ -34,13 +30,14 @@ impl VertexIndex {
         for (i, &v) in live.iter().enumerate() {
             pos[v as usize] = i as u32;
         }
-        let dense = live.len() == pos.len();
-        VertexIndex {
-            live,
-            dense,
-            ext,
-            pos,
-        }
+        VertexIndex { live, ext, pos }
+    }
+
+    /// Every internal id is live, so positions are internal ids (the usual
+    /// case: a store with no deleted vertex), and a kernel's per-id result
+    /// is already in Python order.
+    fn dense(&self) -> bool {
+        self.live.len() == self.pos.len()
     }
 
     /// The live vertices' entries of a per-internal-id array, in position
@@ -48,24 +45,28 @@ impl VertexIndex {
     /// parallel: at a million vertices the gather is a visible share of a
     /// fast kernel's time).
     pub fn compact<T: Copy + Send + Sync>(&self, mut by_id: Vec<T>) -> Vec<T> {
-        if self.dense {
+        if self.dense() {
             by_id.truncate(self.live.len());
             return by_id;
         }
-        self.live.par_iter().map(|&v| by_id[v as usize]).collect()
+        self.map(&by_id, |&x| x)
     }
 
     /// The external id of live internal id `v`, from this index's flat
     /// table (the engine's own table is paged).
     pub fn external(&self, v: u32) -> u64 {
-        let p = if self.dense { v } else { self.pos[v as usize] };
+        let p = if self.dense() {
+            v
+        } else {
+            self.pos[v as usize]
+        };
         self.ext[p as usize]
     }
 
     /// `f` of each live vertex's entry of a per-internal-id array, in
     /// position order, in parallel.
     pub fn map<T: Sync, U: Send>(&self, by_id: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
-        if self.dense {
+        if self.dense() {
             return by_id[..self.live.len()].par_iter().map(f).collect();
         }
         self.live

@@ -129,13 +129,6 @@ fn load(
     let bound = shared.ids.bound();
     let (out, inn) = shared.par(|| build(&ids, edges, weighted, directed, bound));
     drop(ids);
-    // Vertices that get an edge, and the edges added.
-    let endpoint: Vec<bool> = shared.par(|| {
-        (0..bound as usize)
-            .into_par_iter()
-            .map(|v| out.degree(v) > 0 || inn.as_ref().is_some_and(|c| c.degree(v) > 0))
-            .collect()
-    });
     let added = if directed {
         out.dsts.len()
     } else {
@@ -176,19 +169,21 @@ fn load(
             })
             .collect::<Result<Vec<_>>>()
     })?;
-    drop((out, inn));
     // The level its size calls for, so no compaction rewrites it soon
     // (nor `close`, which wants one level).
     let mut levels = vec![Level::default(); geo.level_for(entries) + 1];
     if let Some(last) = levels.last_mut() {
         *last = leveling::level_of(parts)?;
     }
-    // Existence at the batch's timestamp, so no snapshot sees a vertex
-    // before it sees the edges that created it.
+    // Existence of every endpoint at the batch's timestamp, so no snapshot
+    // sees a vertex before it sees the edges that created it.
     let created: i64 = shared.par(|| {
         (0..bound)
             .into_par_iter()
-            .filter(|&v| endpoint[v as usize])
+            .filter(|&v| {
+                let v = v as usize;
+                out.degree(v) > 0 || inn.as_ref().is_some_and(|c| c.degree(v) > 0)
+            })
             .map(|v| {
                 if shared.mem.read(v, |s| s.life.alive()) == Some(true) {
                     return 0;
@@ -204,6 +199,7 @@ fn load(
             })
             .sum()
     });
+    drop((out, inn));
     maintain::install_bulk_level(shared, levels, ticket, (added, created), entries)
 }
 

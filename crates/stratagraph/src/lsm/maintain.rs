@@ -405,7 +405,7 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
 }
 
 /// Keeps flushes and clean-ups from starting (and waits for a running one)
-/// while a bulk load decides on and installs its run. Take it after the
+/// while a bulk load decides on and installs its level. Take it after the
 /// writers' gate: a writer can stall on a flush while holding the gate.
 pub(crate) fn hold_flushes(shared: &Shared) -> parking_lot::MutexGuard<'_, ()> {
     shared.lsm.flushing.lock()
@@ -454,7 +454,7 @@ pub(crate) fn install_bulk_level(
     match persist_locked(shared, &[]) {
         Ok(()) => Ok(ts),
         Err(e) => Err(match shared.log() {
-            Some(log) => log.refuse_writes(e),
+            Some(log) => log.fail(e),
             None => e,
         }),
     }

@@ -397,17 +397,13 @@ impl Wal {
         Ok(())
     }
 
-    fn fail(&self, e: Error) -> Error {
+    /// Makes the log refuse every later write with `e` and returns it: after
+    /// a failed write of its own, or of a write made durable outside the
+    /// log (a bulk load's manifest).
+    pub(crate) fn fail(&self, e: Error) -> Error {
         self.failed.lock().get_or_insert(e.clone());
         self.has_failed.store(true, Ordering::Release);
         e
-    }
-
-    /// Makes the log refuse every later write with `e` (as after a failed
-    /// write of its own): for a write made durable outside the log whose
-    /// durable part failed.
-    pub(crate) fn refuse_writes(&self, e: Error) -> Error {
-        self.fail(e)
     }
 
     /// Writes and syncs everything appended so far (for `Interval`'s timer
