@@ -72,6 +72,13 @@ pub fn count(value: i64, arg: &str, limit: u64) -> PyResult<u64> {
     }
 }
 
+/// `Options::max_vertex_ids` from its Python spelling (`None`: no cap
+/// below the engine's own).
+pub fn max_vertex_ids(value: Option<i64>) -> PyResult<u64> {
+    let most = stratagraph::Options::default().max_vertex_ids;
+    value.map_or(Ok(most), |v| count(v, "max_vertex_ids", most))
+}
+
 /// A thread count (0 = all cores).
 pub fn threads(value: i64) -> PyResult<usize> {
     count(value, "threads", 1 << 16).map(|t| t as usize)

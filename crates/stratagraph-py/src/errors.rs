@@ -41,7 +41,8 @@ mod classes {
         stratagraph,
         CapacityExceeded,
         Error,
-        "The store ran out of internal vertex ids (2**32 - 1 vertices)."
+        "The store ran out of vertex ids: 2**32 - 1 of them, or the graph's \
+         max_vertex_ids."
     );
     pyo3::create_exception!(
         stratagraph,
@@ -144,4 +145,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", py.get_type::<InternalError>())?;
     m.add("Closed", py.get_type::<Closed>())?;
     Ok(())
+}
+
+/// Raises what an engine bug caught by the engine's own checks raises (a
+/// segment the writer refuses), so a test can check how such a failure
+/// reaches Python: no input can cause one on purpose. Not API.
+#[pyfunction]
+pub fn _raise_engine_bug() -> PyResult<()> {
+    Err(engine(stratagraph::Error::InvalidSegmentInput {
+        vertex: 0,
+        what: "raised on purpose by _raise_engine_bug".into(),
+    }))
 }

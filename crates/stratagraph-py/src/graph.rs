@@ -87,6 +87,9 @@ impl PyGraph {
     /// With ``allow_self_loops=False`` an edge ``(v, v)`` raises
     /// ``InvalidInput``; with ``auto_create_vertices=False`` an edge to a
     /// missing vertex raises ``NotFound`` instead of creating it.
+    /// ``max_vertex_ids`` caps the vertex ids the store takes in (each id it
+    /// ever sees holds one for good, even after its vertex is removed): a
+    /// write needing more raises ``CapacityExceeded`` and changes nothing.
     /// ``_stamp_window`` is a testing aid (how many commits an open snapshot
     /// may lag before writes raise ``SnapshotTooOld``); leave it unset.
     #[staticmethod]
@@ -96,6 +99,7 @@ impl PyGraph {
         threads = 0,
         allow_self_loops = true,
         auto_create_vertices = true,
+        max_vertex_ids = None,
         _stamp_window = None
     ))]
     fn in_memory(
@@ -103,12 +107,14 @@ impl PyGraph {
         threads: i64,
         allow_self_loops: bool,
         auto_create_vertices: bool,
+        max_vertex_ids: Option<i64>,
         _stamp_window: Option<i64>,
     ) -> PyResult<Self> {
         let mut opts = Options {
             directed,
             allow_self_loops,
             auto_create_vertices,
+            max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
             threads: conv::threads(threads)?,
             ..Options::default()
         };
@@ -141,7 +147,9 @@ impl PyGraph {
     /// A directory that is already open (here or in another process)
     /// raises ``StoreLocked``; opening a directed store as undirected (or
     /// the reverse) raises ``InvalidInput``; a damaged file raises
-    /// ``Corruption`` naming it and the offset.
+    /// ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as
+    /// for ``in_memory`` and is not stored: a store holding more ids than
+    /// it keeps them but takes no new one.
     #[staticmethod]
     #[pyo3(signature = (
         path,
@@ -150,8 +158,10 @@ impl PyGraph {
         *,
         threads = 0,
         allow_self_loops = true,
-        auto_create_vertices = true
+        auto_create_vertices = true,
+        max_vertex_ids = None
     ))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn open(
         py: Python<'_>,
         path: std::path::PathBuf,
@@ -160,6 +170,7 @@ impl PyGraph {
         threads: i64,
         allow_self_loops: bool,
         auto_create_vertices: bool,
+        max_vertex_ids: Option<i64>,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
         let opts = Options {
@@ -167,6 +178,7 @@ impl PyGraph {
             sync,
             allow_self_loops,
             auto_create_vertices,
+            max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
             threads: conv::threads(threads)?,
             ..Options::default()
         };

@@ -391,7 +391,7 @@ impl PySnapshot {
     #[pyo3(signature = (*, threads = 0))]
     fn triangle_count(&self, py: Python<'_>, threads: i64) -> PyResult<u64> {
         let threads = conv::threads(threads)?;
-        self.compute(py, |s, _| Ok(stratagraph_algo::triangle_count(s, threads)))
+        self.compute(py, |s, _| Ok(analytics::triangle_count(s, threads)))
     }
 
     /// Single-source betweenness dependencies (Brandes): for each vertex

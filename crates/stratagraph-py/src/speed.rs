@@ -89,3 +89,11 @@ pub fn _kernel_seconds(
         })
     })
 }
+
+/// Seconds the kernel inside the most recent ``Snapshot`` analytics call
+/// took (in any thread), so a caller can tell the kernel's time from what
+/// the method adds around it in the same call.
+#[pyfunction]
+pub fn _last_kernel_seconds() -> f64 {
+    crate::analytics::last_kernel_seconds()
+}

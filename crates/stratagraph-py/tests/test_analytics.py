@@ -162,3 +162,23 @@ def test_analytics_on_a_snapshot_with_deleted_vertices():
     assert s.to_dict(s.wcc()) == {1: 1, 2: 1, 4: 4, 5: 4}
     assert s.triangle_count() == 0
     assert len(s.pagerank()) == len(s.lcc()) == len(s.cdlp()) == 4
+
+
+def test_each_analytics_call_records_its_kernel_time():
+    """The split bench/python_speed.py relies on: the kernel's own time,
+    recorded by the call, is positive and within the call's time."""
+    import time
+
+    from stratagraph import _native
+
+    g = sg.Graph.in_memory()
+    g.add_edges(np.arange(2000) % 500, (np.arange(2000) * 7 + 1) % 500)
+    s = g.snapshot()
+    for call in (lambda: s.bfs(0), lambda: s.sssp(0), s.wcc, s.pagerank, s.lcc, s.cdlp,
+                 s.triangle_count, lambda: s.betweenness(0)):
+        before = _native._last_kernel_seconds()
+        t = time.perf_counter()
+        call()
+        wall = time.perf_counter() - t
+        kernel = _native._last_kernel_seconds()
+        assert 0 < kernel <= wall and kernel != before

@@ -1,11 +1,10 @@
 """The exception hierarchy, and argument checking.
 
 Every class documented in ``stratagraph`` is raised by some test:
-``Corruption`` and ``StoreLocked`` in ``test_graph.py`` and here,
-``UnsupportedFormat`` here. ``StorageError`` needs a failing disk,
-``InternalError`` an engine bug, and ``CapacityExceeded`` 2**32 - 1
-vertices, so those three are only checked for their place in the
-hierarchy.
+``Corruption`` and ``StoreLocked`` in ``test_graph.py`` and here, the rest
+here. ``InternalError`` means an engine bug that no input can cause, so it
+is raised through a hook that passes the error the engine would return
+through the same conversion.
 """
 
 import numpy as np
@@ -70,6 +69,41 @@ def test_snapshot_too_old():
     old.close()
     g.add_edge(4, 5)  # retry succeeds once the old snapshot is gone
     assert g.num_edges == 4
+
+
+def test_capacity_exceeded_changes_nothing():
+    g = sg.Graph.in_memory(max_vertex_ids=3)
+    g.add_edge(10, 11)
+    g.add_vertex(12)
+    with pytest.raises(sg.CapacityExceeded, match="vertex 13 cannot be given an internal id: all 3"):
+        g.add_vertex(13)
+    with pytest.raises(sg.CapacityExceeded, match="vertex 14"):
+        g.add_edges([10, 12], [12, 14])
+    with pytest.raises(sg.CapacityExceeded):
+        with g.transaction() as tx:
+            tx.add_edge(11, 12)
+            tx.add_edge(12, 15)
+    s = g.snapshot()
+    assert (s.num_vertices, s.num_edges) == (3, 1)
+    assert not s.has_edge(10, 12) and not s.has_edge(11, 12)
+    g.remove_vertex(10)
+    g.add_edge(10, 12)  # a removed vertex keeps its id, so it may come back
+    assert g.snapshot().has_edge(10, 12)
+    with pytest.raises(ValueError, match="max_vertex_ids: expected an integer"):
+        sg.Graph.in_memory(max_vertex_ids=-1)
+
+
+def test_storage_error_names_the_path(tmp_path):
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(sg.StorageError, match="file .*file/store: create directory failed"):
+        sg.Graph.open(tmp_path / "file" / "store")
+
+
+def test_internal_error_reaches_python_as_its_class():
+    from stratagraph import _native
+
+    with pytest.raises(sg.InternalError, match="segment writer refused vertex 0"):
+        _native._raise_engine_bug()
 
 
 def test_closed():

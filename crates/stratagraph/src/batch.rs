@@ -63,11 +63,11 @@ fn key(&(owner, other, _): &Item) -> u64 {
     (u64::from(owner) << 32) | u64::from(other)
 }
 
-fn ids_exhausted(op: Op, vertex: VertexId) -> Error {
+fn ids_exhausted(shared: &Shared, op: Op, vertex: VertexId) -> Error {
     Error::VertexIdsExhausted {
         op,
         vertex,
-        limit: crate::ids::MAX_IDS,
+        limit: shared.ids.cap(),
     }
 }
 
@@ -99,7 +99,10 @@ fn intern_in_order(
     for (k, id) in ids.iter_mut().enumerate() {
         if *id == u32::MAX {
             let v = ext(k);
-            *id = shared.ids.intern(v).ok_or_else(|| ids_exhausted(op, v))?;
+            *id = shared
+                .ids
+                .intern(v)
+                .ok_or_else(|| ids_exhausted(shared, op, v))?;
         }
     }
     Ok(ids)

@@ -110,7 +110,8 @@ pub enum Error {
         /// Position in a batch call.
         at: BatchIndex,
     },
-    /// The store has used all `u32` internal vertex ids.
+    /// The store has handed out every internal vertex id it may: `u32::MAX`
+    /// of them, or `Options::max_vertex_ids`.
     #[error("{op}: vertex {vertex} cannot be given an internal id: all {limit} ids are in use")]
     VertexIdsExhausted {
         /// The refused operation.

@@ -256,9 +256,11 @@ const MAX_STAMP_SPAN: u64 = (1 << 31) - 2;
 impl Graph {
     /// A store held entirely in memory.
     pub fn in_memory(opts: Options) -> Graph {
+        let ids = IdMap::new();
+        ids.limit(opts.max_vertex_ids);
         Graph::assemble(
             opts,
-            IdMap::new(),
+            ids,
             Clock::new(),
             Layers::default(),
             LsmState::default(),
@@ -396,6 +398,8 @@ impl Graph {
             log.segments,
             shared.ids.bound(),
         )?;
+        // After recovery, which must take back every id the log assigned.
+        shared.ids.limit(shared.opts.max_vertex_ids);
         shared.ids.attach_journal(wal.clone());
         let _ = shared.wal.set(wal);
         maintain::checkpoint(shared)?;

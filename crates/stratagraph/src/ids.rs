@@ -42,6 +42,8 @@ pub(crate) struct IdMap {
     shards: Box<[RwLock<FxHashMap<u64, u32>>]>,
     external: SegmentedTable<AtomicU64>,
     next: AtomicU64,
+    /// No id at or above this is handed out (`Options::max_vertex_ids`).
+    cap: AtomicU64,
     /// Set once an on-disk store's log is running.
     journal: OnceLock<Arc<dyn IdJournal>>,
 }
@@ -62,8 +64,21 @@ impl IdMap {
                 .collect(),
             external: SegmentedTable::new(),
             next: AtomicU64::new(0),
+            cap: AtomicU64::new(MAX_IDS),
             journal: OnceLock::new(),
         }
+    }
+
+    /// Hands out no id at or above `max` from now on, but keeps every id
+    /// already assigned (a store may be reopened with a smaller cap).
+    pub(crate) fn limit(&self, max: u64) {
+        let next = self.next.load(Ordering::Acquire);
+        self.cap.store(max.clamp(next, MAX_IDS), Ordering::Release);
+    }
+
+    /// How many ids this map may hand out in all.
+    pub(crate) fn cap(&self) -> u64 {
+        self.cap.load(Ordering::Acquire)
     }
 
     /// Records every id assigned from now on in `journal`.
@@ -84,7 +99,7 @@ impl IdMap {
     }
 
     /// The internal id of `ext`, assigning the next free one on first sight.
-    /// Returns `None` only when all `u32` ids are used up.
+    /// Returns `None` only when all ids up to the cap are used up.
     pub(crate) fn intern(&self, ext: u64) -> Option<u32> {
         if let Some(id) = self.lookup(ext) {
             return Some(id);
@@ -93,13 +108,16 @@ impl IdMap {
         if let Some(id) = self.lookup_locked(ext, &shard) {
             return Some(id);
         }
+        // Never past the cap, even for a moment: `bound` is read without
+        // the shard locks, and ids below it must be assigned ones.
+        let cap = self.cap();
         let mut take = || {
-            let id = self.next.fetch_add(1, Ordering::AcqRel);
-            if id >= MAX_IDS {
-                self.next.store(MAX_IDS, Ordering::Release);
-                return None;
-            }
-            Some(id as u32)
+            self.next
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (n < cap).then_some(n + 1)
+                })
+                .ok()
+                .map(|id| id as u32)
         };
         let id = match self.journal.get() {
             Some(j) => j.assign(ext, &mut take)?,
@@ -150,7 +168,7 @@ impl IdMap {
 
     /// One past the largest internal id assigned so far.
     pub(crate) fn bound(&self) -> u32 {
-        self.next.load(Ordering::Acquire).min(MAX_IDS) as u32
+        self.next.load(Ordering::Acquire) as u32
     }
 
     /// Approximate bytes used by the dictionary.

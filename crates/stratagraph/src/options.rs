@@ -57,6 +57,16 @@ pub struct Options {
     /// faster, and the loaded graph is read at CSR speed at once.
     /// `usize::MAX` turns this off. Default 65536; see `lsm::bulk` for why.
     pub bulk_load_min_edges: usize,
+    /// The most internal vertex ids the store hands out; a write that needs
+    /// one more is refused with `Error::VertexIdsExhausted`. Every external
+    /// id the store has seen holds one for good (deleting a vertex does not
+    /// free it), so this bounds the vertices ever created, and with them
+    /// the vertex tables' memory, e.g. when ids come from untrusted input.
+    /// Not stored: a store reopened with a smaller cap than the ids it
+    /// already holds keeps them and takes no new one. Default and upper
+    /// bound `u32::MAX` (internal ids are `u32`, and `u32::MAX` itself is
+    /// kept as a sentinel).
+    pub max_vertex_ids: u64,
 }
 
 impl Default for Options {
@@ -71,6 +81,7 @@ impl Default for Options {
             stamp_window: 1 << 30,
             sync: SyncPolicy::Always,
             bulk_load_min_edges: 1 << 16,
+            max_vertex_ids: u64::from(u32::MAX),
         }
     }
 }

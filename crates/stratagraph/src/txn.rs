@@ -70,7 +70,7 @@ impl WriteTxn {
         self.shared.ids.intern(v).ok_or(Error::VertexIdsExhausted {
             op,
             vertex: v,
-            limit: crate::ids::MAX_IDS,
+            limit: self.shared.ids.cap(),
         })
     }
 

@@ -52,8 +52,8 @@ class InvalidInput(Error):
     ``VertexDeletedInTransaction``)."""
 
 class CapacityExceeded(Error):
-    """All 2**32 - 1 internal vertex ids are in use (engine:
-    ``VertexIdsExhausted``)."""
+    """The store ran out of vertex ids: 2**32 - 1 of them, or the graph's
+    ``max_vertex_ids`` (engine: ``VertexIdsExhausted``)."""
 
 class SnapshotTooOld(Error):
     """A snapshot has been open for so many commits that a write cannot be
@@ -95,13 +95,16 @@ class Graph:
         threads: int = 0,
         allow_self_loops: bool = True,
         auto_create_vertices: bool = True,
+        max_vertex_ids: Optional[int] = None,
         _stamp_window: Optional[int] = None,
     ) -> Graph:
         """A store held entirely in memory. ``threads`` bounds batch-write
         threads (0 = all cores); ``allow_self_loops=False`` refuses ``(v, v)``
         edges with ``InvalidInput``; ``auto_create_vertices=False`` makes an
-        edge to a missing vertex raise ``NotFound``. ``_stamp_window`` is a
-        testing aid."""
+        edge to a missing vertex raise ``NotFound``; ``max_vertex_ids`` caps
+        the vertex ids the store takes in (each id ever seen holds one, even
+        after its vertex is removed), beyond which writes raise
+        ``CapacityExceeded``. ``_stamp_window`` is a testing aid."""
     @staticmethod
     def open(
         path: Union[str, "os.PathLike[str]"],
@@ -111,6 +114,7 @@ class Graph:
         threads: int = 0,
         allow_self_loops: bool = True,
         auto_create_vertices: bool = True,
+        max_vertex_ids: Optional[int] = None,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out so it reopens with all
@@ -122,7 +126,9 @@ class Graph:
         under any of them, a power loss only what the policy allows. An open
         directory raises ``StoreLocked``; a directed store opened as
         undirected raises ``InvalidInput``; a damaged file raises
-        ``Corruption`` naming it and the offset."""
+        ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as for
+        ``in_memory`` but not stored: a store holding more ids keeps them
+        and takes no new one."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""
@@ -327,3 +333,12 @@ def _kernel_seconds(
 ) -> float:
     """Seconds one kernel takes when called from Rust (used by
     ``bench/python_speed.py``). Not API."""
+
+def _last_kernel_seconds() -> float:
+    """Seconds the kernel inside the most recent Snapshot analytics call
+    took, without the call's own conversions (used by
+    ``bench/python_speed.py``). Not API."""
+
+def _raise_engine_bug() -> None:
+    """Raises ``InternalError`` as an engine bug the engine catches itself
+    would (used by the tests; no input can cause one). Not API."""
