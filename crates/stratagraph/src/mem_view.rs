@@ -300,9 +300,17 @@ impl MemPage {
     /// side (see `pieces`); `None` if its list must be merged.
     #[inline]
     pub(crate) fn pieces(&self, v: u32) -> Option<&[u32]> {
+        self.in_pieces(v).then(|| self.lists(v).0)
+    }
+
+    /// Whether `v`'s list is its plain slices below and its additions side
+    /// by side (`pieces` without the additions).
+    #[inline]
+    pub(crate) fn in_pieces(&self, v: u32) -> bool {
         let i = v.wrapping_sub(self.first) as usize;
-        let word = self.pieces.get(i / 64)?;
-        (word & (1 << (i % 64)) != 0).then(|| self.lists(v).0)
+        self.pieces
+            .get(i / 64)
+            .is_some_and(|word| word & (1 << (i % 64)) != 0)
     }
 
     /// `pieces` with the additions' weights, in an out-direction page, for

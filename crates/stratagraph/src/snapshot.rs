@@ -790,6 +790,38 @@ impl Snapshot {
             while v < page_end {
                 let dirty = mem.dirty_bits(v >> 6);
                 let block_end = ((v | 63) + 1).min(page_end);
+                // Two plain segments scanned unordered (a level part under
+                // an L0 run: the usual state with the newest part of the
+                // graph above the levels), in a loop about as short as two
+                // CSRs' side by side: a vertex the MemGraph holds nothing
+                // for needs its page only if both slices have edges.
+                if let ([c0, c1], true) = (cols, unordered) {
+                    for u in v..block_end {
+                        let (a, b) = (column_list(*c0, u), column_list(*c1, u));
+                        let clean = dirty & (1u64 << (u & 63)) == 0;
+                        if clean && (a.is_empty() || b.is_empty()) {
+                            f(u, &[if a.is_empty() { b } else { a }]);
+                            continue;
+                        }
+                        let page = match looked_up {
+                            Some(p) => p,
+                            None => *looked_up.insert(self.mem_view.page(reader, &below, u)),
+                        };
+                        // The MemGraph adds nothing to a clean vertex, so
+                        // only whether its slices are disjoint is needed.
+                        if clean && page.is_some_and(|p| p.in_pieces(u)) {
+                            f(u, &[a, b]);
+                            continue;
+                        }
+                        match page.and_then(|p| p.pieces(u)) {
+                            Some([]) => f(u, &[a, b]),
+                            Some(adds) => f(u, &[a, b, adds]),
+                            None => slow(u, &mut f),
+                        }
+                    }
+                    v = block_end;
+                    continue;
+                }
                 for u in v..block_end {
                     let clean = dirty & (1u64 << (u & 63)) == 0;
                     // The state after a compaction, kept as short as a
