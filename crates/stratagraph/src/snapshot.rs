@@ -145,12 +145,23 @@ impl Snapshot {
 
     /// Whether internal id `v` is a vertex of this snapshot.
     pub fn contains(&self, v: u32) -> bool {
-        v < self.bound
-            && self
-                .shared
-                .mem
-                .read(v, |s| s.life.alive_at(self.ts))
-                .unwrap_or(false)
+        v < self.bound && (self.dense() || self.alive(v))
+    }
+
+    /// Every id below the bound is a vertex here (the usual case: nothing
+    /// deleted, no id handed out since the snapshot), so no vertex's
+    /// history needs reading: every vertex here has an id below the bound,
+    /// and there are as many vertices as ids.
+    #[inline]
+    fn dense(&self) -> bool {
+        self.vertices == u64::from(self.bound)
+    }
+
+    fn alive(&self, v: u32) -> bool {
+        self.shared
+            .mem
+            .read(v, |s| s.life.alive_at(self.ts))
+            .unwrap_or(false)
     }
 
     /// Internal ids of all vertices, ascending.
