@@ -806,6 +806,27 @@ impl Snapshot {
                 // graph above the levels), in a loop about as short as two
                 // CSRs' side by side: a vertex the MemGraph holds nothing
                 // for needs its page only if both slices have edges.
+                if let ([c0], true) = (cols, unordered) {
+                    // One level part, the MemGraph's additions beside it.
+                    for u in v..block_end {
+                        let a = column_list(*c0, u);
+                        if dirty & (1u64 << (u & 63)) == 0 {
+                            f(u, &[a]);
+                            continue;
+                        }
+                        let page = match looked_up {
+                            Some(p) => p,
+                            None => *looked_up.insert(self.mem_view.page(reader, &below, u)),
+                        };
+                        match page.and_then(|p| p.pieces(u)) {
+                            Some([]) => f(u, &[a]),
+                            Some(adds) => f(u, &[a, adds]),
+                            None => slow(u, &mut f),
+                        }
+                    }
+                    v = block_end;
+                    continue;
+                }
                 if let ([c0, c1], true) = (cols, unordered) {
                     for u in v..block_end {
                         let (a, b) = (column_list(*c0, u), column_list(*c1, u));
