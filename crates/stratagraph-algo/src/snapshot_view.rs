@@ -54,6 +54,10 @@ impl GraphView for Snapshot {
         self.out_weighted_of(v)
     }
 
+    fn for_each_out_weighted_unordered(&self, v: u32, f: impl FnMut(u32, f64)) {
+        self.out_weighted_of(v).for_each_unordered(f);
+    }
+
     fn external_id(&self, v: u32) -> u64 {
         Snapshot::external_id(self, v).unwrap_or(u64::MAX)
     }

@@ -140,8 +140,9 @@ fn delta_stepping<G: GraphView>(g: &G, source: u32, delta: f64) -> Vec<f64> {
                     if bucket_of(du) != bucket {
                         return bins;
                     }
-                    // `for_each`, not `for`: a store folds over its columns.
-                    g.out_weighted(u).for_each(|(w, weight)| {
+                    // Order does not matter here; a store then reads a list
+                    // in pieces without merging it.
+                    g.for_each_out_weighted_unordered(u, |w, weight| {
                         let nd = du + weight;
                         let bits = nd.to_bits();
                         if bits < dist[w as usize].fetch_min(bits, Relaxed) {

@@ -44,6 +44,12 @@ pub trait GraphView: Sync {
     fn in_neighbors(&self, v: u32) -> Self::Neighbors<'_>;
     /// Out-edges of `v` with weights, ascending by id; weight 1.0 if the graph is unweighted.
     fn out_weighted(&self, v: u32) -> Self::Weighted<'_>;
+    /// Calls `f(w, weight)` for every out-edge `v -> w`, in any order:
+    /// `out_weighted` for passes that need none (relaxations). A store
+    /// reads a list held in pieces piece by piece instead of merging it.
+    fn for_each_out_weighted_unordered(&self, v: u32, mut f: impl FnMut(u32, f64)) {
+        self.out_weighted(v).for_each(|(w, x)| f(w, x));
+    }
     /// The user-facing id of `v` (Graphalytics vertex ids, CDLP labels).
     fn external_id(&self, v: u32) -> u64;
     /// Out-neighbours of `v` as one borrowed slice (the same ids

@@ -416,6 +416,35 @@ impl<'a> WeightedNeighbors<'a> {
     }
 }
 
+impl WeightedNeighbors<'_> {
+    /// Calls `f(dst, weight)` for every remaining edge, in no set order:
+    /// a list in two pieces (a slice below the MemGraph and the additions
+    /// it lacks) comes piece by piece instead of merged, which saves a
+    /// comparison and an unpredictable branch per edge for passes that
+    /// need no order, such as shortest-path relaxations.
+    pub fn for_each_unordered(self, mut f: impl FnMut(u32, f64)) {
+        if let (Feed::Two { a, b }, None) = (&self.from, &self.lookup) {
+            for side in [a, b] {
+                let rest = side.rest();
+                match side.weights.and_then(|w| w.get(side.pos..)) {
+                    None => rest.iter().for_each(|&d| f(d, 1.0)),
+                    Some(w) if w.len() == rest.len() => {
+                        rest.iter().zip(w).for_each(|(&d, &x)| f(d, x));
+                    }
+                    // A damaged weight column: 1.0 where it falls short,
+                    // as the ordered read gives.
+                    Some(w) => rest
+                        .iter()
+                        .enumerate()
+                        .for_each(|(k, &d)| f(d, w.get(k).copied().unwrap_or(1.0))),
+                }
+            }
+            return;
+        }
+        self.for_each(|(d, w)| f(d, w));
+    }
+}
+
 impl Iterator for WeightedNeighbors<'_> {
     type Item = (u32, f64);
 

@@ -102,6 +102,7 @@ fn check(s: &Snapshot, want: &Model) {
         "snapshot {} differs from the model",
         s.timestamp()
     );
+    check_unordered_weights(s, want);
     let mut scanned = 0usize;
     s.scan_out(0..s.id_bound(), |v, list| {
         let src = s.external_id(v).unwrap();
@@ -267,7 +268,26 @@ fn deletes_over_a_compacted_level(opts: Options, n: u64) {
 /// point reads before any scan (the MemGraph read under its locks, until
 /// enough reads in a page copy it), the scans (which copy every page they
 /// cross), point reads after them, unordered scans and weights.
+/// Each vertex's weighted out-list read in no set order (pieces one after
+/// the other): the model's edges and weights, none twice.
+fn check_unordered_weights(s: &Snapshot, want: &Model) {
+    let mut got = Model::new();
+    for v in 0..s.id_bound() {
+        let src = s.external_id(v).unwrap();
+        s.out_weighted_of(v).for_each_unordered(|d, w| {
+            let e = (src, s.external_id(d).unwrap());
+            assert!(got.insert(e, w).is_none(), "{e:?} twice");
+        });
+    }
+    assert!(
+        got == *want,
+        "unordered weighted reads of {}",
+        s.timestamp()
+    );
+}
+
 fn check_scan(snap: &Snapshot, model: &Model) {
+    check_unordered_weights(snap, model);
     let mut want: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for &(s, d) in model.keys() {
         want.entry(s).or_default().push(d);
