@@ -414,9 +414,7 @@ impl<'a> WeightedNeighbors<'a> {
             lookup,
         }
     }
-}
 
-impl WeightedNeighbors<'_> {
     /// Calls `f(dst, weight)` for every remaining edge, in no set order:
     /// a list in two pieces (a slice below the MemGraph and the additions
     /// it lacks) comes piece by piece instead of merged, which saves a

@@ -801,13 +801,11 @@ impl Snapshot {
             while v < page_end {
                 let dirty = mem.dirty_bits(v >> 6);
                 let block_end = ((v | 63) + 1).min(page_end);
-                // Two plain segments scanned unordered (a level part under
-                // an L0 run: the usual state with the newest part of the
-                // graph above the levels), in a loop about as short as two
-                // CSRs' side by side: a vertex the MemGraph holds nothing
-                // for needs its page only if both slices have edges.
+                // The usual states with the newest part of the graph above
+                // the levels, scanned unordered, each in a loop about as
+                // short as a CSR's (or two side by side). First, one level
+                // part with the MemGraph's additions beside it.
                 if let ([c0], true) = (cols, unordered) {
-                    // One level part, the MemGraph's additions beside it.
                     for u in v..block_end {
                         let a = column_list(*c0, u);
                         if dirty & (1u64 << (u & 63)) == 0 {
@@ -827,6 +825,9 @@ impl Snapshot {
                     v = block_end;
                     continue;
                 }
+                // Then a level part under an L0 run: a vertex the MemGraph
+                // holds nothing for needs its page only if both slices
+                // have edges.
                 if let ([c0, c1], true) = (cols, unordered) {
                     for u in v..block_end {
                         let (a, b) = (column_list(*c0, u), column_list(*c1, u));
