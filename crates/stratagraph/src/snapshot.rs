@@ -812,10 +812,8 @@ impl Snapshot {
                             f(u, &[a]);
                             continue;
                         }
-                        let page = match looked_up {
-                            Some(p) => p,
-                            None => *looked_up.insert(self.mem_view.page(reader, &below, u)),
-                        };
+                        let page =
+                            *looked_up.get_or_insert_with(|| self.mem_view.page(reader, &below, u));
                         match page.and_then(|p| p.pieces(u)) {
                             Some([]) => f(u, &[a]),
                             Some(adds) => f(u, &[a, adds]),
@@ -836,10 +834,8 @@ impl Snapshot {
                             f(u, &[if a.is_empty() { b } else { a }]);
                             continue;
                         }
-                        let page = match looked_up {
-                            Some(p) => p,
-                            None => *looked_up.insert(self.mem_view.page(reader, &below, u)),
-                        };
+                        let page =
+                            *looked_up.get_or_insert_with(|| self.mem_view.page(reader, &below, u));
                         // The MemGraph adds nothing to a clean vertex, so
                         // only whether its slices are disjoint is needed.
                         if clean && page.is_some_and(|p| p.in_pieces(u)) {
@@ -875,10 +871,10 @@ impl Snapshot {
                         f(u, lists.get(..n).unwrap_or(&[]));
                         continue;
                     }
-                    let page = match (unordered, looked_up) {
-                        (false, _) => None,
-                        (true, Some(p)) => p,
-                        (true, None) => *looked_up.insert(self.mem_view.page(reader, &below, u)),
+                    let page = if unordered {
+                        *looked_up.get_or_insert_with(|| self.mem_view.page(reader, &below, u))
+                    } else {
+                        None
                     };
                     match page.and_then(|p| p.pieces(u)) {
                         Some(adds) => {
