@@ -184,6 +184,7 @@ fn apply_grouped(
                 .collect();
             let mut effects = Vec::with_capacity(writes.len());
             let mut state = shared.mem.lock(owner);
+            shared.mem.note_write(owner, st.ts);
             let mut created = 0;
             if writes.iter().any(|w| w.weight.is_some()) && !state.life.alive() {
                 state.life.set(st.ts, true, st.watermark);

@@ -16,13 +16,29 @@
 //! kernel that reads vertex by vertex (CDLP, betweenness, SSSP) gains too,
 //! while a few look-ups in a large graph copy nothing. A page costs 4
 //! bytes per decided MemGraph version in it (12 in the out direction,
-//! which keeps weights for weighted reads) plus 8 bytes per vertex, held
-//! until the snapshot and its clones are dropped.
+//! which keeps weights for weighted reads) plus 8 bytes per vertex.
+//!
+//! Building a page costs far more than reading it (a lock, the vertex's
+//! runs and its slices below, each a cache miss, for every vertex), and
+//! analytics take a fresh snapshot per run. So a built page is also kept
+//! with the `Layers` it was built over (`KeptPages`). A later snapshot of
+//! the same `Layers` takes it as it is when no commit has written an edge
+//! of the page since (`MemGraph::note_write`) and it covers the same
+//! vertices; otherwise it builds its own page but copies from the kept
+//! one every vertex no commit wrote since, so it locks and looks below
+//! for the written vertices only. What it takes is exactly what it would
+//! have copied: the same MemGraph decisions over the same slices below,
+//! plain for it as they were for the builder (plain stays plain for newer
+//! snapshots). Kept pages live until the `Layers` is replaced (the next
+//! flush or compaction) and no snapshot holds them, at most one per page
+//! and direction.
 
 use crate::lsm::layers::PAGE;
 use crate::mem::MemGraph;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use crate::util::segmented::SegmentedTable;
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Point reads in a page after which it is built. A build copies what
 /// at most `PAGE` point reads would, so building after half as many
@@ -38,9 +54,82 @@ pub(crate) struct MemView {
 
 #[derive(Default)]
 struct Slot {
-    page: OnceLock<MemPage>,
+    page: OnceLock<Arc<MemPage>>,
     /// Point reads in the page while it was not built.
     reads: AtomicU32,
+    /// Whether `KeptPages` was asked for this page already (a point read
+    /// asks once, not on every read).
+    asked: AtomicBool,
+}
+
+/// Pages built over one `Layers`, for later snapshots of it (see the
+/// module docs): per page and direction, the newest built.
+pub(crate) struct KeptPages {
+    slots: SegmentedTable<Mutex<Option<Kept>>>,
+}
+
+struct Kept {
+    page: Arc<MemPage>,
+    /// The timestamp of the snapshot that built it.
+    ts: u64,
+}
+
+impl Default for KeptPages {
+    fn default() -> Self {
+        KeptPages {
+            slots: SegmentedTable::new(),
+        }
+    }
+}
+
+impl KeptPages {
+    /// The kept page starting at `first` if reader `r` may take it as it
+    /// is: built by a snapshot no newer than `r`'s, over the same
+    /// vertices, and no commit wrote to the page after that snapshot. (A
+    /// commit `r` sees raised the page's mark before it was published; one
+    /// it cannot see may raise it too, which only costs a build.)
+    fn get(&self, r: Reader<'_>, first: u32) -> Option<Arc<MemPage>> {
+        let written = r.mem.page_written(first);
+        let (page, ts) = self.base(r, first)?;
+        (written <= ts && page.end() == end_of(r, first)).then_some(page)
+    }
+
+    /// The kept page starting at `first` and its builder's timestamp, if
+    /// that snapshot is no newer than `r`'s: `r`'s page may copy from it
+    /// every vertex no commit wrote after that timestamp.
+    fn base(&self, r: Reader<'_>, first: u32) -> Option<(Arc<MemPage>, u64)> {
+        let slot = self.slots.get(Self::index(r, first))?.lock();
+        let kept = slot.as_ref()?;
+        (kept.ts <= r.ts).then(|| (kept.page.clone(), kept.ts))
+    }
+
+    /// Keeps `page`, built by reader `r`, unless a newer one is kept.
+    fn offer(&self, r: Reader<'_>, first: u32, page: &Arc<MemPage>) {
+        let mut slot = self.slots.get_or_alloc(Self::index(r, first)).lock();
+        if slot.as_ref().is_none_or(|k| k.ts <= r.ts) {
+            *slot = Some(Kept {
+                page: page.clone(),
+                ts: r.ts,
+            });
+        }
+    }
+
+    fn index(r: Reader<'_>, first: u32) -> u32 {
+        2 * (first / PAGE) + u32::from(r.inn)
+    }
+
+    /// Bytes held by the kept pages.
+    pub(crate) fn bytes(&self, bound: u32) -> usize {
+        (0..2 * bound.div_ceil(PAGE))
+            .filter_map(|i| self.slots.get(i))
+            .filter_map(|s| s.lock().as_ref().map(|k| k.page.bytes()))
+            .sum()
+    }
+}
+
+/// The end of the page starting at `first` for reader `r`.
+fn end_of(r: Reader<'_>, first: u32) -> u32 {
+    first.saturating_add(PAGE).min(r.bound)
 }
 
 /// The MemGraph's decisions for the vertices of one page at one snapshot.
@@ -95,9 +184,14 @@ impl<'b> Slices<'b> {
         self.lists.get(..self.n).unwrap_or(&[])
     }
 
-    /// Whether any slice holds `d`.
-    fn hold(&self, d: u32) -> bool {
-        self.lists().iter().any(|l| holds(l, d))
+    /// Sets `held[i]` for every `ds[i]` some slice holds (`ds` ascending).
+    fn mark_held(&self, ds: &[u32], held: &mut [bool]) {
+        for &list in self.lists() {
+            for_each_common(list, ds, |i| {
+                held[i] = true;
+                true
+            });
+        }
     }
 
     /// Whether no two slices hold the same destination.
@@ -105,12 +199,12 @@ impl<'b> Slices<'b> {
         let l = self.lists();
         (0..l.len()).all(|i| {
             (i + 1..l.len()).all(|j| {
-                let (small, big) = if l[i].len() <= l[j].len() {
-                    (l[i], l[j])
-                } else {
-                    (l[j], l[i])
-                };
-                small.iter().all(|&d| !holds(big, d))
+                let mut apart = true;
+                for_each_common(l[i], l[j], |_| {
+                    apart = false;
+                    false
+                });
+                apart
             })
         })
     }
@@ -126,6 +220,8 @@ pub(crate) type Below<'b> = &'b dyn Fn(u32) -> Option<Slices<'b>>;
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
     pub mem: &'a MemGraph,
+    /// Pages kept over the snapshot's `Layers`.
+    pub kept: &'a KeptPages,
     pub ts: u64,
     pub bound: u32,
     pub inn: bool,
@@ -137,9 +233,10 @@ impl MemView {
         Some(self.slot(r, v)?.built_now(r, below, v))
     }
 
-    /// `v`'s page if it is built already.
+    /// `v`'s page if it is built already (by this snapshot, or kept from
+    /// an earlier one).
     pub(crate) fn built(&self, r: Reader<'_>, v: u32) -> Option<&MemPage> {
-        self.slot(r, v)?.page.get()
+        self.slot(r, v)?.built(r, v)
     }
 
     /// `v`'s page for a point read: the built page, or `None` while fewer
@@ -152,7 +249,7 @@ impl MemView {
         v: u32,
     ) -> Option<&MemPage> {
         let slot = self.slot(r, v)?;
-        if let Some(page) = slot.page.get() {
+        if let Some(page) = slot.built(r, v) {
             return Some(page);
         }
         if slot.reads.fetch_add(1, Ordering::Relaxed) + 1 < BUILD_AFTER {
@@ -177,8 +274,29 @@ impl Slot {
     /// The page holding `v`, built now if it was not (readers on other
     /// threads wait for that one build).
     fn built_now(&self, r: Reader<'_>, below: Below<'_>, v: u32) -> &MemPage {
-        self.page
-            .get_or_init(|| MemPage::build(r, below, v / PAGE * PAGE))
+        self.page.get_or_init(|| {
+            let first = v / PAGE * PAGE;
+            r.kept.get(r, first).unwrap_or_else(|| {
+                let base = r.kept.base(r, first);
+                let base = base.as_ref().map(|(page, ts)| (&**page, *ts));
+                let page = Arc::new(MemPage::build(r, below, first, base));
+                r.kept.offer(r, first, &page);
+                page
+            })
+        })
+    }
+
+    /// The page if this snapshot has it, or takes it now from the kept
+    /// pages (asked once per snapshot).
+    fn built(&self, r: Reader<'_>, v: u32) -> Option<&MemPage> {
+        if let Some(page) = self.page.get() {
+            return Some(page);
+        }
+        if self.asked.swap(true, Ordering::Relaxed) {
+            return None;
+        }
+        let kept = r.kept.get(r, v / PAGE * PAGE)?;
+        Some(self.page.get_or_init(|| kept))
     }
 }
 
@@ -187,19 +305,53 @@ impl MemPage {
     /// `first` (only vertices whose dirty bit is set are locked), and finds
     /// which of its vertices are in pieces (every vertex is checked: one
     /// the MemGraph holds nothing of may still have several slices below).
-    fn build(r: Reader<'_>, below: Below<'_>, first: u32) -> MemPage {
-        let end = first.saturating_add(PAGE).min(r.bound);
+    ///
+    /// With `base`, a page of the same vertices built at an older
+    /// timestamp, the vertices no commit wrote since are copied from there
+    /// as they are, a run of them at a time, with no lock and no look-up
+    /// below.
+    fn build(
+        r: Reader<'_>,
+        below: Below<'_>,
+        first: u32,
+        base: Option<(&MemPage, u64)>,
+    ) -> MemPage {
+        let end = end_of(r, first);
+        let n = (end - first) as usize;
+        let mut copied = [0u64; PAGE as usize / 64];
+        if let Some((b, ts)) = base {
+            for (i, v) in (first..end.min(b.end())).enumerate() {
+                if r.mem.vertex_written(v) <= ts {
+                    copied[i / 64] |= 1 << (i % 64);
+                }
+            }
+        }
+        let is_copied = |i: usize| copied[i / 64] & (1 << (i % 64)) != 0;
+        // The end of the run of copied vertices starting at `i`.
+        let run_end = |i: usize| (i..n).find(|&k| !is_copied(k)).unwrap_or(n);
+        let keep_weights = !r.inn;
+        let room = base.map_or(0, |(b, _)| b.dsts.len());
+        let mut starts: Vec<u32> = Vec::with_capacity(2 * n + 1);
+        let mut dsts = Vec::with_capacity(room);
+        let mut weights = Vec::with_capacity(if keep_weights { room } else { 0 });
+        let mut kills = Vec::new();
+        starts.push(0);
         // First pass, under each vertex's lock: its decided destinations,
         // live ones then tombstones. No check against the levels is made
         // here: a lock orders memory, so a cache miss taken while one is
         // held is waited out alone.
-        let mut starts: Vec<u32> = Vec::with_capacity(2 * (end - first) as usize + 1);
-        let mut dsts = Vec::new();
-        let mut weights = Vec::new();
-        let mut kills = Vec::new();
-        let keep_weights = !r.inn;
-        starts.push(0);
-        for v in first..end {
+        let mut i = 0;
+        while i < n {
+            if let Some((b, _)) = base.filter(|_| is_copied(i)) {
+                let j = run_end(i);
+                b.copy_run(first + i as u32, first + j as u32, &mut starts, &mut dsts);
+                if keep_weights {
+                    b.copy_run_weights(first + i as u32, first + j as u32, &mut weights);
+                }
+                i = j;
+                continue;
+            }
+            let v = first + i as u32;
             if r.mem.may_hold(v) {
                 r.mem.read(v, |st| {
                     if keep_weights {
@@ -227,27 +379,61 @@ impl MemPage {
             }
             dsts.append(&mut kills);
             starts.push(dsts.len() as u32);
+            i += 1;
         }
         // Second pass, with no lock held, so the levels' slices are read
         // with many misses in flight: which vertices are pieces, dropping
-        // their live destinations the slice holds (in place, moving the
-        // rest forward).
+        // their live destinations the slices hold (in place, moving the
+        // rest forward). Copied vertices keep their lists and bits.
         let mut pieces = vec![0u64; PAGE as usize / 64];
         let mut updates = vec![0u64; PAGE as usize / 64];
+        if let Some((b, _)) = base {
+            for w in 0..copied.len() {
+                pieces[w] = b.pieces.get(w).map_or(0, |&p| p & copied[w]);
+                updates[w] = b.updates.get(w).map_or(0, |&u| u & copied[w]);
+            }
+        }
         let with_weights = weights.len() == dsts.len();
         let mut write = 0;
         let mut read = 0;
-        for (i, v) in (first..end).enumerate() {
-            let (mid, stop) = (starts[2 * i + 1] as usize, starts[2 * i + 2] as usize);
-            let slice =
-                below(v).filter(|s| dsts[mid..stop].iter().all(|&d| !s.hold(d)) && s.disjoint());
-            if slice.is_some() {
-                pieces[i / 64] |= 1 << (i % 64);
+        // Per destination of the vertex at hand: whether its slices hold it.
+        let mut held = Vec::new();
+        let mut i = 0;
+        while i < n {
+            if is_copied(i) {
+                let j = run_end(i);
+                let stop = starts[2 * j] as usize;
+                if write != read {
+                    dsts.copy_within(read..stop, write);
+                    if with_weights {
+                        weights.copy_within(read..stop, write);
+                    }
+                    for s in &mut starts[2 * i + 1..=2 * j] {
+                        *s -= (read - write) as u32;
+                    }
+                }
+                write += stop - read;
+                read = stop;
+                i = j;
+                continue;
             }
+            let v = first + i as u32;
+            let (mid, stop) = (starts[2 * i + 1] as usize, starts[2 * i + 2] as usize);
+            let bit = 1 << (i % 64);
+            held.clear();
+            held.resize(stop - read, false);
+            if let Some(s) = below(v) {
+                s.mark_held(&dsts[read..mid], &mut held[..mid - read]);
+                s.mark_held(&dsts[mid..stop], &mut held[mid - read..]);
+                if held[mid - read..].iter().all(|&h| !h) && s.disjoint() {
+                    pieces[i / 64] |= bit;
+                }
+            }
+            let in_pieces = pieces[i / 64] & bit != 0;
             for k in read..stop {
                 let d = dsts[k];
-                if k < mid && slice.is_some_and(|s| s.hold(d)) {
-                    updates[i / 64] |= 1 << (i % 64);
+                if k < mid && in_pieces && held[k - read] {
+                    updates[i / 64] |= bit;
                     continue;
                 }
                 if k == mid {
@@ -264,6 +450,7 @@ impl MemPage {
             }
             starts[2 * i + 2] = write as u32;
             read = stop;
+            i += 1;
         }
         dsts.truncate(write);
         if with_weights {
@@ -277,6 +464,60 @@ impl MemPage {
             pieces: pieces.into(),
             updates: updates.into(),
         }
+    }
+
+    /// Appends the lists of vertices `from..to` (in this page) to a page
+    /// being built: their destinations to `dsts`, their bounds (shifted to
+    /// where they land) to `starts`.
+    fn copy_run(&self, from: u32, to: u32, starts: &mut Vec<u32>, dsts: &mut Vec<u32>) {
+        let (a, z) = self.run_bounds(from, to);
+        let (s0, s1) = (self.starts[a] as usize, self.starts[z] as usize);
+        let landed = dsts.len() as u32;
+        dsts.extend_from_slice(&self.dsts[s0..s1]);
+        starts.extend(
+            self.starts[a + 1..=z]
+                .iter()
+                .map(|&x| x - s0 as u32 + landed),
+        );
+    }
+
+    /// `copy_run` for the weights beside those destinations.
+    fn copy_run_weights(&self, from: u32, to: u32, weights: &mut Vec<f64>) {
+        let (a, z) = self.run_bounds(from, to);
+        let (s0, s1) = (self.starts[a] as usize, self.starts[z] as usize);
+        weights.extend_from_slice(&self.weights[s0..s1]);
+    }
+
+    /// Where vertices `from..to` begin and end in `starts`.
+    fn run_bounds(&self, from: u32, to: u32) -> (usize, usize) {
+        (
+            2 * (from - self.first) as usize,
+            2 * (to - self.first) as usize,
+        )
+    }
+
+    /// One past the last vertex the page covers.
+    fn end(&self) -> u32 {
+        self.first + (self.starts.len() as u32 - 1) / 2
+    }
+
+    /// Whether some live destination of `v` was dropped at the build as a
+    /// new weight for an edge of its slices (see `updates`).
+    #[inline]
+    fn updated(&self, v: u32) -> bool {
+        let i = v.wrapping_sub(self.first) as usize;
+        self.updates
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Bytes of the page's arrays.
+    fn bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.starts)
+            + std::mem::size_of_val(&*self.dsts)
+            + std::mem::size_of_val(&*self.weights)
+            + std::mem::size_of_val(&*self.pieces)
+            + std::mem::size_of_val(&*self.updates)
     }
 
     /// `v`'s live destinations and tombstones at the snapshot, each
@@ -319,10 +560,10 @@ impl MemPage {
     #[inline]
     pub(crate) fn weighted_pieces(&self, v: u32) -> Option<(&[u32], &[f64])> {
         let adds = self.pieces(v)?;
-        let i = v.wrapping_sub(self.first) as usize;
-        if self.updates.get(i / 64)? & (1 << (i % 64)) != 0 {
+        if self.updated(v) {
             return None;
         }
+        let i = v.wrapping_sub(self.first) as usize;
         let start = *self.starts.get(2 * i)? as usize;
         let weights = self.weights.get(start..start + adds.len())?;
         Some((adds, weights))
@@ -333,16 +574,34 @@ impl MemPage {
     #[inline]
     pub(crate) fn is_empty_for(&self, v: u32) -> bool {
         let (adds, kills) = self.lists(v);
-        let i = v.wrapping_sub(self.first) as usize;
-        let updated = self
-            .updates
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0);
-        adds.is_empty() && kills.is_empty() && !updated
+        adds.is_empty() && kills.is_empty() && !self.updated(v)
     }
 }
 
-/// Whether ascending `list` holds `d`.
-fn holds(list: &[u32], d: u32) -> bool {
-    list.binary_search(&d).is_ok()
+/// Calls `f(i)` for every `ds[i]` that `list` holds (both ascending)
+/// until `f` returns false. Galloping through `list` costs about one
+/// comparison per element when the two are alike in length (a hub with
+/// many additions: a sequential walk, not a cache miss per look-up) and
+/// a binary search per element of `ds` when `list` is much longer.
+fn for_each_common(mut list: &[u32], ds: &[u32], mut f: impl FnMut(usize) -> bool) {
+    for (i, &d) in ds.iter().enumerate() {
+        list = &list[gallop(list, d)..];
+        match list.first() {
+            None => return,
+            Some(&x) if x == d && !f(i) => return,
+            _ => {}
+        }
+    }
+}
+
+/// The first index of ascending `list` holding a value `>= d`, probing
+/// 1, 2, 4, ... ahead and then searching the last gap.
+fn gallop(list: &[u32], d: u32) -> usize {
+    let (mut lo, mut step) = (0, 1);
+    while lo + step < list.len() && list[lo + step] < d {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(list.len());
+    lo + list[lo..hi].partition_point(|&x| x < d)
 }

@@ -483,6 +483,7 @@ impl Snapshot {
     fn mem_reader(&self, inn: bool) -> mem_view::Reader<'_> {
         mem_view::Reader {
             mem: &self.shared.mem,
+            kept: &self.layers.kept,
             ts: self.ts,
             bound: self.bound,
             inn,
@@ -700,7 +701,11 @@ impl Snapshot {
     /// The first scan of a page of vertices copies what the snapshot sees
     /// of the MemGraph there into flat arrays the snapshot keeps, so later
     /// reads of those vertices, by any path, take no lock: a snapshot's
-    /// first whole-graph pass costs more than its later ones.
+    /// first whole-graph pass costs more than its later ones. The store
+    /// keeps those copies too, until its next flush or compaction, and a
+    /// later snapshot takes a page from there if no commit has written an
+    /// edge of its vertices since (`Stats::read_page_bytes`), so repeated
+    /// analytics on a graph that is not being written pay the copy once.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         self.scan(range, false, false, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))

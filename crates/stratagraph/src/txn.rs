@@ -325,6 +325,11 @@ impl WriteTxn {
         let ticket = shared.clock.take();
         let ts = ticket.ts();
         let st = shared.stamping(ts)?;
+        // Before `ts` is published: kept read pages of these vertices are
+        // stale from it on (see `mem_view`).
+        for &v in &lockset {
+            shared.mem.note_write(v, ts);
+        }
         let mut locked = Locked {
             ids: &lockset,
             guards: &mut guards,

@@ -15,6 +15,7 @@
 use crate::csr::Segment;
 use crate::lsm::merge::{Merger, Source};
 use crate::mem::{EdgeSet, Effect, Stamping};
+use crate::mem_view::KeptPages;
 use crate::version::Timestamp;
 use std::ops::Range;
 use std::sync::Arc;
@@ -171,6 +172,9 @@ pub(crate) struct Layers {
     pub runs: Vec<Arc<FlushedRun>>,
     pub levels: Vec<Level>,
     shape: Shape,
+    /// MemGraph pages snapshots over these layers built, for later ones
+    /// (see `mem_view`).
+    pub kept: KeptPages,
 }
 
 impl Default for Layers {
@@ -198,6 +202,7 @@ impl Layers {
             runs,
             levels,
             shape,
+            kept: KeptPages::default(),
         }
     }
 

@@ -17,6 +17,7 @@ pub(crate) use life::Life;
 pub(crate) use run::Run;
 pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
 
+use crate::lsm::layers::PAGE;
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{RwLock, RwLockWriteGuard};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,6 +56,17 @@ pub(crate) struct MemGraph {
     /// sets the bit before its commit is published), so a flushed graph is
     /// scanned straight from its runs.
     dirty: SegmentedTable<AtomicU64>,
+    /// Per vertex, and per page of `PAGE` vertex ids: the newest commit
+    /// timestamp that wrote an edge of the vertex (of one of the page's
+    /// vertices), in either direction. Pages a snapshot copied
+    /// (`mem_view`) are kept for later snapshots, which take one as it is
+    /// if nothing was written to the page since, and copy again only the
+    /// vertices written since otherwise. A writer raises both before its
+    /// commit is published, so every snapshot sees the raises of every
+    /// commit it can see.
+    written_vertex: SegmentedTable<AtomicU64>,
+    /// The same per page: the newest of its vertices' marks.
+    written: SegmentedTable<AtomicU64>,
 }
 
 /// Memory used by a MemGraph, split by what it is spent on.
@@ -73,6 +85,8 @@ impl MemGraph {
         MemGraph {
             slots: SegmentedTable::new(),
             dirty: SegmentedTable::new(),
+            written: SegmentedTable::new(),
+            written_vertex: SegmentedTable::new(),
         }
     }
 
@@ -85,6 +99,38 @@ impl MemGraph {
             word.fetch_or(bit, Ordering::Relaxed);
         }
         guard
+    }
+
+    /// Records that the commit at `ts` writes edges of `v` (see
+    /// `written_vertex`). The caller holds `v`'s lock and has not published `ts`.
+    #[inline]
+    pub(crate) fn note_write(&self, v: u32, ts: u64) {
+        // `fetch_max`, not a store: a batch takes its timestamp before it
+        // locks, so a commit with a newer one may have written `v` first.
+        self.written_vertex
+            .get_or_alloc(v)
+            .fetch_max(ts, Ordering::Relaxed);
+        let page = self.written.get_or_alloc(v / PAGE);
+        if page.load(Ordering::Relaxed) < ts {
+            page.fetch_max(ts, Ordering::Relaxed);
+        }
+    }
+
+    /// The newest timestamp that wrote an edge in the page of `v` (0 if
+    /// none did).
+    #[inline]
+    pub(crate) fn page_written(&self, v: u32) -> u64 {
+        self.written
+            .get(v / PAGE)
+            .map_or(0, |w| w.load(Ordering::Relaxed))
+    }
+
+    /// The newest timestamp that wrote an edge of `v` (0 if none did).
+    #[inline]
+    pub(crate) fn vertex_written(&self, v: u32) -> u64 {
+        self.written_vertex
+            .get(v)
+            .map_or(0, |w| w.load(Ordering::Relaxed))
     }
 
     /// Locks `v` for the post-flush clean-up, which only removes versions
@@ -141,7 +187,10 @@ impl MemGraph {
     /// Walks every slot below `bound` (locking each briefly).
     pub(crate) fn usage(&self, bound: u32) -> MemoryUsage {
         let mut u = MemoryUsage {
-            slot_bytes: self.slots.allocated_bytes() + self.dirty.allocated_bytes(),
+            slot_bytes: self.slots.allocated_bytes()
+                + self.dirty.allocated_bytes()
+                + self.written.allocated_bytes()
+                + self.written_vertex.allocated_bytes(),
             ..MemoryUsage::default()
         };
         for v in 0..bound {
