@@ -259,7 +259,7 @@ pub fn stats(dir: &Path, json: bool) -> Res {
         "memgraph_bytes": memgraph,
         "id_bytes": s.id_bytes,
         "level_bytes": s.run_bytes,
-        "read_page_bytes": s.read_page_bytes,
+        "kept_read_bytes": s.kept_read_bytes,
         "bytes_per_directed_edge": per_edge,
         "runs": runs.iter().map(|r| serde_json::json!({
             "id": r.id, "cut": r.cut, "bytes": r.bytes, "entries": r.entries,

@@ -122,10 +122,10 @@ pub struct Stats {
     pub id_bytes: usize,
     /// Bytes of the runs and level parts below the MemGraph.
     pub run_bytes: usize,
-    /// Bytes of the MemGraph pages snapshots copied, kept for later
-    /// snapshots until the next flush or compaction (see
-    /// [`Snapshot::scan_out`]).
-    pub read_page_bytes: usize,
+    /// Bytes of what snapshots copied of the MemGraph and merged of hubs'
+    /// lists, kept for later snapshots until the next flush or compaction
+    /// (see [`Snapshot::scan_out`]).
+    pub kept_read_bytes: usize,
     /// L0 runs (whole flushes not yet merged into L1).
     pub runs: usize,
     /// Per level L1..Ln: parts and entries (edge versions, both
@@ -190,13 +190,13 @@ pub struct LevelStats {
 }
 
 impl Stats {
-    /// Total bytes (MemGraph + runs + id dictionary + kept read pages).
+    /// Total bytes (MemGraph + runs + id dictionary + kept reads).
     pub fn total_bytes(&self) -> usize {
         self.memory.slot_bytes
             + self.memory.adjacency_bytes
             + self.run_bytes
             + self.id_bytes
-            + self.read_page_bytes
+            + self.kept_read_bytes
     }
 }
 
@@ -568,7 +568,7 @@ impl Graph {
             memory: self.shared.mem.usage(bound),
             id_bytes: self.shared.ids.memory_bytes(),
             run_bytes: layers.bytes(),
-            read_page_bytes: layers.kept.bytes(bound),
+            kept_read_bytes: layers.kept.bytes(bound) + layers.kept_hubs.bytes(),
             runs: layers.runs.len(),
             levels: layers
                 .levels

@@ -16,8 +16,16 @@
 //! memory is bounded by the hubs' edges (4 bytes each), taken only by
 //! snapshots that read hubs on merged layers. The table is built lazily in
 //! pages, so a snapshot that never meets a merged hub allocates nothing.
+//!
+//! Merged lists are also kept with the `Layers` they were merged over
+//! (`KeptHubs`), as MemGraph pages are (`mem_view`): a later snapshot of
+//! the same `Layers` takes a hub's list from there if no commit wrote an
+//! edge of the hub since it was merged, instead of merging it again.
 
-use std::sync::OnceLock;
+use crate::mem::MemGraph;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 /// Lists shorter than this are merged on each read (cheap, and most
 /// vertices of a power-law graph).
@@ -26,7 +34,7 @@ pub(crate) const HUB_ENTRIES: usize = 1024;
 /// Slots per lazily allocated page (two per vertex: out and in).
 const PAGE_SLOTS: usize = 64;
 
-type Page = Box<[OnceLock<Box<[u32]>>]>;
+type Page = Box<[OnceLock<Arc<[u32]>>]>;
 
 /// One snapshot's kept hub lists, shared by its clones.
 #[derive(Default)]
@@ -39,7 +47,7 @@ impl HubLists {
     /// `v` at or past `bound`, the snapshot's id bound). The first reader
     /// fills it with `OnceLock::get_or_init`; readers on other threads wait
     /// for that one merge.
-    pub(crate) fn cell(&self, v: u32, inn: bool, bound: u32) -> Option<&OnceLock<Box<[u32]>>> {
+    pub(crate) fn cell(&self, v: u32, inn: bool, bound: u32) -> Option<&OnceLock<Arc<[u32]>>> {
         if v >= bound {
             return None;
         }
@@ -52,5 +60,45 @@ impl HubLists {
             .get(slot / PAGE_SLOTS)?
             .get_or_init(|| (0..PAGE_SLOTS).map(|_| OnceLock::new()).collect());
         page.get(slot % PAGE_SLOTS)
+    }
+}
+
+/// Hub lists merged over one `Layers`, for later snapshots of it: per hub
+/// and direction, the newest merged and its snapshot's timestamp.
+#[derive(Default)]
+pub(crate) struct KeptHubs {
+    lists: Mutex<HashMap<(u32, bool), Merged>>,
+}
+
+/// A merged list and the timestamp of the snapshot that merged it.
+type Merged = (Arc<[u32]>, u64);
+
+impl KeptHubs {
+    /// `v`'s kept list in one direction if a snapshot at `ts` may take it:
+    /// merged by a snapshot no newer, and no commit wrote an edge of `v`
+    /// after that one (see `MemGraph::note_write`).
+    pub(crate) fn get(&self, mem: &MemGraph, v: u32, inn: bool, ts: u64) -> Option<Arc<[u32]>> {
+        let lists = self.lists.lock();
+        let (list, merged) = lists.get(&(v, inn))?;
+        (*merged <= ts && mem.vertex_written(v) <= *merged).then(|| list.clone())
+    }
+
+    /// Keeps `list`, merged by a snapshot at `ts`, unless a newer one is
+    /// kept.
+    pub(crate) fn offer(&self, v: u32, inn: bool, ts: u64, list: &Arc<[u32]>) {
+        let mut lists = self.lists.lock();
+        let kept = lists.entry((v, inn)).or_insert_with(|| (list.clone(), ts));
+        if kept.1 < ts {
+            *kept = (list.clone(), ts);
+        }
+    }
+
+    /// Bytes of the kept lists.
+    pub(crate) fn bytes(&self) -> usize {
+        self.lists
+            .lock()
+            .values()
+            .map(|(l, _)| std::mem::size_of_val(&**l))
+            .sum()
     }
 }

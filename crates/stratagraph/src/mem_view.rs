@@ -37,7 +37,7 @@ use crate::lsm::layers::PAGE;
 use crate::mem::MemGraph;
 use crate::util::segmented::SegmentedTable;
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Point reads in a page after which it is built. A build copies what
@@ -45,6 +45,17 @@ use std::sync::{Arc, OnceLock};
 /// reads costs a kernel at most 1.5 times its reads in the worst case
 /// (every vertex read once) and saves every read after it.
 const BUILD_AFTER: u32 = PAGE / 2;
+
+/// Point reads in a page after which it is built when a page kept from an
+/// earlier snapshot is there but was written since: the build then copies
+/// the unwritten vertices from it in runs and decides only the written
+/// ones, which costs little more than their own point reads.
+const PATCH_AFTER: u32 = 16;
+
+/// What a snapshot's slot learnt when it asked `KeptPages` for its page.
+const NOT_ASKED: u8 = 0;
+const NOTHING_KEPT: u8 = 1;
+const STALE_KEPT: u8 = 2;
 
 /// One snapshot's pages, per direction, shared by its clones.
 #[derive(Default)]
@@ -57,9 +68,9 @@ struct Slot {
     page: OnceLock<Arc<MemPage>>,
     /// Point reads in the page while it was not built.
     reads: AtomicU32,
-    /// Whether `KeptPages` was asked for this page already (a point read
-    /// asks once, not on every read).
-    asked: AtomicBool,
+    /// Whether `KeptPages` was asked for this page already, and what it
+    /// had (`NOT_ASKED`, ...): point reads ask once, not on every read.
+    asked: AtomicU8,
 }
 
 /// Pages built over one `Layers`, for later snapshots of it (see the
@@ -84,14 +95,10 @@ impl Default for KeptPages {
 
 impl KeptPages {
     /// The kept page starting at `first` if reader `r` may take it as it
-    /// is: built by a snapshot no newer than `r`'s, over the same
-    /// vertices, and no commit wrote to the page after that snapshot. (A
-    /// commit `r` sees raised the page's mark before it was published; one
-    /// it cannot see may raise it too, which only costs a build.)
+    /// is (see `current`).
     fn get(&self, r: Reader<'_>, first: u32) -> Option<Arc<MemPage>> {
-        let written = r.mem.page_written(first);
         let (page, ts) = self.base(r, first)?;
-        (written <= ts && page.end() == end_of(r, first)).then_some(page)
+        current(r, first, &page, ts).then_some(page)
     }
 
     /// The kept page starting at `first` and its builder's timestamp, if
@@ -125,6 +132,15 @@ impl KeptPages {
             .filter_map(|s| s.lock().as_ref().map(|k| k.page.bytes()))
             .sum()
     }
+}
+
+/// Whether reader `r` may take `page`, starting at `first` and built by a
+/// snapshot at `ts` no newer than `r`'s, as it is: it covers the same
+/// vertices, and no commit wrote to the page after that snapshot. (A
+/// commit `r` sees raised the page's mark before it was published; one it
+/// cannot see may raise it too, which only costs a build.)
+fn current(r: Reader<'_>, first: u32, page: &MemPage, ts: u64) -> bool {
+    r.mem.page_written(first) <= ts && page.end() == end_of(r, first)
 }
 
 /// The end of the page starting at `first` for reader `r`.
@@ -252,7 +268,12 @@ impl MemView {
         if let Some(page) = slot.built(r, v) {
             return Some(page);
         }
-        if slot.reads.fetch_add(1, Ordering::Relaxed) + 1 < BUILD_AFTER {
+        let wait = if slot.asked.load(Ordering::Relaxed) == STALE_KEPT {
+            PATCH_AFTER
+        } else {
+            BUILD_AFTER
+        };
+        if slot.reads.fetch_add(1, Ordering::Relaxed) + 1 < wait {
             return None;
         }
         Some(slot.built_now(r, below, v))
@@ -292,11 +313,24 @@ impl Slot {
         if let Some(page) = self.page.get() {
             return Some(page);
         }
-        if self.asked.swap(true, Ordering::Relaxed) {
+        if self.asked.load(Ordering::Relaxed) != NOT_ASKED {
             return None;
         }
-        let kept = r.kept.get(r, v / PAGE * PAGE)?;
-        Some(self.page.get_or_init(|| kept))
+        let first = v / PAGE * PAGE;
+        match r.kept.base(r, first) {
+            Some((page, ts)) if current(r, first, &page, ts) => {
+                Some(self.page.get_or_init(|| page))
+            }
+            kept => {
+                let learnt = if kept.is_some() {
+                    STALE_KEPT
+                } else {
+                    NOTHING_KEPT
+                };
+                self.asked.store(learnt, Ordering::Relaxed);
+                None
+            }
+        }
     }
 }
 

@@ -506,7 +506,14 @@ impl Snapshot {
         }
         let cell = self.hubs.cell(v, inn, self.bound)?;
         Some(cell.get_or_init(|| {
-            self.unite_plain(v, inn, lists, sc, page, |l: &[u32]| Box::<[u32]>::from(l))
+            let kept = &self.layers.kept_hubs;
+            kept.get(&self.shared.mem, v, inn, self.ts)
+                .unwrap_or_else(|| {
+                    let list = self
+                        .unite_plain(v, inn, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));
+                    kept.offer(v, inn, self.ts, &list);
+                    list
+                })
         }))
     }
 
@@ -704,7 +711,7 @@ impl Snapshot {
     /// first whole-graph pass costs more than its later ones. The store
     /// keeps those copies too, until its next flush or compaction, and a
     /// later snapshot takes a page from there if no commit has written an
-    /// edge of its vertices since (`Stats::read_page_bytes`), so repeated
+    /// edge of its vertices since (`Stats::kept_read_bytes`), so repeated
     /// analytics on a graph that is not being written pay the copy once.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         self.scan(range, false, false, |v, pieces| {

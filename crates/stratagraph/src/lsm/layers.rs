@@ -13,6 +13,7 @@
 //! a tombstone into the MemGraph (`EdgeSet::bury`) to hide it there.
 
 use crate::csr::Segment;
+use crate::hub_lists::KeptHubs;
 use crate::lsm::merge::{Merger, Source};
 use crate::mem::{EdgeSet, Effect, Stamping};
 use crate::mem_view::KeptPages;
@@ -175,6 +176,9 @@ pub(crate) struct Layers {
     /// MemGraph pages snapshots over these layers built, for later ones
     /// (see `mem_view`).
     pub kept: KeptPages,
+    /// Hub lists snapshots over these layers merged, for later ones (see
+    /// `hub_lists`).
+    pub kept_hubs: KeptHubs,
 }
 
 impl Default for Layers {
@@ -203,6 +207,7 @@ impl Layers {
             levels,
             shape,
             kept: KeptPages::default(),
+            kept_hubs: KeptHubs::default(),
         }
     }
 
