@@ -17,6 +17,11 @@
 //!   compacted, the last 20% inserted after and still in the MemGraph;
 //! - `compacted` (`stratagraph-flushed`): the same store after
 //!   `Graph::compact`, one level read as a plain CSR.
+//!
+//! Each run times a fresh snapshot with nothing written since the last
+//! one (the system name alone), the same snapshot again (`-warm`), and,
+//! where the MemGraph holds edges, a fresh snapshot after a commit wrote
+//! one edge in every page of vertices (`-written`; see `Bench::measure`).
 
 use crate::rows::{median, Row, Table};
 use crate::w1_files::{w1_weight, Reference, W1Files};
@@ -54,22 +59,54 @@ pub const KERNELS: [&str; 7] = ["bfs", "pr", "wcc", "sssp", "lcc", "cdlp", "bc"]
 /// The store states `bench algo` knows, in the order it builds them.
 pub const STATES: [&str; 3] = ["memgraph", "tail20", "compacted"];
 
-/// Engine system name and paired CSR system name of a state.
-fn names(state: &str) -> [&'static str; 3] {
+/// The systems measured in a state: the engine on a new snapshot after a
+/// commit wrote to every page of vertices ("written"), on a new snapshot
+/// with nothing written since the last ("new"), on that snapshot again
+/// ("warm"), and the CSR beside them.
+struct Names {
+    written: &'static str,
+    new: &'static str,
+    warm: &'static str,
+    beside: &'static str,
+}
+
+fn names(state: &str) -> Names {
     match state {
-        "memgraph" => ["stratagraph", "stratagraph-warm", "csr"],
-        "tail20" => [
-            "stratagraph-tail20",
-            "stratagraph-tail20-warm",
-            "csr-beside-tail20",
-        ],
-        _ => [
-            "stratagraph-flushed",
-            "stratagraph-flushed-warm",
-            "csr-beside-flushed",
-        ],
+        "memgraph" => Names {
+            written: "stratagraph-written",
+            new: "stratagraph",
+            warm: "stratagraph-warm",
+            beside: "csr",
+        },
+        "tail20" => Names {
+            written: "stratagraph-tail20-written",
+            new: "stratagraph-tail20",
+            warm: "stratagraph-tail20-warm",
+            beside: "csr-beside-tail20",
+        },
+        _ => Names {
+            written: "stratagraph-flushed-written",
+            new: "stratagraph-flushed",
+            warm: "stratagraph-flushed-warm",
+            beside: "csr-beside-flushed",
+        },
     }
 }
+
+/// One edge of `edges` per page of `PAGE_VERTICES` source ids, with its
+/// own weight: written again before a "written" run, it changes no
+/// kernel's result but makes every page of copied MemGraph reads stale.
+fn one_edge_per_page(edges: &[(u64, u64, f64)]) -> Vec<(u64, u64, f64)> {
+    let mut picked = std::collections::BTreeMap::new();
+    for &e in edges {
+        picked.entry(e.0 / PAGE_VERTICES).or_insert(e);
+    }
+    picked.into_values().collect()
+}
+
+/// Vertex ids per page of the engine's copied MemGraph reads (the index
+/// page size, `stratagraph`'s `PAGE`; ids here are dense from 0).
+const PAGE_VERTICES: u64 = 1024;
 
 /// Runs the kernels on both systems, printing rows and the ratios.
 ///
@@ -108,12 +145,14 @@ pub fn run(args: &AlgoArgs) -> Res<()> {
     let source = csr
         .dense_id(reference.bfs_source)
         .ok_or("the BFS source is not a vertex")?;
+    let rewrites = one_edge_per_page(&weighted);
     let bench = Bench {
         csr: &csr,
         source,
         reference: &reference,
         kernels: &kernels,
         args,
+        rewrites: &rewrites,
     };
     let mut table = Table::new();
     let graph = files.graph_name();
@@ -153,13 +192,14 @@ pub fn run(args: &AlgoArgs) -> Res<()> {
         for &kernel in &kernels {
             let mut line = format!("  {kernel:>4} on {threads} thread(s):");
             for st in STATES.iter().filter(|s| wants(s)) {
-                let [cold, warm, beside] = names(st);
+                let n = names(st);
                 let get = |s: &str| table.value(s, kernel, threads).unwrap_or(f64::NAN);
-                line += &format!(
-                    " {st} {:.2}x (warm {:.2}x)",
-                    get(cold) / get(beside),
-                    get(warm) / get(beside)
-                );
+                let ratio = |s: &str| get(s) / get(n.beside);
+                line += &format!(" {st} {:.2}x (", ratio(n.new));
+                if table.value(n.written, kernel, threads).is_some() {
+                    line += &format!("after writes {:.2}x, ", ratio(n.written));
+                }
+                line += &format!("warm {:.2}x)", ratio(n.warm));
             }
             println!("{line}");
         }
@@ -189,40 +229,61 @@ struct Bench<'a> {
     reference: &'a Reference,
     kernels: &'a [&'a str],
     args: &'a AlgoArgs,
+    /// Written again before each "written" run (see `one_edge_per_page`).
+    rewrites: &'a [(u64, u64, f64)],
 }
 
 impl Bench<'_> {
-    /// Times each kernel on the CSR and on `snap` alternately and adds a
-    /// row for each.
-    /// Runs every kernel on `g` and on the CSR. Each run takes a fresh
-    /// snapshot inside its timing, so what a snapshot builds on first use
-    /// (its MemGraph pages, its hubs' merged lists) counts in every run
-    /// ("cold"); the kernel then runs again on that snapshot ("warm").
+    /// Runs every kernel on `g` and on the CSR, per run in this order:
+    /// - "written": a batch first writes one edge per page of vertices
+    ///   again, unchanged, then a fresh snapshot runs the kernel, so every
+    ///   MemGraph page it reads is copied anew (what a run pays while
+    ///   writes go on);
+    /// - "new": a fresh snapshot with nothing written since the last one,
+    ///   which takes the pages the earlier one copied;
+    /// - "warm": the kernel again on that same snapshot.
+    ///
+    /// Each fresh snapshot is taken inside its timing.
     fn measure(&self, g: &Graph, state: &str, graph: &str, table: &mut Table) -> Res<()> {
         if g.snapshot().internal_id(self.reference.bfs_source) != Some(self.source) {
             return Err("engine and CSR number the vertices differently".into());
         }
-        let [cold, warm, beside] = names(state);
+        let n = names(state);
+        // A compacted store stays compacted: it has no MemGraph pages to
+        // make stale.
+        let rewrite = state != "compacted";
+        let systems = [n.beside, n.written, n.new, n.warm];
         for &threads in &self.args.threads {
             for &kernel in self.kernels {
-                let mut times = [Vec::new(), Vec::new(), Vec::new()];
-                let mut checks = [String::new(), String::new(), String::new()];
+                let mut times = [const { Vec::new() }; 4];
+                let mut checks = [const { String::new() }; 4];
                 for _ in 0..self.args.runs.max(1) {
                     let t = Instant::now();
                     let on_csr = self.kernel(self.csr, kernel, threads)?;
                     times[0].push(t.elapsed().as_secs_f64());
+                    checks[0] = on_csr.check()?;
+                    if rewrite {
+                        g.insert_edges(self.rewrites)?;
+                        let t = Instant::now();
+                        let snap = g.snapshot();
+                        let written = self.kernel(&snap, kernel, threads)?;
+                        times[1].push(t.elapsed().as_secs_f64());
+                        checks[1] = written.agrees_with(&on_csr)?;
+                    }
                     let t = Instant::now();
                     let snap = g.snapshot();
                     let on_store = self.kernel(&snap, kernel, threads)?;
-                    times[1].push(t.elapsed().as_secs_f64());
+                    times[2].push(t.elapsed().as_secs_f64());
                     let t = Instant::now();
                     let again = self.kernel(&snap, kernel, threads)?;
-                    times[2].push(t.elapsed().as_secs_f64());
-                    checks[0] = on_csr.check()?;
-                    checks[1] = on_store.agrees_with(&on_csr)?;
-                    checks[2] = again.agrees_with(&on_csr)?;
+                    times[3].push(t.elapsed().as_secs_f64());
+                    checks[2] = on_store.agrees_with(&on_csr)?;
+                    checks[3] = again.agrees_with(&on_csr)?;
                 }
-                for (i, name) in [beside, cold, warm].into_iter().enumerate() {
+                for (i, name) in systems.into_iter().enumerate() {
+                    if times[i].is_empty() {
+                        continue;
+                    }
                     table.push(Row {
                         system: name,
                         graph: graph.to_string(),
