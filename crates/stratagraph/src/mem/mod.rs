@@ -46,9 +46,29 @@ impl VertexState {
     }
 }
 
+/// One vertex's place in the table: its state under its lock, and its
+/// write mark beside it, one cache line together, so a writer pays one
+/// miss for both and no slot straddles two lines.
+#[derive(Default)]
+#[repr(align(64))]
+struct Slot {
+    state: RwLock<VertexState>,
+    /// The newest commit timestamp that wrote an edge of the vertex, in
+    /// either direction. Pages a snapshot copied (`mem_view`) are kept for
+    /// later snapshots, which take one as it is if nothing was written to
+    /// the page since (`MemGraph::written`), and copy again only the
+    /// vertices written since otherwise. A writer raises the mark before
+    /// its commit is published, so every snapshot sees the raises of
+    /// every commit it can see.
+    written: AtomicU64,
+}
+
+// A vertex costs one line; a bigger state would double it.
+const _: () = assert!(std::mem::size_of::<Slot>() == 64);
+
 /// The vertex table.
 pub(crate) struct MemGraph {
-    slots: SegmentedTable<RwLock<VertexState>>,
+    slots: SegmentedTable<Slot>,
     /// One bit per vertex: set when a writer locks the vertex, cleared by
     /// the post-flush clean-up once both its sets are empty. A reader that
     /// finds the bit clear knows, without touching the slot or its lock,
@@ -56,16 +76,8 @@ pub(crate) struct MemGraph {
     /// sets the bit before its commit is published), so a flushed graph is
     /// scanned straight from its runs.
     dirty: SegmentedTable<AtomicU64>,
-    /// Per vertex, and per page of `PAGE` vertex ids: the newest commit
-    /// timestamp that wrote an edge of the vertex (of one of the page's
-    /// vertices), in either direction. Pages a snapshot copied
-    /// (`mem_view`) are kept for later snapshots, which take one as it is
-    /// if nothing was written to the page since, and copy again only the
-    /// vertices written since otherwise. A writer raises both before its
-    /// commit is published, so every snapshot sees the raises of every
-    /// commit it can see.
-    written_vertex: SegmentedTable<AtomicU64>,
-    /// The same per page: the newest of its vertices' marks.
+    /// Per page of `PAGE` vertex ids: the newest of its vertices' write
+    /// marks (`Slot::written`).
     written: SegmentedTable<AtomicU64>,
 }
 
@@ -86,14 +98,13 @@ impl MemGraph {
             slots: SegmentedTable::new(),
             dirty: SegmentedTable::new(),
             written: SegmentedTable::new(),
-            written_vertex: SegmentedTable::new(),
         }
     }
 
     /// Locks vertex `v` for writing (allocating its slot).
     #[inline]
     pub(crate) fn lock(&self, v: u32) -> RwLockWriteGuard<'_, VertexState> {
-        let guard = self.slots.get_or_alloc(v).write();
+        let guard = self.slots.get_or_alloc(v).state.write();
         let (word, bit) = (self.dirty.get_or_alloc(v >> 6), 1u64 << (v & 63));
         if word.load(Ordering::Relaxed) & bit == 0 {
             word.fetch_or(bit, Ordering::Relaxed);
@@ -102,13 +113,14 @@ impl MemGraph {
     }
 
     /// Records that the commit at `ts` writes edges of `v` (see
-    /// `written_vertex`). The caller holds `v`'s lock and has not published `ts`.
+    /// `Slot::written`). The caller holds `v`'s lock and has not published `ts`.
     #[inline]
     pub(crate) fn note_write(&self, v: u32, ts: u64) {
         // `fetch_max`, not a store: a batch takes its timestamp before it
         // locks, so a commit with a newer one may have written `v` first.
-        self.written_vertex
+        self.slots
             .get_or_alloc(v)
+            .written
             .fetch_max(ts, Ordering::Relaxed);
         let page = self.written.get_or_alloc(v / PAGE);
         if page.load(Ordering::Relaxed) < ts {
@@ -128,15 +140,15 @@ impl MemGraph {
     /// The newest timestamp that wrote an edge of `v` (0 if none did).
     #[inline]
     pub(crate) fn vertex_written(&self, v: u32) -> u64 {
-        self.written_vertex
+        self.slots
             .get(v)
-            .map_or(0, |w| w.load(Ordering::Relaxed))
+            .map_or(0, |s| s.written.load(Ordering::Relaxed))
     }
 
     /// Locks `v` for the post-flush clean-up, which only removes versions
     /// (so it leaves the dirty bit alone; see `mark_clean`).
     pub(crate) fn lock_for_clean_up(&self, v: u32) -> Option<RwLockWriteGuard<'_, VertexState>> {
-        self.slots.get(v).map(|m| m.write())
+        self.slots.get(v).map(|m| m.state.write())
     }
 
     /// Clears `v`'s dirty bit; the caller holds `v`'s lock and has seen
@@ -170,7 +182,7 @@ impl MemGraph {
     /// should still be short, since writers of `v` wait for it.
     #[inline]
     pub(crate) fn read<R>(&self, v: u32, f: impl FnOnce(&VertexState) -> R) -> Option<R> {
-        self.slots.get(v).map(|m| f(&m.read_recursive()))
+        self.slots.get(v).map(|m| f(&m.state.read_recursive()))
     }
 
     /// As `read`, with a never-allocated slot read as an empty vertex (for
@@ -179,7 +191,7 @@ impl MemGraph {
     pub(crate) fn read_or_empty<R>(&self, v: u32, f: impl FnOnce(&VertexState) -> R) -> R {
         static EMPTY: std::sync::OnceLock<VertexState> = std::sync::OnceLock::new();
         match self.slots.get(v) {
-            Some(m) => f(&m.read_recursive()),
+            Some(m) => f(&m.state.read_recursive()),
             None => f(EMPTY.get_or_init(VertexState::default)),
         }
     }
@@ -189,8 +201,7 @@ impl MemGraph {
         let mut u = MemoryUsage {
             slot_bytes: self.slots.allocated_bytes()
                 + self.dirty.allocated_bytes()
-                + self.written.allocated_bytes()
-                + self.written_vertex.allocated_bytes(),
+                + self.written.allocated_bytes(),
             ..MemoryUsage::default()
         };
         for v in 0..bound {
