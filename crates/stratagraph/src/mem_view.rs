@@ -98,13 +98,6 @@ impl Default for KeptPages {
 }
 
 impl KeptPages {
-    /// The kept page starting at `first` if reader `r` may take it as it
-    /// is (see `current`).
-    fn get(&self, r: Reader<'_>, first: u32) -> Option<Arc<MemPage>> {
-        let (page, ts) = self.base(r, first)?;
-        current(r, first, &page, ts).then_some(page)
-    }
-
     /// The kept page starting at `first` and its builder's timestamp, if
     /// that snapshot is no newer than `r`'s: `r`'s page may copy from it
     /// every vertex no commit wrote after that timestamp.
@@ -260,8 +253,9 @@ impl MemView {
     }
 
     /// `v`'s page for a point read: the built page, or `None` while fewer
-    /// than `BUILD_AFTER` point reads have come to it (the caller then reads
-    /// the MemGraph itself).
+    /// than `BUILD_AFTER` point reads have come to it (`PATCH_AFTER` if a
+    /// stale page is kept for it; the caller then reads the MemGraph
+    /// itself).
     pub(crate) fn page_for_point_read(
         &self,
         r: Reader<'_>,
@@ -301,13 +295,16 @@ impl Slot {
     fn built_now(&self, r: Reader<'_>, below: Below<'_>, v: u32) -> &MemPage {
         self.page.get_or_init(|| {
             let first = v / PAGE * PAGE;
-            r.kept.get(r, first).unwrap_or_else(|| {
-                let base = r.kept.base(r, first);
-                let base = base.as_ref().map(|(page, ts)| (&**page, *ts));
-                let page = Arc::new(MemPage::build(r, below, first, base));
-                r.kept.offer(r, first, &page);
-                page
-            })
+            let base = r.kept.base(r, first);
+            if let Some((page, ts)) = &base {
+                if current(r, first, page, *ts) {
+                    return page.clone();
+                }
+            }
+            let base = base.as_ref().map(|(page, ts)| (&**page, *ts));
+            let page = Arc::new(MemPage::build(r, below, first, base));
+            r.kept.offer(r, first, &page);
+            page
         })
     }
 
