@@ -658,6 +658,21 @@ impl Snapshot {
     /// Out-neighbours of internal id `v` with edge weights.
     pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.layers.is_empty() {
+            // One plain segment below (after a compaction, and with the
+            // newest edges in the MemGraph above it): its slice, with the
+            // additions of `v`'s page beside it if `v` has any, found with
+            // one page look-up.
+            let sole = self.layers.sole(v).map(|r| r.seg(false));
+            if let Some(seg) = sole.filter(|s| v < self.bound && s.is_plain_at(self.ts)) {
+                let range = seg.entry_range(v);
+                if !self.shared.mem.may_hold(v) {
+                    return WeightedNeighbors::from_segment(seg, range);
+                }
+                let page = self.point_page(v, false);
+                if let Some((adds, weights)) = page.and_then(|p| p.weighted_pieces(v)) {
+                    return WeightedNeighbors::from_two(seg, range, adds, weights);
+                }
+            }
             return match self.place(v, false) {
                 Place::Plain(seg) => WeightedNeighbors::from_segment(seg, seg.entry_range(v)),
                 Place::Merge if let Some(two) = self.weighted_pieces_of(v) => two,
