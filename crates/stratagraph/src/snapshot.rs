@@ -726,8 +726,9 @@ impl Snapshot {
     /// first whole-graph pass costs more than its later ones. The store
     /// keeps those copies too, until its next flush or compaction, and a
     /// later snapshot takes a page from there if no commit has written an
-    /// edge of its vertices since (`Stats::kept_read_bytes`), so repeated
-    /// analytics on a graph that is not being written pay the copy once.
+    /// edge of its vertices since, and otherwise copies again only the
+    /// vertices written since (`Stats::kept_read_bytes`): repeated
+    /// analytics pay the whole copy once, and then what writes change.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         self.scan(range, false, false, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))
