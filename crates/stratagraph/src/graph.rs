@@ -8,6 +8,7 @@ use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::lsm::maintain::{self, LsmState};
 use crate::manifest::{Manifest, RunFiles};
 use crate::mem::{MemGraph, MemoryUsage, Stamping};
+use crate::mem_view::MemPage;
 use crate::options::Options;
 use crate::snapshot::Snapshot;
 use crate::txn::WriteTxn;
@@ -568,7 +569,8 @@ impl Graph {
             memory: self.shared.mem.usage(bound),
             id_bytes: self.shared.ids.memory_bytes(),
             run_bytes: layers.bytes(),
-            kept_read_bytes: layers.kept.bytes(bound) + layers.kept_hubs.bytes(),
+            kept_read_bytes: layers.kept.bytes(MemPage::bytes)
+                + layers.kept_hubs.bytes(std::mem::size_of_val),
             runs: layers.runs.len(),
             levels: layers
                 .levels

@@ -23,8 +23,7 @@
 //! edge of the hub since it was merged, instead of merging it again.
 
 use crate::mem::MemGraph;
-use parking_lot::Mutex;
-use std::collections::HashMap;
+use crate::util::kept::Kept;
 use std::sync::{Arc, OnceLock};
 
 /// Lists shorter than this are merged on each read (cheap, and most
@@ -63,42 +62,20 @@ impl HubLists {
     }
 }
 
-/// Hub lists merged over one `Layers`, for later snapshots of it: per hub
-/// and direction, the newest merged and its snapshot's timestamp.
-#[derive(Default)]
-pub(crate) struct KeptHubs {
-    lists: Mutex<HashMap<(u32, bool), Merged>>,
-}
+/// Hub lists merged over one `Layers`, for later snapshots of it, keyed
+/// by hub and direction (`inn`).
+pub(crate) type KeptHubs = Kept<(u32, bool), [u32]>;
 
-/// A merged list and the timestamp of the snapshot that merged it.
-type Merged = (Arc<[u32]>, u64);
-
-impl KeptHubs {
-    /// `v`'s kept list in one direction if a snapshot at `ts` may take it:
-    /// merged by a snapshot no newer, and no commit wrote an edge of `v`
-    /// after that one (see `MemGraph::note_write`).
-    pub(crate) fn get(&self, mem: &MemGraph, v: u32, inn: bool, ts: u64) -> Option<Arc<[u32]>> {
-        let lists = self.lists.lock();
-        let (list, merged) = lists.get(&(v, inn))?;
-        (*merged <= ts && mem.vertex_written(v) <= *merged).then(|| list.clone())
-    }
-
-    /// Keeps `list`, merged by a snapshot at `ts`, unless a newer one is
-    /// kept.
-    pub(crate) fn offer(&self, v: u32, inn: bool, ts: u64, list: &Arc<[u32]>) {
-        let mut lists = self.lists.lock();
-        let kept = lists.entry((v, inn)).or_insert_with(|| (list.clone(), ts));
-        if kept.1 < ts {
-            *kept = (list.clone(), ts);
-        }
-    }
-
-    /// Bytes of the kept lists.
-    pub(crate) fn bytes(&self) -> usize {
-        self.lists
-            .lock()
-            .values()
-            .map(|(l, _)| std::mem::size_of_val(&**l))
-            .sum()
-    }
+/// `v`'s list in one direction kept in `kept`, if a snapshot at `ts` may
+/// take it: merged by a snapshot no newer, and no commit wrote an edge of
+/// `v` after that one (see `MemGraph::note_write`).
+pub(crate) fn kept_list(
+    kept: &KeptHubs,
+    mem: &MemGraph,
+    v: u32,
+    inn: bool,
+    ts: u64,
+) -> Option<Arc<[u32]>> {
+    let (list, merged) = kept.built_by(&(v, inn), ts)?;
+    (mem.vertex_written(v) <= merged).then_some(list)
 }

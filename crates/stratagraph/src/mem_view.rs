@@ -35,8 +35,7 @@
 
 use crate::lsm::layers::PAGE;
 use crate::mem::MemGraph;
-use crate::util::segmented::SegmentedTable;
-use parking_lot::Mutex;
+use crate::util::kept::Kept;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -78,57 +77,12 @@ struct Slot {
 }
 
 /// Pages built over one `Layers`, for later snapshots of it (see the
-/// module docs): per page and direction, the newest built.
-pub(crate) struct KeptPages {
-    slots: SegmentedTable<Mutex<Option<Kept>>>,
-}
+/// module docs), keyed by `page_key`.
+pub(crate) type KeptPages = Kept<u32, MemPage>;
 
-struct Kept {
-    page: Arc<MemPage>,
-    /// The timestamp of the snapshot that built it.
-    ts: u64,
-}
-
-impl Default for KeptPages {
-    fn default() -> Self {
-        KeptPages {
-            slots: SegmentedTable::new(),
-        }
-    }
-}
-
-impl KeptPages {
-    /// The kept page starting at `first` and its builder's timestamp, if
-    /// that snapshot is no newer than `r`'s: `r`'s page may copy from it
-    /// every vertex no commit wrote after that timestamp.
-    fn base(&self, r: Reader<'_>, first: u32) -> Option<(Arc<MemPage>, u64)> {
-        let slot = self.slots.get(Self::index(r, first))?.lock();
-        let kept = slot.as_ref()?;
-        (kept.ts <= r.ts).then(|| (kept.page.clone(), kept.ts))
-    }
-
-    /// Keeps `page`, built by reader `r`, unless a newer one is kept.
-    fn offer(&self, r: Reader<'_>, first: u32, page: &Arc<MemPage>) {
-        let mut slot = self.slots.get_or_alloc(Self::index(r, first)).lock();
-        if slot.as_ref().is_none_or(|k| k.ts <= r.ts) {
-            *slot = Some(Kept {
-                page: page.clone(),
-                ts: r.ts,
-            });
-        }
-    }
-
-    fn index(r: Reader<'_>, first: u32) -> u32 {
-        2 * (first / PAGE) + u32::from(r.inn)
-    }
-
-    /// Bytes held by the kept pages.
-    pub(crate) fn bytes(&self, bound: u32) -> usize {
-        (0..2 * bound.div_ceil(PAGE))
-            .filter_map(|i| self.slots.get(i))
-            .filter_map(|s| s.lock().as_ref().map(|k| k.page.bytes()))
-            .sum()
-    }
+/// The key of the page starting at `first` in `r`'s direction.
+fn page_key(r: Reader<'_>, first: u32) -> u32 {
+    2 * (first / PAGE) + u32::from(r.inn)
 }
 
 /// Whether reader `r` may take `page`, starting at `first` and built by a
@@ -295,7 +249,7 @@ impl Slot {
     fn built_now(&self, r: Reader<'_>, below: Below<'_>, v: u32) -> &MemPage {
         self.page.get_or_init(|| {
             let first = v / PAGE * PAGE;
-            let base = r.kept.base(r, first);
+            let base = r.kept.built_by(&page_key(r, first), r.ts);
             if let Some((page, ts)) = &base {
                 if current(r, first, page, *ts) {
                     return page.clone();
@@ -303,7 +257,7 @@ impl Slot {
             }
             let base = base.as_ref().map(|(page, ts)| (&**page, *ts));
             let page = Arc::new(MemPage::build(r, below, first, base));
-            r.kept.offer(r, first, &page);
+            r.kept.offer(page_key(r, first), &page, r.ts);
             page
         })
     }
@@ -318,7 +272,7 @@ impl Slot {
             return None;
         }
         let first = v / PAGE * PAGE;
-        match r.kept.base(r, first) {
+        match r.kept.built_by(&page_key(r, first), r.ts) {
             Some((page, ts)) if current(r, first, &page, ts) => {
                 Some(self.page.get_or_init(|| page))
             }
@@ -547,7 +501,7 @@ impl MemPage {
     }
 
     /// Bytes of the page's arrays.
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         std::mem::size_of_val(&*self.starts)
             + std::mem::size_of_val(&*self.dsts)
             + std::mem::size_of_val(&*self.weights)

@@ -2,7 +2,7 @@
 
 use crate::csr::Segment;
 use crate::graph::Shared;
-use crate::hub_lists::{HubLists, HUB_ENTRIES};
+use crate::hub_lists::{kept_list, HubLists, HUB_ENTRIES};
 use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
 use crate::lsm::union::{ListScratch, MAX_SLICES};
@@ -507,13 +507,12 @@ impl Snapshot {
         let cell = self.hubs.cell(v, inn, self.bound)?;
         Some(cell.get_or_init(|| {
             let kept = &self.layers.kept_hubs;
-            kept.get(&self.shared.mem, v, inn, self.ts)
-                .unwrap_or_else(|| {
-                    let list = self
-                        .unite_plain(v, inn, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));
-                    kept.offer(v, inn, self.ts, &list);
-                    list
-                })
+            kept_list(kept, &self.shared.mem, v, inn, self.ts).unwrap_or_else(|| {
+                let list =
+                    self.unite_plain(v, inn, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));
+                kept.offer((v, inn), &list, self.ts);
+                list
+            })
         }))
     }
 

@@ -2,5 +2,6 @@
 
 pub(crate) mod bucket;
 pub(crate) mod files;
+pub(crate) mod kept;
 pub(crate) mod le;
 pub(crate) mod segmented;
