@@ -333,10 +333,9 @@ impl MemPage {
         while i < n {
             if let Some((b, _)) = base.filter(|_| is_copied(i)) {
                 let j = run_end(i);
-                b.copy_run(first + i as u32, first + j as u32, &mut starts, &mut dsts);
-                if keep_weights {
-                    b.copy_run_weights(first + i as u32, first + j as u32, &mut weights);
-                }
+                let run = (first + i as u32, first + j as u32);
+                let weights = keep_weights.then_some(&mut weights);
+                b.copy_run(run, &mut starts, &mut dsts, weights);
                 i = j;
                 continue;
             }
@@ -457,9 +456,19 @@ impl MemPage {
 
     /// Appends the lists of vertices `from..to` (in this page) to a page
     /// being built: their destinations to `dsts`, their bounds (shifted to
-    /// where they land) to `starts`.
-    fn copy_run(&self, from: u32, to: u32, starts: &mut Vec<u32>, dsts: &mut Vec<u32>) {
-        let (a, z) = self.run_bounds(from, to);
+    /// where they land) to `starts`, and the weights beside them to
+    /// `weights` if it is given.
+    fn copy_run(
+        &self,
+        (from, to): (u32, u32),
+        starts: &mut Vec<u32>,
+        dsts: &mut Vec<u32>,
+        weights: Option<&mut Vec<f64>>,
+    ) {
+        let (a, z) = (
+            2 * (from - self.first) as usize,
+            2 * (to - self.first) as usize,
+        );
         let (s0, s1) = (self.starts[a] as usize, self.starts[z] as usize);
         let landed = dsts.len() as u32;
         dsts.extend_from_slice(&self.dsts[s0..s1]);
@@ -468,21 +477,9 @@ impl MemPage {
                 .iter()
                 .map(|&x| x - s0 as u32 + landed),
         );
-    }
-
-    /// `copy_run` for the weights beside those destinations.
-    fn copy_run_weights(&self, from: u32, to: u32, weights: &mut Vec<f64>) {
-        let (a, z) = self.run_bounds(from, to);
-        let (s0, s1) = (self.starts[a] as usize, self.starts[z] as usize);
-        weights.extend_from_slice(&self.weights[s0..s1]);
-    }
-
-    /// Where vertices `from..to` begin and end in `starts`.
-    fn run_bounds(&self, from: u32, to: u32) -> (usize, usize) {
-        (
-            2 * (from - self.first) as usize,
-            2 * (to - self.first) as usize,
-        )
+        if let Some(weights) = weights {
+            weights.extend_from_slice(&self.weights[s0..s1]);
+        }
     }
 
     /// One past the last vertex the page covers.
