@@ -237,8 +237,8 @@ impl Bench<'_> {
     /// Runs every kernel on `g` and on the CSR, per run in this order:
     /// - "written": a batch first writes one edge per page of vertices
     ///   again, unchanged, then a fresh snapshot runs the kernel, so every
-    ///   MemGraph page it reads is copied anew (what a run pays while
-    ///   writes go on);
+    ///   MemGraph page it reads is stale and copied again, written
+    ///   vertices decided anew (what a run pays while writes go on);
     /// - "new": a fresh snapshot with nothing written since the last one,
     ///   which takes the pages the earlier one copied;
     /// - "warm": the kernel again on that same snapshot.
