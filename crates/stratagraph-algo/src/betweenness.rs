@@ -45,8 +45,9 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
         let next: Vec<u32> = levels[levels.len() - 1]
             .par_iter()
             .fold(Vec::new, |mut next, &u| {
-                // `for_each` folds: a plain slice loop over a store's list.
-                g.out_neighbors(u).for_each(|w| {
+                // Order does not matter in any of the three passes, so a
+                // store hands a list over in pieces, not merged.
+                g.for_each_out_unordered(u, |w| {
                     let d = &depth[w as usize];
                     if d.load(Relaxed) == UNVISITED
                         && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)
@@ -77,11 +78,12 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
     for (l, members) in levels.iter().enumerate().skip(1) {
         let parent_level = l as u32 - 1;
         members.par_iter().for_each(|&w| {
-            let s: f64 = g
-                .in_neighbors(w)
-                .filter(|&u| depth[u as usize] == parent_level)
-                .map(|u| load(&sigma[u as usize]))
-                .sum();
+            let mut s = 0.0;
+            g.for_each_in_unordered(w, |u| {
+                if depth[u as usize] == parent_level {
+                    s += load(&sigma[u as usize]);
+                }
+            });
             sigma[w as usize].store(s.to_bits(), Relaxed);
         });
     }
@@ -94,11 +96,12 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
         let child_level = l as u32 + 1;
         members.par_iter().for_each(|&v| {
             let sv = load(&sigma[v as usize]);
-            let d: f64 = g
-                .out_neighbors(v)
-                .filter(|&w| depth[w as usize] == child_level)
-                .map(|w| sv / load(&sigma[w as usize]) * (1.0 + load(&delta[w as usize])))
-                .sum();
+            let mut d = 0.0;
+            g.for_each_out_unordered(v, |w| {
+                if depth[w as usize] == child_level {
+                    d += sv / load(&sigma[w as usize]) * (1.0 + load(&delta[w as usize]));
+                }
+            });
             delta[v as usize].store(d.to_bits(), Relaxed);
         });
     }

@@ -104,8 +104,8 @@ fn top_down_step<G: GraphView>(
     frontier
         .par_iter()
         .fold(Vec::new, |mut next, &u| {
-            // `for_each` folds: a plain slice loop over a store's list.
-            g.out_neighbors(u).for_each(|w| {
+            // Order does not matter: a store hands a list over in pieces.
+            g.for_each_out_unordered(u, |w| {
                 let d = &depth[w as usize];
                 if d.load(Relaxed) == UNVISITED
                     && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)

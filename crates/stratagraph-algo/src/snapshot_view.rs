@@ -58,6 +58,14 @@ impl GraphView for Snapshot {
         self.out_weighted_of(v).for_each_unordered(f);
     }
 
+    fn for_each_out_unordered(&self, v: u32, f: impl FnMut(u32)) {
+        self.for_each_out_unordered_of(v, f);
+    }
+
+    fn for_each_in_unordered(&self, v: u32, f: impl FnMut(u32)) {
+        self.for_each_in_unordered_of(v, f);
+    }
+
     fn external_id(&self, v: u32) -> u64 {
         Snapshot::external_id(self, v).unwrap_or(u64::MAX)
     }

@@ -50,6 +50,17 @@ pub trait GraphView: Sync {
     fn for_each_out_weighted_unordered(&self, v: u32, mut f: impl FnMut(u32, f64)) {
         self.out_weighted(v).for_each(|(w, x)| f(w, x));
     }
+    /// Calls `f(w)` for every out-neighbour `w` of `v`, in any order:
+    /// `out_neighbors` for passes that need none (sums and filters). A
+    /// store reads a list held in pieces piece by piece instead of merging
+    /// it.
+    fn for_each_out_unordered(&self, v: u32, f: impl FnMut(u32)) {
+        self.out_neighbors(v).for_each(f);
+    }
+    /// `for_each_out_unordered` for in-neighbours.
+    fn for_each_in_unordered(&self, v: u32, f: impl FnMut(u32)) {
+        self.in_neighbors(v).for_each(f);
+    }
     /// The user-facing id of `v` (Graphalytics vertex ids, CDLP labels).
     fn external_id(&self, v: u32) -> u64;
     /// Out-neighbours of `v` as one borrowed slice (the same ids

@@ -123,20 +123,28 @@ proptest! {
         prop_assert_eq!(unspread(&betweenness_single_source(&h, HoleyView::id(0), 2)), bc);
     }
 
-    /// Lists handed over in two pieces by unordered scans change no
-    /// kernel's answer (PageRank only by summation order).
+    /// Lists handed over in two pieces by unordered scans, and point
+    /// reads in no set order (backwards), change no kernel's answer
+    /// (PageRank and betweenness only by summation order).
     #[test]
     fn split_lists_change_nothing((edges, directed) in graph_strategy()) {
         let g = build(&edges, directed);
         let (depth, comp, pr) = (bfs(&g, 0, 1), wcc(&g, 1), pagerank(&g, 0.85, 10, 1));
         let labels = cdlp(&g, 4, 1);
+        let bc = betweenness_single_source(&g, 0, 1);
+        let dist = sssp(&g, 0, 1).unwrap();
         let s = SplitView(build(&edges, directed));
+        let close = |a: &[f64], b: &[f64]| {
+            a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1.0))
+        };
         for t in [1, 2] {
             prop_assert_eq!(&bfs(&s, 0, t), &depth);
             prop_assert_eq!(&wcc(&s, t), &comp);
             prop_assert_eq!(&cdlp(&s, 4, t), &labels);
             let split_pr = pagerank(&s, 0.85, 10, t);
             prop_assert!(split_pr.iter().zip(&pr).all(|(a, b)| (a - b).abs() < 1e-12));
+            prop_assert!(close(&betweenness_single_source(&s, 0, t), &bc));
+            prop_assert_eq!(&sssp(&s, 0, t).unwrap(), &dist);
         }
     }
 }

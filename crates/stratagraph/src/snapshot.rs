@@ -238,11 +238,13 @@ impl Snapshot {
         if v >= self.bound {
             return Place::Empty;
         }
-        if let Some(seg) = self.settled(v, inn).filter(|s| s.is_plain_at(self.ts)) {
-            return Place::Plain(seg);
-        }
         let inn = inn && self.shared.opts.directed;
         let mem = &self.shared.mem;
+        if !mem.may_hold(v) {
+            if let Some(seg) = self.layers.plain_sole(v, inn, self.ts) {
+                return Place::Plain(seg);
+            }
+        }
         // The dirty bit spares the slot's lock (and cache line) for every
         // vertex no write touched since the last clean-up, and a built page
         // answers without it.
@@ -419,8 +421,7 @@ impl Snapshot {
     /// checks or more than `MAX_PIECES` hold it.
     fn plain_below(&self, v: u32, inn: bool) -> Option<Slices<'_>> {
         // After a compaction one plain segment answers for everything.
-        let sole = self.layers.sole(v).map(|r| r.seg(inn));
-        if let Some(seg) = sole.filter(|s| s.is_plain_at(self.ts)) {
+        if let Some(seg) = self.layers.plain_sole(v, inn, self.ts) {
             return Slices::new(&[seg.entries_of(v)]);
         }
         let (lists, n, plain) = self.plain_slices(v, inn);
@@ -661,8 +662,8 @@ impl Snapshot {
             // newest edges in the MemGraph above it): its slice, with the
             // additions of `v`'s page beside it if `v` has any, found with
             // one page look-up.
-            let sole = self.layers.sole(v).map(|r| r.seg(false));
-            if let Some(seg) = sole.filter(|s| v < self.bound && s.is_plain_at(self.ts)) {
+            let sole = self.layers.plain_sole(v, false, self.ts);
+            if let Some(seg) = sole.filter(|_| v < self.bound) {
                 let range = seg.entry_range(v);
                 if !self.shared.mem.may_hold(v) {
                     return WeightedNeighbors::from_segment(seg, range);
@@ -705,6 +706,19 @@ impl Snapshot {
     /// Calls `f` with every in-neighbour of internal id `v`, ascending.
     pub fn for_each_in_of(&self, v: u32, f: impl FnMut(u32)) {
         self.visit(v, true, f);
+    }
+
+    /// Calls `f` with every out-neighbour of internal id `v` in no set
+    /// order, for passes that need none (sums, filters, relaxations): a
+    /// list held as a plain slice below the MemGraph and additions it lacks
+    /// comes piece by piece, not merged. Each id comes once.
+    pub fn for_each_out_unordered_of(&self, v: u32, f: impl FnMut(u32)) {
+        self.visit_unordered(v, false, f);
+    }
+
+    /// `for_each_out_unordered_of` for in-neighbours.
+    pub fn for_each_in_unordered_of(&self, v: u32, f: impl FnMut(u32)) {
+        self.visit_unordered(v, true, f);
     }
 
     /// Calls `f(v, out-neighbours of v)` for every internal id `v` in
@@ -945,6 +959,29 @@ impl Snapshot {
         };
         Neighbors::from_two(a, b).for_each(f);
         true
+    }
+
+    /// The read behind `for_each_*_unordered_of`: `v`'s slice in the one
+    /// plain segment that holds it, then the additions its MemGraph page
+    /// says that slice lacks (the pieces `piece_lists` merges); any other
+    /// list through `visit`.
+    #[inline]
+    fn visit_unordered(&self, v: u32, inn: bool, mut f: impl FnMut(u32)) {
+        if v < self.bound {
+            let inn_r = inn && self.shared.opts.directed;
+            if let Some(seg) = self.layers.plain_sole(v, inn_r, self.ts) {
+                let list = seg.entries_of(v);
+                if !self.shared.mem.may_hold(v) {
+                    list.iter().for_each(|&d| f(d));
+                    return;
+                }
+                if let Some(adds) = self.point_page(v, inn).and_then(|p| p.pieces(v)) {
+                    list.iter().chain(adds).for_each(|&d| f(d));
+                    return;
+                }
+            }
+        }
+        self.visit(v, inn, f);
     }
 
     /// The scan behind `for_each_*`. The callback must not run under the

@@ -271,6 +271,7 @@ fn deletes_over_a_compacted_level(opts: Options, n: u64) {
 /// Each vertex's weighted out-list read in no set order (pieces one after
 /// the other): the model's edges and weights, none twice.
 fn check_unordered_weights(s: &Snapshot, want: &Model) {
+    check_unordered_points(s, want);
     let mut got = Model::new();
     for v in 0..s.id_bound() {
         let src = s.external_id(v).unwrap();
@@ -284,6 +285,43 @@ fn check_unordered_weights(s: &Snapshot, want: &Model) {
         "unordered weighted reads of {}",
         s.timestamp()
     );
+}
+
+/// Each vertex's out- and in-list read point by point in no set order
+/// (`for_each_*_unordered_of`): the model's edges, none twice.
+fn check_unordered_points(s: &Snapshot, want: &Model) {
+    let ext = |v: u32| s.external_id(v).unwrap();
+    let (mut out, mut inn) = (BTreeMap::new(), BTreeMap::new());
+    for v in 0..s.id_bound() {
+        s.for_each_out_unordered_of(v, |d| {
+            assert!(
+                out.insert((ext(v), ext(d)), ()).is_none(),
+                "out {v}->{d} twice"
+            );
+        });
+        s.for_each_in_unordered_of(v, |d| {
+            assert!(
+                inn.insert((ext(d), ext(v)), ()).is_none(),
+                "in {d}->{v} twice"
+            );
+        });
+    }
+    let keys = |m: &BTreeMap<(u64, u64), ()>| m.keys().copied().collect::<Vec<_>>();
+    let want_keys: Vec<(u64, u64)> = want.keys().copied().collect();
+    assert_eq!(
+        keys(&out),
+        want_keys,
+        "unordered out-reads of {}",
+        s.timestamp()
+    );
+    if s.is_directed() {
+        assert_eq!(
+            keys(&inn),
+            want_keys,
+            "unordered in-reads of {}",
+            s.timestamp()
+        );
+    }
 }
 
 fn check_scan(snap: &Snapshot, model: &Model) {

@@ -189,9 +189,22 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
             .collect();
         let want_in: BTreeSet<u64> = (0..N).filter(|&b| has(b, a).is_some()).collect();
         assert_eq!(inn, want_in, "{ctx}: in({a})");
+        // In no set order: the same ids, each once.
+        let id = snap.internal_id(a).unwrap();
+        for (inn, want) in [(false, &want_out), (true, &want_in)] {
+            let mut got = Vec::new();
+            let push = |d: u32| got.push(snap.external_id(d).unwrap());
+            if inn {
+                snap.for_each_in_unordered_of(id, push);
+            } else {
+                snap.for_each_out_unordered_of(id, push);
+            }
+            got.sort_unstable();
+            let want: Vec<u64> = want.iter().copied().collect();
+            assert_eq!(got, want, "{ctx}: unordered (in: {inn}) of {a}");
+        }
         assert_eq!(snap.out_degree(a), Some(want_out.len()));
         assert_eq!(snap.in_degree(a), Some(want_in.len()));
-        let id = snap.internal_id(a).unwrap();
         let weighted: Vec<(u64, f64)> = snap
             .out_weighted_of(id)
             .map(|(i, w)| (snap.external_id(i).unwrap(), w))

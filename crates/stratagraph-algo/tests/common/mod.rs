@@ -161,6 +161,20 @@ impl GraphView for SplitView {
     fn external_id(&self, v: u32) -> u64 {
         self.0.external_id(v)
     }
+    /// Point reads in no set order come backwards, so a kernel that
+    /// relied on ascending order would go wrong.
+    fn for_each_out_unordered(&self, v: u32, f: impl FnMut(u32)) {
+        let list: Vec<u32> = self.0.out_neighbors(v).collect();
+        list.into_iter().rev().for_each(f);
+    }
+    fn for_each_in_unordered(&self, v: u32, f: impl FnMut(u32)) {
+        let list: Vec<u32> = self.0.in_neighbors(v).collect();
+        list.into_iter().rev().for_each(f);
+    }
+    fn for_each_out_weighted_unordered(&self, v: u32, mut f: impl FnMut(u32, f64)) {
+        let list: Vec<(u32, f64)> = self.0.out_weighted(v).collect();
+        list.into_iter().rev().for_each(|(w, x)| f(w, x));
+    }
     fn scan_out_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
         self.0.scan_out_range(range, |v, l| split(v, l, &mut f));
     }

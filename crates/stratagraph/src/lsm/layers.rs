@@ -173,6 +173,9 @@ pub(crate) struct Layers {
     pub runs: Vec<Arc<FlushedRun>>,
     pub levels: Vec<Level>,
     shape: Shape,
+    /// Per index page, the segments of the one source that can hold its
+    /// vertices, where one can (see `plain_sole`).
+    sole_pages: Box<[Option<SolePage>]>,
     /// MemGraph pages snapshots over these layers built, for later ones
     /// (see `mem_view`).
     pub kept: KeptPages,
@@ -184,6 +187,68 @@ pub(crate) struct Layers {
 impl Default for Layers {
     fn default() -> Self {
         Layers::new(Vec::new(), Vec::new())
+    }
+}
+
+/// The segments of one index page's sole source below the MemGraph, with
+/// the first timestamp at which each reads as a plain slice.
+struct SolePage {
+    out: Segment,
+    /// `out` again in an undirected graph.
+    inn: Segment,
+    out_plain_from: Option<u64>,
+    inn_plain_from: Option<u64>,
+}
+
+impl SolePage {
+    fn new(run: &FlushedRun) -> SolePage {
+        let from = |s: &Segment| s.plain_from();
+        let inn = run.seg(true).clone();
+        SolePage {
+            out_plain_from: from(&run.out),
+            inn_plain_from: from(&inn),
+            out: run.out.clone(),
+            inn,
+        }
+    }
+}
+
+/// The page table of `sole_pages` for a shape with one source per vertex.
+fn sole_pages(shape: Shape, runs: &[Arc<FlushedRun>], levels: &[Level]) -> Box<[Option<SolePage>]> {
+    match shape {
+        Shape::OneRun => {
+            let Some(run) = runs.first() else {
+                return Box::default();
+            };
+            let pages = run.range().end.div_ceil(PAGE) as usize;
+            let page = SolePage::new(run);
+            (0..pages)
+                .map(|_| {
+                    Some(SolePage {
+                        out: page.out.clone(),
+                        inn: page.inn.clone(),
+                        ..page
+                    })
+                })
+                .collect()
+        }
+        Shape::OneLevel(i) => {
+            let level = &levels[i];
+            let made: Vec<SolePage> = level.parts.iter().map(|p| SolePage::new(p)).collect();
+            level
+                .pages
+                .iter()
+                .map(|&k| {
+                    let p = made.get(k as usize)?;
+                    Some(SolePage {
+                        out: p.out.clone(),
+                        inn: p.inn.clone(),
+                        ..*p
+                    })
+                })
+                .collect()
+        }
+        Shape::Empty | Shape::Many => Box::default(),
     }
 }
 
@@ -203,6 +268,7 @@ impl Layers {
             _ => Shape::Many,
         };
         Layers {
+            sole_pages: sole_pages(shape, &runs, &levels),
             runs,
             levels,
             shape,
@@ -235,6 +301,23 @@ impl Layers {
             Shape::OneLevel(i) => self.levels[i].part_of(v),
             _ => None,
         }
+    }
+
+    /// When one source below the MemGraph can hold `v` and its segment in
+    /// this direction (`inn` resolved for undirected graphs by the caller
+    /// or not: both give `out` there) reads as a plain slice at `ts`, that
+    /// segment. The same answer as `sole` and `Segment::is_plain_at`, from
+    /// one table look-up: point reads ask it once per vertex, and walking
+    /// level, page index, part and segment cost as much as the read.
+    #[inline]
+    pub(crate) fn plain_sole(&self, v: u32, inn: bool, ts: u64) -> Option<&Segment> {
+        let page = self.sole_pages.get((v / PAGE) as usize)?.as_ref()?;
+        let (seg, from) = if inn {
+            (&page.inn, page.inn_plain_from)
+        } else {
+            (&page.out, page.out_plain_from)
+        };
+        from.is_some_and(|f| ts >= f).then_some(seg)
     }
 
     /// The segments that may hold `v` in one direction, newest first.
