@@ -2,7 +2,8 @@
 //! graphs.
 //!
 //! For each vertex the undirected neighbourhood `N(v)` (in ∪ out, without `v`) is copied
-//! into a per-task buffer; then each neighbour's out-list is intersected with it. Counting
+//! into a per-task buffer; then each neighbour's out-list is intersected with it, piece by
+//! piece where a store holds it in pieces (`GraphView::with_out_pieces`). Counting
 //! out-edges of neighbours (rather than undirected links) is what makes the directed variant
 //! count each direction of a reciprocal pair separately, exactly as the specification does.
 
@@ -31,9 +32,16 @@ pub fn lcc<G: GraphView>(g: &G, threads: usize) -> Vec<f64> {
                 if k < 2 {
                     return 0.0;
                 }
+                // `u`'s out-list may come in disjoint pieces; their
+                // counts add up. `buf` lacks `v`, so only `u` itself (a
+                // self-loop) needs leaving out.
                 let links: u64 = buf
                     .iter()
-                    .map(|&u| count_common(buf, g.out_neighbors(u), g.out_degree(u) as usize, u))
+                    .map(|&u| {
+                        g.with_out_pieces(u, |pieces| {
+                            pieces.iter().map(|p| count_common(buf, p, u)).sum::<u64>()
+                        })
+                    })
                     .sum();
                 links as f64 / (k * (k - 1)) as f64
             })

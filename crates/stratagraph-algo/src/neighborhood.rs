@@ -50,32 +50,12 @@ pub(crate) fn undirected_into<G: GraphView>(g: &G, v: u32, buf: &mut Vec<u32>) {
     buf.extend(undirected(g, v).filter(|&u| u != v));
 }
 
-/// Counts the items of the ascending iterator `items` (of about `items_len` elements) that
-/// occur in the ascending slice `set`, ignoring `exclude`.
-///
-/// Short lists probe `set` by binary search; comparable lengths use a linear merge. Either
-/// way the scan stops once `items` passes the end of `set`.
+/// Counts the ids that ascending `a` and ascending `b` share, leaving out
+/// `exclude`: the shorter list probes the longer (`count_in_slice`).
 #[inline]
-pub(crate) fn count_common(
-    set: &[u32],
-    items: impl Iterator<Item = u32>,
-    items_len: usize,
-    exclude: u32,
-) -> u64 {
-    let Some(&last) = set.last() else {
-        return 0;
-    };
-    if items_len.saturating_mul(8) < set.len() {
-        let mut count = 0u64;
-        for w in items.take_while(|&w| w <= last) {
-            if w != exclude && set.binary_search(&w).is_ok() {
-                count += 1;
-            }
-        }
-        count
-    } else {
-        count_common_where(set, items, |i| set[i] != exclude)
-    }
+pub(crate) fn count_common(a: &[u32], b: &[u32], exclude: u32) -> u64 {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    count_in_slice(short, long, |k| short[k] != exclude)
 }
 
 /// `count_in_slice` probes when `list` is this many times longer than `set`.
@@ -169,13 +149,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn count_common_both_strategies() {
-        let set: Vec<u32> = (0..100).map(|x| x * 2).collect();
-        // Merge path.
-        assert_eq!(count_common(&set, 0..300, 300, 4), 99);
-        // Binary-search path (3 * 8 < 100).
-        assert_eq!(count_common(&set, [3, 4, 198].into_iter(), 3, 198), 1);
-        assert_eq!(count_common(&[], 0..3, 3, 9), 0);
+    fn count_common_both_strategies_and_orders() {
+        let evens: Vec<u32> = (0..100).map(|x| x * 2).collect();
+        let all: Vec<u32> = (0..300).collect();
+        let few = [3, 4, 198];
+        for (a, b, exclude, want) in [
+            (&evens[..], &all[..], 4, 99),  // merge
+            (&evens[..], &few[..], 198, 1), // the short list probes
+            (&[][..], &all[..3], 9, 0),
+        ] {
+            assert_eq!(count_common(a, b, exclude), want);
+            assert_eq!(count_common(b, a, exclude), want);
+        }
     }
 
     #[test]

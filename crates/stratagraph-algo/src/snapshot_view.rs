@@ -66,6 +66,10 @@ impl GraphView for Snapshot {
         self.for_each_in_unordered_of(v, f);
     }
 
+    fn with_out_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        self.with_out_pieces_of(v, f)
+    }
+
     fn external_id(&self, v: u32) -> u64 {
         Snapshot::external_id(self, v).unwrap_or(u64::MAX)
     }

@@ -76,17 +76,17 @@ fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
         .into_par_iter()
         .with_min_len(MIN_VERTICES_PER_TASK)
         .map(|v| {
-            // A fold, not a `for` loop: a store folds over its columns
-            // (the first bad weight is kept; the rest are only summed).
-            g.out_weighted(v)
-                .fold((0.0, 0u64, None), |mut acc, (u, w)| {
-                    if (w.is_nan() || w < 0.0) && acc.2.is_none() {
-                        acc.2 = Some((v, u, w));
-                    }
-                    acc.0 += w;
-                    acc.1 += 1;
-                    acc
-                })
+            // In no set order: a store hands a list held in pieces over
+            // piece by piece (a bad weight is kept; the rest are summed).
+            let mut acc = (0.0, 0u64, None);
+            g.for_each_out_weighted_unordered(v, |u, w| {
+                if (w.is_nan() || w < 0.0) && acc.2.is_none() {
+                    acc.2 = Some((v, u, w));
+                }
+                acc.0 += w;
+                acc.1 += 1;
+            });
+            acc
         })
         .reduce(
             || (0.0, 0, None),

@@ -61,6 +61,15 @@ pub trait GraphView: Sync {
     fn for_each_in_unordered(&self, v: u32, f: impl FnMut(u32)) {
         self.in_neighbors(v).for_each(f);
     }
+    /// Calls `f` with `v`'s out-neighbours as disjoint pieces, each
+    /// ascending (as `scan_out_unordered` hands them), and returns what it
+    /// returns: one vertex's list for intersections that can count piece
+    /// by piece. A store hands over a list held as a level slice and newer
+    /// additions without merging it; the default collects `out_neighbors`.
+    fn with_out_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        let list: Vec<u32> = self.out_neighbors(v).collect();
+        f(&[&list])
+    }
     /// The user-facing id of `v` (Graphalytics vertex ids, CDLP labels).
     fn external_id(&self, v: u32) -> u64;
     /// Out-neighbours of `v` as one borrowed slice (the same ids

@@ -133,6 +133,7 @@ proptest! {
         let labels = cdlp(&g, 4, 1);
         let bc = betweenness_single_source(&g, 0, 1);
         let dist = sssp(&g, 0, 1).unwrap();
+        let l = lcc(&g, 1);
         let s = SplitView(build(&edges, directed));
         let close = |a: &[f64], b: &[f64]| {
             a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1.0))
@@ -145,6 +146,7 @@ proptest! {
             prop_assert!(split_pr.iter().zip(&pr).all(|(a, b)| (a - b).abs() < 1e-12));
             prop_assert!(close(&betweenness_single_source(&s, 0, t), &bc));
             prop_assert_eq!(&sssp(&s, 0, t).unwrap(), &dist);
+            prop_assert_eq!(&lcc(&s, t), &l);
         }
     }
 }

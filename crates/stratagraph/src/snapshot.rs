@@ -721,6 +721,35 @@ impl Snapshot {
         self.visit_unordered(v, true, f);
     }
 
+    /// Calls `f` with `v`'s out-neighbours as disjoint ascending pieces
+    /// (its plain slice below the MemGraph and the additions that slice
+    /// lacks, or the whole list as one piece) and returns its result: one
+    /// vertex's list for intersections that count piece by piece, with no
+    /// merge. `f` runs with no lock held.
+    pub fn with_out_pieces_of<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        if v < self.bound {
+            if let Some(seg) = self.layers.plain_sole(v, false, self.ts) {
+                let list = seg.entries_of(v);
+                if !self.shared.mem.may_hold(v) {
+                    return f(&[list]);
+                }
+                if let Some(adds) = self.point_page(v, false).and_then(|p| p.pieces(v)) {
+                    return f(&[list, adds]);
+                }
+            }
+        }
+        if let Some(list) = self.out_neighbors_of(v).as_slice() {
+            return f(&[list]);
+        }
+        // Collected into a list from the per-thread pool (see `visit`).
+        let mut list = LISTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
+        list.clear();
+        self.visit(v, false, |d| list.push(d));
+        let r = f(&[&list]);
+        LISTS.with(|p| p.borrow_mut().push(list));
+        r
+    }
+
     /// Calls `f(v, out-neighbours of v)` for every internal id `v` in
     /// `range` (up to `id_bound()`), ascending, each list ascending: the
     /// sequential scan, for whole-graph passes. Absent vertices have no

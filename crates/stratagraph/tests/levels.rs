@@ -305,6 +305,19 @@ fn check_unordered_points(s: &Snapshot, want: &Model) {
                 "in {d}->{v} twice"
             );
         });
+        // In ascending disjoint pieces: the same list.
+        let mut joined: Vec<u32> = s.with_out_pieces_of(v, |pieces| {
+            for p in pieces {
+                assert!(p.windows(2).all(|w| w[0] < w[1]), "piece of {v} ascending");
+            }
+            pieces.concat()
+        });
+        joined.sort_unstable();
+        assert_eq!(
+            joined,
+            s.out_neighbors_of(v).collect::<Vec<_>>(),
+            "pieces of {v}"
+        );
     }
     let keys = |m: &BTreeMap<(u64, u64), ()>| m.keys().copied().collect::<Vec<_>>();
     let want_keys: Vec<(u64, u64)> = want.keys().copied().collect();
