@@ -727,16 +727,12 @@ impl Snapshot {
     /// vertex's list for intersections that count piece by piece, with no
     /// merge. `f` runs with no lock held.
     pub fn with_out_pieces_of<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        if v < self.bound {
-            if let Some(seg) = self.layers.plain_sole(v, false, self.ts) {
-                let list = seg.entries_of(v);
-                if !self.shared.mem.may_hold(v) {
-                    return f(&[list]);
-                }
-                if let Some(adds) = self.point_page(v, false).and_then(|p| p.pieces(v)) {
-                    return f(&[list, adds]);
-                }
-            }
+        if let Some((list, adds)) = self.sole_pieces(v, false) {
+            return if adds.is_empty() {
+                f(&[list])
+            } else {
+                f(&[list, adds])
+            };
         }
         if let Some(list) = self.out_neighbors_of(v).as_slice() {
             return f(&[list]);
@@ -990,27 +986,36 @@ impl Snapshot {
         true
     }
 
-    /// The read behind `for_each_*_unordered_of`: `v`'s slice in the one
-    /// plain segment that holds it, then the additions its MemGraph page
-    /// says that slice lacks (the pieces `piece_lists` merges); any other
-    /// list through `visit`.
+    /// `v`'s list in one direction (`inn` as given) as its slice in the
+    /// one plain segment below the MemGraph that holds it and the additions
+    /// its MemGraph page says that slice lacks (empty where the MemGraph
+    /// holds nothing of `v`): the pieces `piece_lists` finds, with the
+    /// common case after a compaction first. `None` if the list must be
+    /// read otherwise.
+    #[inline]
+    fn sole_pieces(&self, v: u32, inn: bool) -> Option<(&[u32], &[u32])> {
+        if v >= self.bound {
+            return None;
+        }
+        let seg = self
+            .layers
+            .plain_sole(v, inn && self.shared.opts.directed, self.ts)?;
+        let list = seg.entries_of(v);
+        if !self.shared.mem.may_hold(v) {
+            return Some((list, &[]));
+        }
+        let adds = self.point_page(v, inn)?.pieces(v)?;
+        Some((list, adds))
+    }
+
+    /// The read behind `for_each_*_unordered_of`: `sole_pieces` one after
+    /// the other; any other list through `visit`.
     #[inline]
     fn visit_unordered(&self, v: u32, inn: bool, mut f: impl FnMut(u32)) {
-        if v < self.bound {
-            let inn_r = inn && self.shared.opts.directed;
-            if let Some(seg) = self.layers.plain_sole(v, inn_r, self.ts) {
-                let list = seg.entries_of(v);
-                if !self.shared.mem.may_hold(v) {
-                    list.iter().for_each(|&d| f(d));
-                    return;
-                }
-                if let Some(adds) = self.point_page(v, inn).and_then(|p| p.pieces(v)) {
-                    list.iter().chain(adds).for_each(|&d| f(d));
-                    return;
-                }
-            }
+        match self.sole_pieces(v, inn) {
+            Some((list, adds)) => list.iter().chain(adds).for_each(|&d| f(d)),
+            None => self.visit(v, inn, f),
         }
-        self.visit(v, inn, f);
     }
 
     /// The scan behind `for_each_*`. The callback must not run under the
