@@ -734,13 +734,15 @@ impl Snapshot {
                 f(&[list, adds])
             };
         }
-        if let Some(list) = self.out_neighbors_of(v).as_slice() {
+        // Found once: a slice as it is, anything else collected into a
+        // list from the per-thread pool (see `visit`).
+        let neighbors = self.out_neighbors_of(v);
+        if let Some(list) = neighbors.as_slice() {
             return f(&[list]);
         }
-        // Collected into a list from the per-thread pool (see `visit`).
         let mut list = LISTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
         list.clear();
-        self.visit(v, false, |d| list.push(d));
+        list.extend(neighbors);
         let r = f(&[&list]);
         LISTS.with(|p| p.borrow_mut().push(list));
         r

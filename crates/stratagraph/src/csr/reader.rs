@@ -9,7 +9,7 @@
 
 use super::format::{
     block_count, corrupt, Extent, Header, Section, FLAG_IN, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
-    FLAG_WEIGHTED, HEADER_LEN, SECTION_COUNT, TOMB_BIT, TS_MASK,
+    FLAG_WEIGHTED, HEADER_LEN, TOMB_BIT, TS_MASK,
 };
 use super::storage::{self, SegmentBytes, Storage};
 use super::Direction;
@@ -28,11 +28,6 @@ struct Inner {
     name: String,
     storage: Storage,
     header: Header,
-    /// Each section's byte range, worked out from the header once at open
-    /// (an empty range where the header's extent does not fit), so a
-    /// column read is one slice of the bytes: point reads take several
-    /// columns per vertex.
-    cols: [Range<usize>; SECTION_COUNT],
 }
 
 impl std::fmt::Debug for Segment {
@@ -86,13 +81,11 @@ impl Segment {
 
     fn build(storage: Storage, name: String) -> Result<Segment> {
         let header = Header::decode(storage.bytes(), &name)?;
-        let cols = Section::ALL.map(|s| header.section(s).range().unwrap_or(0..0));
         let seg = Segment {
             inner: Arc::new(Inner {
                 name,
                 storage,
                 header,
-                cols,
             }),
         };
         seg.check_table()?;
@@ -109,13 +102,8 @@ impl Segment {
         &self.inner.header
     }
 
-    #[inline]
     fn col<T: bytemuck::Pod>(&self, s: Section) -> &[T] {
-        let r = self.inner.cols[s as usize].clone();
-        self.bytes()
-            .get(r)
-            .and_then(|b| bytemuck::try_cast_slice(b).ok())
-            .unwrap_or(&[])
+        column(self.bytes(), self.header().section(s))
     }
 
     /// The checksum table's own crc (cheap: 4 bytes per block).
@@ -453,7 +441,13 @@ impl Segment {
     /// and no second version to hide. Then `offsets()` and `dsts()` are a
     /// plain CSR for that snapshot.
     #[inline]
-    /// The first timestamp at which `is_plain_at` holds (`None`: never).
+    pub(crate) fn is_plain_at(&self, ts: u64) -> bool {
+        self.plain_from().is_some_and(|from| ts >= from)
+    }
+
+    /// The first timestamp at which `is_plain_at` holds (`None`: never),
+    /// for callers that decide it once for many snapshots.
+    #[inline]
     pub(crate) fn plain_from(&self) -> Option<u64> {
         let h = self.header();
         if !h.flag(FLAG_STAMPS) {
@@ -463,11 +457,6 @@ impl Segment {
         } else {
             None
         }
-    }
-
-    pub(crate) fn is_plain_at(&self, ts: u64) -> bool {
-        let h = self.header();
-        !h.flag(FLAG_STAMPS) || (ts >= h.max_ts && h.flags & (FLAG_TOMBS | FLAG_MULTI) == 0)
     }
 
     /// First position in the side table at or after entry `start`, and

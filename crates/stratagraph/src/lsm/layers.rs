@@ -192,6 +192,7 @@ impl Default for Layers {
 
 /// The segments of one index page's sole source below the MemGraph, with
 /// the first timestamp at which each reads as a plain slice.
+#[derive(Clone)]
 struct SolePage {
     out: Segment,
     /// `out` again in an undirected graph.
@@ -202,11 +203,10 @@ struct SolePage {
 
 impl SolePage {
     fn new(run: &FlushedRun) -> SolePage {
-        let from = |s: &Segment| s.plain_from();
         let inn = run.seg(true).clone();
         SolePage {
-            out_plain_from: from(&run.out),
-            inn_plain_from: from(&inn),
+            out_plain_from: run.out.plain_from(),
+            inn_plain_from: inn.plain_from(),
             out: run.out.clone(),
             inn,
         }
@@ -221,16 +221,7 @@ fn sole_pages(shape: Shape, runs: &[Arc<FlushedRun>], levels: &[Level]) -> Box<[
                 return Box::default();
             };
             let pages = run.range().end.div_ceil(PAGE) as usize;
-            let page = SolePage::new(run);
-            (0..pages)
-                .map(|_| {
-                    Some(SolePage {
-                        out: page.out.clone(),
-                        inn: page.inn.clone(),
-                        ..page
-                    })
-                })
-                .collect()
+            vec![Some(SolePage::new(run)); pages].into_boxed_slice()
         }
         Shape::OneLevel(i) => {
             let level = &levels[i];
@@ -238,14 +229,7 @@ fn sole_pages(shape: Shape, runs: &[Arc<FlushedRun>], levels: &[Level]) -> Box<[
             level
                 .pages
                 .iter()
-                .map(|&k| {
-                    let p = made.get(k as usize)?;
-                    Some(SolePage {
-                        out: p.out.clone(),
-                        inn: p.inn.clone(),
-                        ..*p
-                    })
-                })
+                .map(|&k| made.get(k as usize).cloned())
                 .collect()
         }
         Shape::Empty | Shape::Many => Box::default(),
