@@ -86,6 +86,17 @@ impl IdMap {
         let _ = self.journal.set(journal);
     }
 
+    /// Starts loading where `ext`'s internal id is kept, for a look-up
+    /// that follows shortly (see `util::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch(&self, ext: u64) {
+        if ext < DIRECT_LIMIT {
+            if let Some(page) = self.direct[(ext >> PAGE_BITS) as usize].get() {
+                crate::util::prefetch::line(&page[ext as usize & (PAGE - 1)]);
+            }
+        }
+    }
+
     /// The internal id of `ext`, if one was ever assigned.
     #[inline]
     pub(crate) fn lookup(&self, ext: u64) -> Option<u32> {

@@ -150,6 +150,9 @@ impl WriteTxn {
     /// without auto-creation, `VertexIdsExhausted` when ids run out.
     pub fn insert_edge(&mut self, src: VertexId, dst: VertexId, weight: f64) -> Result<()> {
         check_edge(&self.shared, Op::InsertEdge, src, dst, weight, None)?;
+        // Both ids' misses at once (see `util::prefetch`).
+        self.shared.ids.prefetch(src);
+        self.shared.ids.prefetch(dst);
         let s = self.intern(Op::InsertEdge, src)?;
         let d = self.intern(Op::InsertEdge, dst)?;
         for (id, ext) in [(s, src), (d, dst)] {
@@ -385,6 +388,14 @@ impl WriteTxn {
             .filter(|(_, w)| **w != VertexWrite::Created)
             .map(|(&v, _)| v)
             .collect();
+        // The slots' and lists' misses overlap instead of queueing behind
+        // each lock in turn.
+        for &v in &ids {
+            shared.mem.prefetch(v);
+        }
+        for &(s, _) in self.edges.keys() {
+            layers.prefetch_lists(s, false);
+        }
         loop {
             ids.sort_unstable();
             ids.dedup();
@@ -409,10 +420,35 @@ impl WriteTxn {
                 }
             }
             if missing.is_empty() {
+                self.prefetch_sets(shared, &ids, &guards);
                 return (ids, guards);
             }
             guards.clear();
             ids.extend(missing);
+        }
+    }
+
+    /// Starts loading the MemGraph runs `apply` will write first: each
+    /// edge's source list and its mirror at the destination, so their
+    /// misses overlap the look-up below the MemGraph.
+    fn prefetch_sets(
+        &self,
+        shared: &Shared,
+        ids: &[u32],
+        guards: &[RwLockWriteGuard<'_, VertexState>],
+    ) {
+        let state = |v: u32| ids.binary_search(&v).ok().map(|i| &guards[i]);
+        for &(s, d) in self.edges.keys() {
+            if let Some(st) = state(s) {
+                st.out.prefetch();
+            }
+            if let Some(st) = state(d) {
+                if shared.opts.directed {
+                    st.inn.prefetch();
+                } else {
+                    st.out.prefetch();
+                }
+            }
         }
     }
 

@@ -406,6 +406,17 @@ impl Segment {
         }
     }
 
+    /// Starts loading where `v`'s entries begin (see `util::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch_range(&self, v: u32) {
+        if let Some(o) = v
+            .checked_sub(self.lo())
+            .and_then(|i| self.offsets().get(i as usize))
+        {
+            crate::util::prefetch::line(o);
+        }
+    }
+
     /// `v`'s destinations, raw: all versions and tombstones included.
     #[inline]
     pub(crate) fn entries_of(&self, v: u32) -> &[u32] {
@@ -575,7 +586,7 @@ impl Segment {
     fn deciding(&self, v: u32, dst: u32, ts: u64) -> Option<(usize, bool)> {
         let r = self.entry_range(v);
         let d = self.dsts().get(r.clone())?;
-        let mut k = d.partition_point(|&x| x < dst);
+        let mut k = crate::util::search::count_below(d, dst);
         while d.get(k) == Some(&dst) {
             let e = r.start + k;
             let (ets, tomb) = self.stamp_of(e);

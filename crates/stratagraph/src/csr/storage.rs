@@ -5,6 +5,7 @@
 
 use crate::error::Result;
 use crate::util::files::{io_error, write_atomically};
+use crate::util::huge;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -22,7 +23,7 @@ impl SegmentBytes {
     /// `len` zero bytes.
     pub(crate) fn zeroed(len: usize) -> Self {
         SegmentBytes {
-            words: vec![0u64; len.div_ceil(8)].into_boxed_slice(),
+            words: huge::filled(len.div_ceil(8), || 0),
             len,
         }
     }

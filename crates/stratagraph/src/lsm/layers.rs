@@ -313,6 +313,14 @@ impl Layers {
             .map(move |r| r.seg(inn))
     }
 
+    /// Starts loading where `v`'s lists begin below the MemGraph, for a
+    /// write that will look there (see `util::prefetch`).
+    pub(crate) fn prefetch_lists(&self, v: u32, inn: bool) {
+        for seg in self.segments_of(v, inn) {
+            seg.prefetch_range(v);
+        }
+    }
+
     /// `set` (vertex `v`'s MemGraph set in one direction) stacked on the
     /// runs, as merge sources.
     pub(crate) fn sources<'a>(&'a self, set: &'a EdgeSet, v: u32, inn: bool) -> Vec<Source<'a>> {

@@ -98,6 +98,16 @@ impl EdgeSet {
         }
     }
 
+    /// Starts loading the first line any look-up reads: the run of a small
+    /// set, the block list of a large one (see `util::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        match self {
+            EdgeSet::Small(r) => r.prefetch(),
+            EdgeSet::Large(b) => crate::util::prefetch::line(&**b),
+        }
+    }
+
     /// Weight of `dst` in the latest state.
     #[cfg(test)] // writers use `decided` (it tells "no version" apart)
     pub(crate) fn latest(&self, dst: u32) -> Option<f64> {

@@ -18,6 +18,7 @@ pub(crate) use run::Run;
 pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
 
 use crate::lsm::layers::PAGE;
+use crate::util::prefetch;
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{RwLock, RwLockWriteGuard};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -98,6 +99,14 @@ impl MemGraph {
             slots: SegmentedTable::new(),
             dirty: SegmentedTable::new(),
             written: SegmentedTable::new(),
+        }
+    }
+
+    /// Starts loading `v`'s slot (see `util::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch(&self, v: u32) {
+        if let Some(slot) = self.slots.get(v) {
+            prefetch::line(slot);
         }
     }
 

@@ -339,6 +339,12 @@ impl Run {
         std::mem::size_of_val(&*self.0) + 2 * std::mem::size_of::<usize>()
     }
 
+    /// Starts loading the run's header (see `util::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        crate::util::prefetch::line(&*self.0);
+    }
+
     /// Whether another holder (a reader) shares this run's allocation.
     #[cfg(test)]
     pub(crate) fn is_shared(&self) -> bool {

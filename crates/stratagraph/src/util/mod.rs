@@ -2,6 +2,9 @@
 
 pub(crate) mod bucket;
 pub(crate) mod files;
+pub(crate) mod huge;
 pub(crate) mod kept;
 pub(crate) mod le;
+pub(crate) mod prefetch;
+pub(crate) mod search;
 pub(crate) mod segmented;

@@ -11,6 +11,7 @@
 //! chunk, not up to half the table as pure doubling would: at 2^20 vertices
 //! doubling allocated twice the slots needed).
 
+use super::huge;
 use std::sync::OnceLock;
 
 const FIRST_BITS: u32 = 10;
@@ -63,7 +64,8 @@ fn growing_len(b: usize) -> usize {
 }
 
 fn filled<T: Default>(len: usize) -> Box<[T]> {
-    (0..len).map(|_| T::default()).collect()
+    // Vertex slots are read at random; a full chunk of them fills two huge pages.
+    huge::filled(len, T::default)
 }
 
 impl<T: Default> SegmentedTable<T> {
