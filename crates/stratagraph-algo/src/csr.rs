@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
+use stratagraph::on_huge_pages;
 
 use crate::view::GraphView;
 
@@ -152,14 +153,16 @@ impl CsrGraph {
         } else {
             (Vec::new(), Vec::new(), (arcs - loops) / 2 + loops)
         };
+        // Placed as the engine places its level columns, so comparisons
+        // with it are like for like (see `stratagraph::on_huge_pages`).
         CsrGraph {
             directed,
             ext_ids,
-            out_offsets,
-            out_targets,
-            out_weights,
-            in_offsets,
-            in_targets,
+            out_offsets: on_huge_pages(out_offsets),
+            out_targets: on_huge_pages(out_targets),
+            out_weights: out_weights.map(on_huge_pages),
+            in_offsets: on_huge_pages(in_offsets),
+            in_targets: on_huge_pages(in_targets),
             edge_count,
         }
     }

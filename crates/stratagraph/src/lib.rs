@@ -61,4 +61,5 @@ pub use options::{Options, SyncPolicy};
 pub use scan::{Neighbors, WeightedNeighbors};
 pub use snapshot::Snapshot;
 pub use txn::WriteTxn;
+pub use util::huge::on_huge_pages;
 pub use version::Timestamp;
