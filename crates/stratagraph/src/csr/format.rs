@@ -129,6 +129,7 @@ impl Extent {
     }
 
     /// As a `usize` range, if it fits the address space.
+    #[inline]
     pub(crate) fn range(self) -> Option<std::ops::Range<usize>> {
         let start = usize::try_from(self.offset).ok()?;
         let end = usize::try_from(self.offset.checked_add(self.len)?).ok()?;
@@ -481,6 +482,7 @@ impl Header {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn section(&self, s: Section) -> Extent {
         self.sections[s as usize]
     }

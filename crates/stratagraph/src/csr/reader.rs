@@ -94,14 +94,17 @@ impl Segment {
         Ok(seg)
     }
 
+    #[inline]
     fn bytes(&self) -> &[u8] {
         self.inner.storage.bytes()
     }
 
+    #[inline]
     fn header(&self) -> &Header {
         &self.inner.header
     }
 
+    #[inline]
     fn col<T: bytemuck::Pod>(&self, s: Section) -> &[T] {
         column(self.bytes(), self.header().section(s))
     }
@@ -367,11 +370,13 @@ impl Segment {
 
     /// `hi - lo + 1` entry offsets: vertex `lo + i` owns entries
     /// `offsets[i]..offsets[i + 1]`.
+    #[inline]
     pub(crate) fn offsets(&self) -> &[u32] {
         self.col(Section::Offsets)
     }
 
     /// All destinations, every version included.
+    #[inline]
     pub(crate) fn dsts(&self) -> &[u32] {
         self.col(Section::Dsts)
     }
