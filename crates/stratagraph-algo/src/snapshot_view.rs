@@ -55,7 +55,7 @@ impl GraphView for Snapshot {
     }
 
     fn for_each_out_weighted_unordered(&self, v: u32, f: impl FnMut(u32, f64)) {
-        self.out_weighted_of(v).for_each_unordered(f);
+        self.for_each_out_weighted_unordered_of(v, f);
     }
 
     fn for_each_out_unordered(&self, v: u32, f: impl FnMut(u32)) {

@@ -204,6 +204,7 @@ impl<'a> Feed<'a> {
     }
 
     /// Entries `range` of a segment, with their weights if it has any.
+    #[inline]
     fn slice(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         Feed::Slice {
             dsts: seg.dsts().get(range.clone()).unwrap_or(&[]),
@@ -381,6 +382,7 @@ impl<'a> WeightedNeighbors<'a> {
     }
 
     /// The entries `range` of a segment that is plain for the snapshot.
+    #[inline]
     pub(crate) fn from_segment(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         WeightedNeighbors {
             from: Feed::slice(seg, range),
@@ -390,6 +392,7 @@ impl<'a> WeightedNeighbors<'a> {
 
     /// The entries `range` of a segment that is plain for the snapshot and
     /// additions it lacks with their weights, merged as they are read.
+    #[inline]
     pub(crate) fn from_two(
         seg: &'a Segment,
         range: std::ops::Range<usize>,
@@ -420,26 +423,35 @@ impl<'a> WeightedNeighbors<'a> {
     /// it lacks) comes piece by piece instead of merged, which saves a
     /// comparison and an unpredictable branch per edge for passes that
     /// need no order, such as shortest-path relaxations.
+    #[inline]
     pub fn for_each_unordered(self, mut f: impl FnMut(u32, f64)) {
         if let (Feed::Two { a, b }, None) = (&self.from, &self.lookup) {
             for side in [a, b] {
-                let rest = side.rest();
-                match side.weights.and_then(|w| w.get(side.pos..)) {
-                    None => rest.iter().for_each(|&d| f(d, 1.0)),
-                    Some(w) if w.len() == rest.len() => {
-                        rest.iter().zip(w).for_each(|(&d, &x)| f(d, x));
-                    }
-                    // A damaged weight column: 1.0 where it falls short,
-                    // as the ordered read gives.
-                    Some(w) => rest
-                        .iter()
-                        .enumerate()
-                        .for_each(|(k, &d)| f(d, w.get(k).copied().unwrap_or(1.0))),
-                }
+                each_weighted(
+                    side.rest(),
+                    side.weights.and_then(|w| w.get(side.pos..)),
+                    &mut f,
+                );
             }
             return;
         }
         self.for_each(|(d, w)| f(d, w));
+    }
+}
+
+/// Calls `f(dst, weight)` for each of `dsts` with its weight (1.0 for all
+/// without a weight column).
+#[inline]
+pub(crate) fn each_weighted(dsts: &[u32], weights: Option<&[f64]>, mut f: impl FnMut(u32, f64)) {
+    match weights {
+        None => dsts.iter().for_each(|&d| f(d, 1.0)),
+        Some(w) if w.len() == dsts.len() => dsts.iter().zip(w).for_each(|(&d, &x)| f(d, x)),
+        // A damaged weight column: 1.0 where it falls short, as the
+        // ordered read gives.
+        Some(w) => dsts
+            .iter()
+            .enumerate()
+            .for_each(|(k, &d)| f(d, w.get(k).copied().unwrap_or(1.0))),
     }
 }
 

@@ -656,12 +656,47 @@ impl Snapshot {
     }
 
     /// Out-neighbours of internal id `v` with edge weights.
+    #[inline]
     pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
+        match self.clean_sole_out(v) {
+            Some((seg, range)) => WeightedNeighbors::from_segment(seg, range),
+            None => self.out_weighted_other(v),
+        }
+    }
+
+    /// Calls `f(dst, weight)` for every out-edge of internal id `v`, in no
+    /// set order (as [`WeightedNeighbors::for_each_unordered`]). The usual
+    /// list after a compaction is read straight from its columns, as from
+    /// a CSR, with nothing built per vertex: shortest paths call this once
+    /// per settled vertex.
+    #[inline]
+    pub fn for_each_out_weighted_unordered_of(&self, v: u32, f: impl FnMut(u32, f64)) {
+        match self.clean_sole_out(v) {
+            Some((seg, range)) => {
+                let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+                let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
+                scan::each_weighted(dsts, weights, f);
+            }
+            None => self.out_weighted_other(v).for_each_unordered(f),
+        }
+    }
+
+    /// Where `v`'s out-list lies when the MemGraph holds none of it and one
+    /// plain segment below holds all of it: the list after a compaction.
+    #[inline]
+    fn clean_sole_out(&self, v: u32) -> Option<(&Segment, std::ops::Range<usize>)> {
+        let seg = self.layers.plain_sole(v, false, self.ts)?;
+        (v < self.bound && !self.shared.mem.may_hold(v)).then(|| (seg, seg.entry_range(v)))
+    }
+
+    /// `out_weighted_of` for every list but a clean one in one plain
+    /// segment.
+    #[inline(never)]
+    fn out_weighted_other(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.layers.is_empty() {
-            // One plain segment below (after a compaction, and with the
-            // newest edges in the MemGraph above it): its slice, with the
-            // additions of `v`'s page beside it if `v` has any, found with
-            // one page look-up.
+            // One plain segment below, with the newest edges in the
+            // MemGraph above it: its slice, with the additions of `v`'s
+            // page beside it, found with one page look-up.
             let sole = self.layers.plain_sole(v, false, self.ts);
             if let Some(seg) = sole.filter(|_| v < self.bound) {
                 let range = seg.entry_range(v);
@@ -712,11 +747,13 @@ impl Snapshot {
     /// order, for passes that need none (sums, filters, relaxations): a
     /// list held as a plain slice below the MemGraph and additions it lacks
     /// comes piece by piece, not merged. Each id comes once.
+    #[inline]
     pub fn for_each_out_unordered_of(&self, v: u32, f: impl FnMut(u32)) {
         self.visit_unordered(v, false, f);
     }
 
     /// `for_each_out_unordered_of` for in-neighbours.
+    #[inline]
     pub fn for_each_in_unordered_of(&self, v: u32, f: impl FnMut(u32)) {
         self.visit_unordered(v, true, f);
     }

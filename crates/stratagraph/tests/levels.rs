@@ -285,6 +285,21 @@ fn check_unordered_weights(s: &Snapshot, want: &Model) {
         "unordered weighted reads of {}",
         s.timestamp()
     );
+    // The same through the snapshot's own loop, which reads a clean list
+    // after a compaction straight from its columns.
+    let mut direct = Model::new();
+    for v in 0..s.id_bound() {
+        let src = s.external_id(v).unwrap();
+        s.for_each_out_weighted_unordered_of(v, |d, w| {
+            let e = (src, s.external_id(d).unwrap());
+            assert!(direct.insert(e, w).is_none(), "{e:?} twice");
+        });
+    }
+    assert!(
+        direct == *want,
+        "for_each_out_weighted_unordered_of at {}",
+        s.timestamp()
+    );
 }
 
 /// Each vertex's out- and in-list read point by point in no set order

@@ -214,6 +214,17 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
             .map(|&(b, _)| (b, has(a, b).unwrap()))
             .collect();
         assert_eq!(weighted, want_w, "{ctx}: out weights of {a}");
+        let mut unordered = Vec::new();
+        snap.for_each_out_weighted_unordered_of(id, |i, w| {
+            unordered.push((snap.external_id(i).unwrap(), w));
+        });
+        unordered.sort_by_key(|&(b, _)| b);
+        let mut want_sorted = want_w.clone();
+        want_sorted.sort_by_key(|&(b, _)| b);
+        assert_eq!(
+            unordered, want_sorted,
+            "{ctx}: unordered out weights of {a}"
+        );
         for (b, w) in snap
             .in_weighted_of(id)
             .map(|(i, w)| (snap.external_id(i).unwrap(), w))

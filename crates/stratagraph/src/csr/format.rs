@@ -487,6 +487,7 @@ impl Header {
         self.sections[s as usize]
     }
 
+    #[inline]
     pub(crate) fn flag(&self, f: u32) -> bool {
         self.flags & f != 0
     }

@@ -352,6 +352,7 @@ impl Segment {
         self.header().flag(FLAG_TOMBS)
     }
 
+    #[inline]
     pub(crate) fn is_weighted(&self) -> bool {
         self.header().flag(FLAG_WEIGHTED)
     }
@@ -392,6 +393,7 @@ impl Segment {
     }
 
     /// One weight per entry, or `None` when every weight is 1.0.
+    #[inline]
     pub(crate) fn weights(&self) -> Option<&[f64]> {
         self.is_weighted().then(|| self.col(Section::Weights))
     }

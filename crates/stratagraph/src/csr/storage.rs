@@ -36,6 +36,7 @@ impl SegmentBytes {
         b
     }
 
+    #[inline]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         let all: &[u8] = bytemuck::cast_slice(&self.words);
         &all[..self.len]
