@@ -272,33 +272,24 @@ fn deletes_over_a_compacted_level(opts: Options, n: u64) {
 /// the other): the model's edges and weights, none twice.
 fn check_unordered_weights(s: &Snapshot, want: &Model) {
     check_unordered_points(s, want);
-    let mut got = Model::new();
+    // Through the iterator, and through the snapshot's own loop (which
+    // reads a clean list after a compaction straight from its columns).
+    let (mut got, mut direct) = (Model::new(), Model::new());
     for v in 0..s.id_bound() {
         let src = s.external_id(v).unwrap();
+        let edge = |d: u32| (src, s.external_id(d).unwrap());
         s.out_weighted_of(v).for_each_unordered(|d, w| {
-            let e = (src, s.external_id(d).unwrap());
-            assert!(got.insert(e, w).is_none(), "{e:?} twice");
+            assert!(got.insert(edge(d), w).is_none(), "{:?} twice", edge(d));
         });
-    }
-    assert!(
-        got == *want,
-        "unordered weighted reads of {}",
-        s.timestamp()
-    );
-    // The same through the snapshot's own loop, which reads a clean list
-    // after a compaction straight from its columns.
-    let mut direct = Model::new();
-    for v in 0..s.id_bound() {
-        let src = s.external_id(v).unwrap();
         s.for_each_out_weighted_unordered_of(v, |d, w| {
-            let e = (src, s.external_id(d).unwrap());
-            assert!(direct.insert(e, w).is_none(), "{e:?} twice");
+            assert!(direct.insert(edge(d), w).is_none(), "{:?} twice", edge(d));
         });
     }
+    let at = s.timestamp();
+    assert!(got == *want, "unordered weighted reads of {at}");
     assert!(
         direct == *want,
-        "for_each_out_weighted_unordered_of at {}",
-        s.timestamp()
+        "for_each_out_weighted_unordered_of at {at}"
     );
 }
 

@@ -89,7 +89,8 @@ impl Storage {
 
 /// Maps `file` read-only.
 ///
-/// This is the crate's one `unsafe` call. `Mmap::map` is unsafe because the
+/// One of the crate's three `unsafe` calls (with `util::huge::advise` and
+/// `util::prefetch::line`). `Mmap::map` is unsafe because the
 /// mapped bytes are shared with the file: if another process truncated the
 /// file the process would get `SIGBUS`, and if it rewrote bytes the slices
 /// handed out would change under the borrow checker's feet. Segment files
