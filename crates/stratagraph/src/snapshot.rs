@@ -690,7 +690,7 @@ impl Snapshot {
     }
 
     /// `out_weighted_of` for every list but a clean one in one plain
-    /// segment.
+    /// segment (`clean_sole_out` has ruled that out).
     #[inline(never)]
     fn out_weighted_other(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.layers.is_empty() {
@@ -699,13 +699,9 @@ impl Snapshot {
             // page beside it, found with one page look-up.
             let sole = self.layers.plain_sole(v, false, self.ts);
             if let Some(seg) = sole.filter(|_| v < self.bound) {
-                let range = seg.entry_range(v);
-                if !self.shared.mem.may_hold(v) {
-                    return WeightedNeighbors::from_segment(seg, range);
-                }
                 let page = self.point_page(v, false);
                 if let Some((adds, weights)) = page.and_then(|p| p.weighted_pieces(v)) {
-                    return WeightedNeighbors::from_two(seg, range, adds, weights);
+                    return WeightedNeighbors::from_two(seg, seg.entry_range(v), adds, weights);
                 }
             }
             return match self.place(v, false) {

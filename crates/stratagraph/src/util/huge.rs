@@ -19,8 +19,7 @@ pub(crate) const HUGE_MIN_BYTES: usize = 2 << 20;
 /// A table of `len` items from `make`, advised onto huge pages first when
 /// it is large.
 pub(crate) fn filled<T>(len: usize, mut make: impl FnMut() -> T) -> Box<[T]> {
-    let mut v = Vec::with_capacity(len);
-    advise(v.spare_capacity_mut());
+    let mut v = advised(len);
     v.extend((0..len).map(|_| make()));
     v.into_boxed_slice()
 }
@@ -34,9 +33,16 @@ pub fn on_huge_pages<T: Copy>(items: Vec<T>) -> Vec<T> {
     if std::mem::size_of_val(&items[..]) < HUGE_MIN_BYTES {
         return items;
     }
-    let mut v = Vec::with_capacity(items.len());
-    advise(v.spare_capacity_mut());
+    let mut v = advised(items.len());
     v.extend_from_slice(&items);
+    v
+}
+
+/// An empty vector with room for `len` items, the room advised onto huge
+/// pages when it spans one.
+fn advised<T>(len: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    advise(v.spare_capacity_mut());
     v
 }
 
