@@ -337,6 +337,10 @@ impl GraphView for CsrGraph {
         f(&[self.out_slice(v)])
     }
 
+    fn with_in_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        f(&[self.in_slice(v)])
+    }
+
     fn scan_out_range(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
         for v in range {
             f(v, self.out_slice(v));

@@ -1,15 +1,19 @@
 //! Local clustering coefficient, as Graphalytics defines it for directed and undirected
 //! graphs.
 //!
-//! For each vertex the undirected neighbourhood `N(v)` (in ∪ out, without `v`) is copied
-//! into a per-task buffer; then each neighbour's out-list is intersected with it, piece by
-//! piece where a store holds it in pieces (`GraphView::with_out_pieces`). Counting
-//! out-edges of neighbours (rather than undirected links) is what makes the directed variant
-//! count each direction of a reciprocal pair separately, exactly as the specification does.
+//! `LCC(v)` counts the arcs among `v`'s neighbours, and every such arc closes a triangle
+//! through `v` in the undirected graph. So the triangles are enumerated once each, as
+//! triangle counting does (from the lowest-ranked vertex of a degree-ordered orientation,
+//! `crate::triangles`), and each one credits its three vertices with the arcs of the
+//! opposite side. Intersecting every neighbour's list with every vertex's whole
+//! neighbourhood instead finds each triangle six times and pays for hubs' lists far more
+//! often. Neighbour lists are read piece by piece where a store holds them in pieces
+//! (`neighborhood::Adjacent`), so no list is merged for an intersection.
 
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use crate::neighborhood::{count_common, undirected_into};
+use crate::neighborhood::{rank_keys, Adjacent, Forward};
 use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
@@ -17,33 +21,58 @@ use crate::view::GraphView;
 ///
 /// `LCC(v) = Σ_{u∈N(v)} |N(v) ∩ N_out(u)| / (|N(v)|·(|N(v)|-1))` with `N(v) = N_in(v) ∪
 /// N_out(v) \ {v}`, and 0 when `|N(v)| ≤ 1`. On undirected graphs this is the usual
-/// "closed wedges over wedges". Self-loops are ignored everywhere; holes get 0.0.
+/// "closed wedges over wedges". Counting out-edges of neighbours (rather than undirected
+/// links) is what makes the directed variant count each direction of a reciprocal pair
+/// separately, exactly as the specification does. Self-loops are ignored everywhere; holes
+/// get 0.0.
 pub fn lcc<G: GraphView>(g: &G, threads: usize) -> Vec<f64> {
     run_in_pool(threads, || {
-        (0..g.id_bound())
+        let key = rank_keys(g);
+        // Arcs among each vertex's neighbours, credited by whichever task
+        // finds a triangle through it.
+        let links: Vec<AtomicU64> = (0..g.id_bound()).map(|_| AtomicU64::new(0)).collect();
+        let arcs = |dirs: u8| u64::from(dirs.count_ones());
+        let sizes: Vec<u64> = (0..g.id_bound())
             .into_par_iter()
             .with_min_len(MIN_VERTICES_PER_TASK)
-            .map_init(Vec::new, |buf, v| {
-                if !g.contains(v) {
-                    return 0.0;
-                }
-                undirected_into(g, v, buf);
-                let k = buf.len() as u64;
+            .map_init(
+                || (Forward::new(), Adjacent::new()),
+                |(forward, adjacent), v| {
+                    if !g.contains(v) {
+                        return 0;
+                    }
+                    let size = forward.load(g, v, &key);
+                    let mut own = 0;
+                    // Triangles v, u, w with w ranked above u: each side's
+                    // arcs go to the vertex opposite it.
+                    forward.each(|u, v_u, above, v_above| {
+                        adjacent.find(g, u, above);
+                        let mut to_u = 0;
+                        for &k in &adjacent.hits {
+                            own += arcs(adjacent.dirs(k));
+                            to_u += arcs(v_above[k as usize]);
+                            links[above[k as usize] as usize].fetch_add(arcs(v_u), Relaxed);
+                        }
+                        if to_u > 0 {
+                            links[u as usize].fetch_add(to_u, Relaxed);
+                        }
+                    });
+                    if own > 0 {
+                        links[v as usize].fetch_add(own, Relaxed);
+                    }
+                    size
+                },
+            )
+            .collect();
+        sizes
+            .into_par_iter()
+            .zip(links)
+            .map(|(k, links)| {
                 if k < 2 {
-                    return 0.0;
+                    0.0
+                } else {
+                    links.into_inner() as f64 / (k * (k - 1)) as f64
                 }
-                // `u`'s out-list may come in disjoint pieces; their
-                // counts add up. `buf` lacks `v`, so only `u` itself (a
-                // self-loop) needs leaving out.
-                let links: u64 = buf
-                    .iter()
-                    .map(|&u| {
-                        g.with_out_pieces(u, |pieces| {
-                            pieces.iter().map(|p| count_common(buf, p, u)).sum::<u64>()
-                        })
-                    })
-                    .sum();
-                links as f64 / (k * (k - 1)) as f64
             })
             .collect()
     })

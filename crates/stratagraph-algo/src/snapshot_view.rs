@@ -70,6 +70,10 @@ impl GraphView for Snapshot {
         self.with_out_pieces_of(v, f)
     }
 
+    fn with_in_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        self.with_in_pieces_of(v, f)
+    }
+
     fn external_id(&self, v: u32) -> u64 {
         Snapshot::external_id(self, v).unwrap_or(u64::MAX)
     }

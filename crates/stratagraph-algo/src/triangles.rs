@@ -1,14 +1,14 @@
 //! Global triangle counting by sorted-merge intersection on a degree-ordered orientation.
 //!
 //! Each triangle is counted once, from its lowest-ranked vertex, where rank orders vertices
-//! by (degree, id). Orienting edges from low to high rank bounds every vertex's forward
-//! neighbourhood by O(√m), which is what keeps hub-heavy social graphs tractable. The
-//! orientation is applied on the fly while scanning the view; nothing is materialised except
-//! one vertex's forward list in a per-task buffer.
+//! by (degree, id) (`neighborhood::rank_keys`). The orientation is applied on the fly while
+//! scanning the view; nothing is materialised except one vertex's forward list in a per-task
+//! buffer. Each forward neighbour's list is intersected with it piece by piece where a store
+//! holds it in pieces, so no list is merged first.
 
 use rayon::prelude::*;
 
-use crate::neighborhood::{count_common_where, count_in_slice, undirected};
+use crate::neighborhood::{count_in_slice, rank_keys, Adjacent, Forward};
 use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
@@ -20,56 +20,31 @@ use crate::view::GraphView;
 /// either direction (a directed 3-cycle and a transitive triple both count once).
 pub fn triangle_count<G: GraphView>(g: &G, threads: usize) -> u64 {
     run_in_pool(threads, || {
-        let n = g.id_bound();
-        // Degree used only for ordering; any total order is correct, degree makes it fast.
-        let degree: Vec<u32> = (0..n)
-            .into_par_iter()
-            .map(|v| {
-                if !g.contains(v) {
-                    0
-                } else if g.is_directed() {
-                    g.out_degree(v).saturating_add(g.in_degree(v))
-                } else {
-                    g.out_degree(v)
-                }
-            })
-            .collect();
-        // Rank key: any total order is correct, degree order makes it fast.
-        let key = |v: u32| (u64::from(degree[v as usize]) << 32) | u64::from(v);
-        let directed = g.is_directed();
-        (0..n)
+        let key = rank_keys(g);
+        (0..g.id_bound())
             .into_par_iter()
             .with_min_len(MIN_VERTICES_PER_TASK)
             .filter(|&v| g.contains(v))
             .map_init(
-                || (Vec::new(), Vec::new()),
-                |(forward, keys), v| {
-                    // v's neighbours ranked above it, ascending by id, with
-                    // their rank keys beside them so the inner loops never
-                    // look up a degree.
-                    forward.clear();
-                    keys.clear();
-                    let kv = key(v);
-                    for u in undirected(g, v) {
-                        let ku = key(u);
-                        if ku > kv {
-                            forward.push(u);
-                            keys.push(ku);
-                        }
-                    }
-                    let (forward, keys) = (&forward[..], &keys[..]);
-                    forward
-                        .iter()
-                        .zip(keys)
-                        .map(|(&u, &ku)| {
-                            // The third vertex is in `forward` and ranks above u.
-                            let keep = |k: usize| keys[k] > ku;
-                            match g.out_neighbor_slice(u).filter(|_| !directed) {
-                                Some(list) => count_in_slice(forward, list, keep),
-                                None => count_common_where(forward, undirected(g, u), keep),
-                            }
-                        })
-                        .sum::<u64>()
+                || (Forward::new(), Adjacent::new()),
+                |(forward, adjacent), v| {
+                    forward.load(g, v, &key);
+                    let mut count = 0;
+                    // Triangles v, u, w with w ranked above u.
+                    forward.each(|u, _, above, _| {
+                        count += if g.is_directed() {
+                            // Its arcs with u may run either way, or both.
+                            adjacent.find(g, u, above);
+                            adjacent.hits.len() as u64
+                        } else if above.is_empty() {
+                            0
+                        } else {
+                            g.with_out_pieces(u, |pieces| {
+                                pieces.iter().map(|p| count_in_slice(above, p)).sum()
+                            })
+                        };
+                    });
+                    count
                 },
             )
             .sum()

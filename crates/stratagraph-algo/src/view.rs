@@ -70,6 +70,11 @@ pub trait GraphView: Sync {
         let list: Vec<u32> = self.out_neighbors(v).collect();
         f(&[&list])
     }
+    /// `with_out_pieces` for in-neighbours.
+    fn with_in_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        let list: Vec<u32> = self.in_neighbors(v).collect();
+        f(&[&list])
+    }
     /// The user-facing id of `v` (Graphalytics vertex ids, CDLP labels).
     fn external_id(&self, v: u32) -> u64;
     /// Out-neighbours of `v` as one borrowed slice (the same ids

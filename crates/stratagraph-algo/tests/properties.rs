@@ -1,6 +1,6 @@
 //! Property tests on random small graphs. They check defining properties of each kernel's
-//! output (not answers from another implementation) and that results do not change with
-//! the thread count or when the graph is seen through a view with holes.
+//! output (for LCC and triangles, the definition itself by brute force) and that results do
+//! not change with the thread count or when the graph is seen through a view with holes.
 #![allow(clippy::unwrap_used)] // tests may panic on bad fixtures
 
 mod common;
@@ -104,6 +104,43 @@ proptest! {
         prop_assert_eq!(triangle_count(&HoleyView(g), 1), t);
     }
 
+    /// LCC and the triangle count against their definitions, computed by
+    /// brute force from the edge list itself (a set of arcs, every pair and
+    /// triple of vertices tried).
+    #[test]
+    fn lcc_and_triangles_match_brute_force((edges, directed) in graph_strategy()) {
+        use std::collections::BTreeSet;
+        let g = build(&edges, directed);
+        let mut arcs = BTreeSet::new();
+        for &(s, d, _) in edges.iter().filter(|e| e.0 != e.1) {
+            arcs.insert((s, d));
+            if !directed {
+                arcs.insert((d, s));
+            }
+        }
+        let adjacent = |a: u64, b: u64| arcs.contains(&(a, b)) || arcs.contains(&(b, a));
+        let ids: Vec<u64> = (0..g.id_bound()).map(|v| g.external_id(v)).collect();
+        let l = lcc(&g, 2);
+        for (v, &x) in ids.iter().enumerate() {
+            let n: Vec<u64> = ids.iter().copied().filter(|&u| u != x && adjacent(x, u)).collect();
+            let links = n.iter().flat_map(|&u| n.iter().map(move |&w| (u, w)))
+                .filter(|p| arcs.contains(p))
+                .count() as f64;
+            let k = n.len() as f64;
+            let want = if n.len() < 2 { 0.0 } else { links / (k * (k - 1.0)) };
+            prop_assert!((l[v] - want).abs() < 1e-12, "lcc of {}: {} want {}", x, l[v], want);
+        }
+        let mut triangles = 0u64;
+        for (i, &a) in ids.iter().enumerate() {
+            for (j, &b) in ids.iter().enumerate().skip(i + 1) {
+                for &c in &ids[j + 1..] {
+                    triangles += u64::from(adjacent(a, b) && adjacent(b, c) && adjacent(a, c));
+                }
+            }
+        }
+        prop_assert_eq!(triangle_count(&g, 2), triangles);
+    }
+
     #[test]
     fn thread_and_hole_invariance((edges, directed) in graph_strategy()) {
         let g = build(&edges, directed);
@@ -134,6 +171,7 @@ proptest! {
         let bc = betweenness_single_source(&g, 0, 1);
         let dist = sssp(&g, 0, 1).unwrap();
         let l = lcc(&g, 1);
+        let tc = triangle_count(&g, 1);
         let s = SplitView(build(&edges, directed));
         let close = |a: &[f64], b: &[f64]| {
             a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1.0))
@@ -147,6 +185,7 @@ proptest! {
             prop_assert!(close(&betweenness_single_source(&s, 0, t), &bc));
             prop_assert_eq!(&sssp(&s, 0, t).unwrap(), &dist);
             prop_assert_eq!(&lcc(&s, t), &l);
+            prop_assert_eq!(triangle_count(&s, t), tc);
         }
     }
 }

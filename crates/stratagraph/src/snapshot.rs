@@ -760,7 +760,18 @@ impl Snapshot {
     /// vertex's list for intersections that count piece by piece, with no
     /// merge. `f` runs with no lock held.
     pub fn with_out_pieces_of<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        if let Some((list, adds)) = self.sole_pieces(v, false) {
+        self.with_pieces(v, false, f)
+    }
+
+    /// `with_out_pieces_of` for in-neighbours (the same as out-neighbours
+    /// in an undirected graph).
+    pub fn with_in_pieces_of<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        self.with_pieces(v, true, f)
+    }
+
+    /// The read behind `with_*_pieces_of`.
+    fn with_pieces<R>(&self, v: u32, inn: bool, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        if let Some((list, adds)) = self.sole_pieces(v, inn) {
             return if adds.is_empty() {
                 f(&[list])
             } else {
@@ -769,7 +780,11 @@ impl Snapshot {
         }
         // Found once: a slice as it is, anything else collected into a
         // list from the per-thread pool (see `visit`).
-        let neighbors = self.out_neighbors_of(v);
+        let neighbors = if inn {
+            self.in_neighbors_of(v)
+        } else {
+            self.out_neighbors_of(v)
+        };
         if let Some(list) = neighbors.as_slice() {
             return f(&[list]);
         }

@@ -311,18 +311,24 @@ fn check_unordered_points(s: &Snapshot, want: &Model) {
                 "in {d}->{v} twice"
             );
         });
-        // In ascending disjoint pieces: the same list.
-        let mut joined: Vec<u32> = s.with_out_pieces_of(v, |pieces| {
+        // In ascending disjoint pieces: the same lists.
+        let joined = |pieces: &[&[u32]]| {
             for p in pieces {
                 assert!(p.windows(2).all(|w| w[0] < w[1]), "piece of {v} ascending");
             }
-            pieces.concat()
-        });
-        joined.sort_unstable();
+            let mut all = pieces.concat();
+            all.sort_unstable();
+            all
+        };
         assert_eq!(
-            joined,
+            s.with_out_pieces_of(v, joined),
             s.out_neighbors_of(v).collect::<Vec<_>>(),
-            "pieces of {v}"
+            "out-pieces of {v}"
+        );
+        assert_eq!(
+            s.with_in_pieces_of(v, joined),
+            s.in_neighbors_of(v).collect::<Vec<_>>(),
+            "in-pieces of {v}"
         );
     }
     let keys = |m: &BTreeMap<(u64, u64), ()>| m.keys().copied().collect::<Vec<_>>();

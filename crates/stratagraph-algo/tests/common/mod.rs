@@ -183,6 +183,14 @@ impl GraphView for SplitView {
         });
         r.expect("split calls back once")
     }
+    fn with_in_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        let mut f = Some(f);
+        let mut r = None;
+        split(v, self.0.in_slice(v), &mut |_, pieces| {
+            r = f.take().map(|f| f(pieces));
+        });
+        r.expect("split calls back once")
+    }
     fn scan_out_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
         self.0.scan_out_range(range, |v, l| split(v, l, &mut f));
     }
