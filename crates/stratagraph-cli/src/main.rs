@@ -149,15 +149,16 @@ enum BenchCommand {
         #[arg(long)]
         skip_single: bool,
     },
-    /// Analytics kernels (BFS, PageRank, WCC, SSSP) on a snapshot beside
-    /// the same kernels on a static CSR, results checked against kS.ref.json.
+    /// Analytics kernels on a snapshot beside the same kernels on a static
+    /// CSR, results checked against kS.ref.json (BFS, PageRank, WCC, SSSP,
+    /// triangles) or against the CSR's (LCC, CDLP, betweenness).
     Algo {
         #[command(flatten)]
         w1: W1Opts,
         /// Thread counts (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
-        /// Kernels (comma-separated: bfs, pr, wcc, sssp, lcc, cdlp, bc).
+        /// Kernels (comma-separated: bfs, pr, wcc, sssp, lcc, cdlp, tc, bc).
         #[arg(long, value_delimiter = ',', default_value = "bfs,pr,wcc,sssp")]
         kernels: Vec<String>,
         /// Store states (comma-separated: memgraph = every edge in the
@@ -165,6 +166,10 @@ enum BenchCommand {
         /// compacted).
         #[arg(long, value_delimiter = ',', default_value = "tail20,compacted")]
         states: Vec<String>,
+        /// Time only a new snapshot in each state, not the same snapshot
+        /// again nor one after writes: for the long kernels (LCC, TC).
+        #[arg(long)]
+        fresh_only: bool,
     },
     /// Every W1 operation (shared/WORKLOAD.md) on stratagraph in memory and
     /// on disk beside a static CSR, each result checked against the
@@ -245,6 +250,7 @@ fn main() -> ExitCode {
             threads,
             kernels,
             states,
+            fresh_only,
         }) => stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
             data: w1.data,
             scale: w1.scale,
@@ -252,6 +258,7 @@ fn main() -> ExitCode {
             threads,
             kernels,
             states,
+            fresh_only,
             out: w1.out,
         }),
         Command::Bench(BenchCommand::Durability { w1, seconds, dir }) => {
