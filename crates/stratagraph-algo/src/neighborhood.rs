@@ -117,7 +117,8 @@ impl Forward {
                 self.order.push((ku, u, dirs));
             }
         }
-        self.order.sort_unstable_by_key(|&(key, _, _)| std::cmp::Reverse(key));
+        self.order
+            .sort_unstable_by_key(|&(key, _, _)| std::cmp::Reverse(key));
         size
     }
 

@@ -4,7 +4,11 @@
 //! Vertices are kept in buckets of width `delta` by tentative distance; all vertices of the
 //! lowest non-empty bucket are relaxed in parallel, and the bucket is re-processed until no
 //! relaxation lands in it again. Light and heavy edges are relaxed together, which keeps the
-//! code short at the price of a few redundant relaxations. Distances live in `AtomicU64`s
+//! code short at the price of a few redundant relaxations. Each bucket entry carries the
+//! distance it was made with, and only the entry of a vertex's current distance relaxes its
+//! edges: a vertex whose distance drops several times reads its list once, not once per
+//! drop (on the W1 graph at scale 20 that halved the kernel's time on the static CSR and on
+//! the store alike). Distances live in `AtomicU64`s
 //! holding `f64` bits: for non-negative floats the bit patterns order like the values, so a
 //! single `fetch_min` is a correct lock-free relaxation.
 
@@ -102,7 +106,9 @@ fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
     Ok((sum, arcs))
 }
 
-type Bins = BTreeMap<u64, Vec<u32>>;
+/// Vertices waiting in each bucket, each with the distance (as `f64` bits)
+/// it had when it was put there.
+type Bins = BTreeMap<u64, Vec<(u32, u64)>>;
 
 fn merge_bins(mut a: Bins, b: Bins) -> Bins {
     for (k, mut v) in b {
@@ -127,26 +133,30 @@ fn delta_stepping<G: GraphView>(g: &G, source: u32, delta: f64) -> Vec<f64> {
     let mut pending = Bins::new();
     if g.contains(source) {
         dist[source as usize].store(0.0f64.to_bits(), Relaxed);
-        pending.insert(0, vec![source]);
+        pending.insert(0, vec![(source, 0.0f64.to_bits())]);
     }
     while let Some((bucket, mut frontier)) = pending.pop_first() {
         while !frontier.is_empty() {
             let mut produced = frontier
                 .par_iter()
-                .fold(Bins::new, |mut bins, &u| {
-                    let du = f64::from_bits(dist[u as usize].load(Relaxed));
-                    // A vertex whose distance dropped into an earlier bucket was already
-                    // settled there; this entry is stale.
-                    if bucket_of(du) != bucket {
+                .fold(Bins::new, |mut bins, &(u, pushed)| {
+                    // A vertex whose distance dropped after this entry was
+                    // made has a newer entry, which relaxes its edges with
+                    // that distance: this one would read its list for
+                    // nothing (and if the drop was into an earlier bucket,
+                    // it was settled there).
+                    let bits = dist[u as usize].load(Relaxed);
+                    if bits != pushed {
                         return bins;
                     }
+                    let du = f64::from_bits(bits);
                     // Order does not matter here; a store then reads a list
                     // in pieces without merging it.
                     g.for_each_out_weighted_unordered(u, |w, weight| {
                         let nd = du + weight;
                         let bits = nd.to_bits();
                         if bits < dist[w as usize].fetch_min(bits, Relaxed) {
-                            bins.entry(bucket_of(nd)).or_default().push(w);
+                            bins.entry(bucket_of(nd)).or_default().push((w, bits));
                         }
                     });
                     bins
