@@ -1,11 +1,11 @@
 //! Single-source betweenness dependencies with Brandes' algorithm, level-synchronous.
 //!
-//! A BFS records each level's vertices; path counts (σ) are then pulled level by level from
+//! A BFS (direction-optimising, `crate::bfs`) gives each vertex's level; path counts (σ) are then pulled level by level from
 //! in-neighbours one level up, and dependencies (δ) are pulled in reverse level order from
 //! out-neighbours one level down. Pulling means every value is written by exactly one task,
 //! so no floating-point atomics are needed and results do not depend on the thread count.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -34,40 +34,22 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
     if !g.contains(source) {
         return vec![0.0; n];
     }
-    let depth: Vec<AtomicU32> = (0..n)
+    // The levels of a direction-optimising BFS: its bottom-up steps read
+    // in-lists range by range instead of every out-list vertex by vertex.
+    let depth: Vec<u32> = crate::bfs::levels_in_pool(g, source)
         .into_par_iter()
-        .map(|_| AtomicU32::new(UNVISITED))
+        .map(|d| d.unwrap_or(UNVISITED))
         .collect();
-    depth[source as usize].store(0, Relaxed);
-    let mut levels: Vec<Vec<u32>> = vec![vec![source]];
-    loop {
-        let level = levels.len() as u32 - 1;
-        let next: Vec<u32> = levels[levels.len() - 1]
-            .par_iter()
-            .fold(Vec::new, |mut next, &u| {
-                // Order does not matter in any of the three passes, so a
-                // store hands a list over in pieces, not merged.
-                g.for_each_out_unordered(u, |w| {
-                    let d = &depth[w as usize];
-                    if d.load(Relaxed) == UNVISITED
-                        && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)
-                            .is_ok()
-                    {
-                        next.push(w);
-                    }
-                });
-                next
-            })
-            .reduce(Vec::new, |mut a, b| {
-                a.extend_from_slice(&b);
-                a
-            });
-        if next.is_empty() {
-            break;
+    let mut levels: Vec<Vec<u32>> = Vec::new();
+    for (v, &d) in depth.iter().enumerate() {
+        if d != UNVISITED {
+            let d = d as usize;
+            if levels.len() <= d {
+                levels.resize_with(d + 1, Vec::new);
+            }
+            levels[d].push(v as u32);
         }
-        levels.push(next);
     }
-    let depth: Vec<u32> = depth.into_par_iter().map(AtomicU32::into_inner).collect();
 
     let zero = 0.0f64.to_bits();
     let sigma: Vec<AtomicU64> = (0..n)

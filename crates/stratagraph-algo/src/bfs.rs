@@ -36,6 +36,16 @@ pub fn bfs<G: GraphView>(g: &G, source: u32, threads: usize) -> Vec<u64> {
 }
 
 fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
+    levels_in_pool(g, source)
+        .into_par_iter()
+        .map(|d| d.map_or(BFS_UNREACHABLE, u64::from))
+        .collect()
+}
+
+/// Each vertex's BFS level from `source` (`None` for unreachable vertices
+/// and holes), found direction-optimising on the current rayon pool: the
+/// first pass of betweenness as well.
+pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<Option<u32>> {
     let n = g.id_bound() as usize;
     let depth: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
@@ -48,8 +58,8 @@ fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
     depth
         .into_par_iter()
         .map(|d| match d.into_inner() {
-            UNVISITED | HOLE => BFS_UNREACHABLE,
-            d => u64::from(d),
+            UNVISITED | HOLE => None,
+            d => Some(d),
         })
         .collect()
 }
