@@ -124,6 +124,16 @@ fn split(v: u32, list: &[u32], f: &mut impl FnMut(u32, &[&[u32]])) {
     f(v, &[&a, &b, &c]);
 }
 
+/// `f(pieces)` with `list` dealt into three pieces, and its result.
+fn with_split<R>(list: &[u32], f: impl FnOnce(&[&[u32]]) -> R) -> R {
+    let mut f = Some(f);
+    let mut r = None;
+    split(0, list, &mut |_, pieces| {
+        r = f.take().map(|f| f(pieces));
+    });
+    r.expect("split calls back once")
+}
+
 impl GraphView for SplitView {
     type Neighbors<'a> = <CsrGraph as GraphView>::Neighbors<'a>;
     type Weighted<'a> = <CsrGraph as GraphView>::Weighted<'a>;
@@ -176,20 +186,10 @@ impl GraphView for SplitView {
         list.into_iter().rev().for_each(|(w, x)| f(w, x));
     }
     fn with_out_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        let mut f = Some(f);
-        let mut r = None;
-        split(v, self.0.out_slice(v), &mut |_, pieces| {
-            r = f.take().map(|f| f(pieces));
-        });
-        r.expect("split calls back once")
+        with_split(self.0.out_slice(v), f)
     }
     fn with_in_pieces<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        let mut f = Some(f);
-        let mut r = None;
-        split(v, self.0.in_slice(v), &mut |_, pieces| {
-            r = f.take().map(|f| f(pieces));
-        });
-        r.expect("split calls back once")
+        with_split(self.0.in_slice(v), f)
     }
     fn scan_out_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
         self.0.scan_out_range(range, |v, l| split(v, l, &mut f));
