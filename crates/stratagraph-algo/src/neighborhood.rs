@@ -124,7 +124,9 @@ impl Forward {
 
     /// Calls `f(u, arcs between v and u, above, their arcs to v)` for every
     /// forward neighbour `u` of the loaded `v`, where `above` holds the
-    /// forward neighbours ranked above `u`, ascending.
+    /// forward neighbours ranked above `u`, ascending. Each `u` is then
+    /// inserted in place, a move of at most the forward list's length,
+    /// which the orientation keeps within O(√m).
     pub(crate) fn each(&mut self, mut f: impl FnMut(u32, u8, &[u32], &[u8])) {
         self.above.clear();
         self.above_dirs.clear();
