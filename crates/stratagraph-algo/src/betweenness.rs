@@ -1,18 +1,18 @@
 //! Single-source betweenness dependencies with Brandes' algorithm, level-synchronous.
 //!
-//! A BFS (direction-optimising, `crate::bfs`) gives each vertex's level; path counts (σ) are then pulled level by level from
-//! in-neighbours one level up, and dependencies (δ) are pulled in reverse level order from
-//! out-neighbours one level down. Pulling means every value is written by exactly one task,
-//! so no floating-point atomics are needed and results do not depend on the thread count.
+//! The direction-optimising BFS (`crate::bfs`) gives each vertex's level; path counts (σ)
+//! are then pulled level by level from in-neighbours one level up, and dependencies (δ) are
+//! pulled in reverse level order from out-neighbours one level down. Pulling means every
+//! value is written by exactly one task, so no floating-point atomics are needed and results
+//! do not depend on the thread count.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use crate::bfs::{levels_in_pool, UNVISITED};
 use crate::pool::run_in_pool;
 use crate::view::GraphView;
-
-const UNVISITED: u32 = u32::MAX;
 
 /// Dependency `δ_s(v) = Σ_{t≠s,v} σ_st(v)/σ_st` of every vertex on the source `s`, indexed
 /// by dense id: the single-source term of Brandes' betweenness centrality.
@@ -36,10 +36,7 @@ fn brandes<G: GraphView>(g: &G, source: u32) -> Vec<f64> {
     }
     // The levels of a direction-optimising BFS: its bottom-up steps read
     // in-lists range by range instead of every out-list vertex by vertex.
-    let depth: Vec<u32> = crate::bfs::levels_in_pool(g, source)
-        .into_par_iter()
-        .map(|d| d.unwrap_or(UNVISITED))
-        .collect();
+    let depth = levels_in_pool(g, source);
     let mut levels: Vec<Vec<u32>> = Vec::new();
     for (v, &d) in depth.iter().enumerate() {
         if d != UNVISITED {

@@ -18,7 +18,9 @@ use crate::view::GraphView;
 /// Graphalytics writes `i64::MAX` for these; the validation runner converts.
 pub const BFS_UNREACHABLE: u64 = u64::MAX;
 
-const UNVISITED: u32 = u32::MAX;
+/// The level of a vertex not reached (yet, during the search; at all, in
+/// what `levels_in_pool` returns, where holes have it too).
+pub(crate) const UNVISITED: u32 = u32::MAX;
 /// Holes (ids that are not vertices) are marked once, up front, so no step
 /// asks the view about existence again (on a store that is not free).
 const HOLE: u32 = u32::MAX - 1;
@@ -38,14 +40,17 @@ pub fn bfs<G: GraphView>(g: &G, source: u32, threads: usize) -> Vec<u64> {
 fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
     levels_in_pool(g, source)
         .into_par_iter()
-        .map(|d| d.map_or(BFS_UNREACHABLE, u64::from))
+        .map(|d| match d {
+            UNVISITED => BFS_UNREACHABLE,
+            d => u64::from(d),
+        })
         .collect()
 }
 
-/// Each vertex's BFS level from `source` (`None` for unreachable vertices
-/// and holes), found direction-optimising on the current rayon pool: the
-/// first pass of betweenness as well.
-pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<Option<u32>> {
+/// Each vertex's BFS level from `source` (`UNVISITED` for unreachable
+/// vertices and holes), found direction-optimising on the current rayon
+/// pool: the first pass of betweenness as well.
+pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u32> {
     let n = g.id_bound() as usize;
     let depth: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
@@ -58,8 +63,8 @@ pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<Option<u32
     depth
         .into_par_iter()
         .map(|d| match d.into_inner() {
-            UNVISITED | HOLE => None,
-            d => Some(d),
+            HOLE => UNVISITED,
+            d => d,
         })
         .collect()
 }
