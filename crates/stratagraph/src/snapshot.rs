@@ -5,7 +5,7 @@ use crate::graph::Shared;
 use crate::hub_lists::{kept_list, HubLists, HUB_ENTRIES};
 use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
-use crate::lsm::union::{ListScratch, MAX_SLICES};
+use crate::lsm::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use crate::mem::EdgeSet;
 use crate::mem_view::{self, MemPage, MemView, Slices, MAX_PIECES};
 use crate::scan::{self, Neighbors, WeightedNeighbors};
@@ -861,6 +861,8 @@ impl Snapshot {
         let reader = self.mem_reader(inn);
         let below = |u| self.plain_below(u, inn);
         let mem = &self.shared.mem;
+        // An ordered scan's merge of a vertex's disjoint pieces.
+        let mut merged = MergeScratch::default();
         let mut slow = |v: u32, f: &mut ListSink<'_>| {
             if !layered {
                 sc.list.clear();
@@ -894,9 +896,11 @@ impl Snapshot {
         // every such segment is plain for this snapshot, lists are read
         // straight from their columns. A vertex in one segment that the
         // MemGraph holds nothing for (64 checked per word of dirty bits)
-        // is handed over as a slice, as from a plain CSR; unordered, a
-        // vertex its MemGraph page has in pieces is handed over as its
-        // slices and the page's additions; other vertices are merged.
+        // is handed over as a slice, as from a plain CSR; a vertex its
+        // MemGraph page has in disjoint pieces is handed over as its
+        // slices and the page's additions (unordered) or as their merge,
+        // which needs no check for an id in two pieces (ordered); other
+        // vertices take the general merge.
         let mut v = range.start;
         while v < end {
             let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
@@ -987,18 +991,22 @@ impl Snapshot {
                         f(u, lists.get(..n).unwrap_or(&[]));
                         continue;
                     }
-                    let page = if unordered {
-                        *looked_up.get_or_insert_with(|| self.mem_view.page(reader, &below, u))
-                    } else {
-                        None
-                    };
+                    let page =
+                        *looked_up.get_or_insert_with(|| self.mem_view.page(reader, &below, u));
                     match page.and_then(|p| p.pieces(u)) {
                         Some(adds) => {
                             if !adds.is_empty() {
                                 lists[n] = adds;
                                 n += 1;
                             }
-                            f(u, lists.get(..n).unwrap_or(&[]));
+                            let pieces = lists.get(..n).unwrap_or(&[]);
+                            if unordered {
+                                f(u, pieces);
+                            } else {
+                                // Disjoint pieces: merged with no check
+                                // for a destination in two of them.
+                                f(u, &[merge_disjoint(pieces, &mut merged)]);
+                            }
                         }
                         None => slow(u, &mut f),
                     }
