@@ -155,7 +155,8 @@ fn delta_stepping<G: GraphView>(g: &G, source: u32, delta: f64) -> Vec<f64> {
                     g.for_each_out_weighted_unordered(u, |w, weight| {
                         let nd = du + weight;
                         let bits = nd.to_bits();
-                        if bits < dist[w as usize].fetch_min(bits, Relaxed) {
+                        let slot = &dist[w as usize];
+                        if bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed) {
                             bins.entry(bucket_of(nd)).or_default().push((w, bits));
                         }
                     });
