@@ -36,6 +36,7 @@
 use crate::lsm::layers::PAGE;
 use crate::mem::MemGraph;
 use crate::util::kept::Kept;
+use crate::util::search::gallop_below;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -571,23 +572,11 @@ impl MemPage {
 /// a binary search per element of `ds` when `list` is much longer.
 fn for_each_common(mut list: &[u32], ds: &[u32], mut f: impl FnMut(usize) -> bool) {
     for (i, &d) in ds.iter().enumerate() {
-        list = &list[gallop(list, d)..];
+        list = list.get(gallop_below(list, 0, d)..).unwrap_or(&[]);
         match list.first() {
             None => return,
             Some(&x) if x == d && !f(i) => return,
             _ => {}
         }
     }
-}
-
-/// The first index of ascending `list` holding a value `>= d`, probing
-/// 1, 2, 4, ... ahead and then searching the last gap.
-fn gallop(list: &[u32], d: u32) -> usize {
-    let (mut lo, mut step) = (0, 1);
-    while lo + step < list.len() && list[lo + step] < d {
-        lo += step;
-        step *= 2;
-    }
-    let hi = (lo + step).min(list.len());
-    lo + list[lo..hi].partition_point(|&x| x < d)
 }
