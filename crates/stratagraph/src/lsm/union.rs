@@ -160,14 +160,16 @@ pub(crate) fn merge_disjoint<'a>(pieces: &[&'a [u32]], sc: &'a mut MergeScratch)
             &sc.out
         }
         _ => {
-            // Smallest first, so the bulk of the ids is moved once.
+            // Smallest first, so the bulk of the ids is moved once (any
+            // pieces past `MAX_SLICES`, which no caller has, after them).
             let mut order: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
-            let n = pieces.len().min(MAX_SLICES);
-            order[..n].copy_from_slice(&pieces[..n]);
-            order[..n].sort_unstable_by_key(|p| p.len());
+            let (first, rest) = pieces.split_at(pieces.len().min(MAX_SLICES));
+            let order = &mut order[..first.len()];
+            order.copy_from_slice(first);
+            order.sort_unstable_by_key(|p| p.len());
             let MergeScratch { out, tmp } = sc;
-            merge_two_disjoint(order[0], order[1], out);
-            for p in &order[2..n] {
+            out.clear();
+            for p in order.iter().chain(rest) {
                 merge_two_disjoint(out, p, tmp);
                 std::mem::swap(out, tmp);
             }
@@ -307,12 +309,16 @@ mod tests {
                 ],
                 0..300,
             ),
-            owner in prop::collection::vec(0usize..4, 300),
-            pieces in 1usize..5,
+            owner in prop::collection::vec(0usize..40, 300),
+            pieces in 1usize..6,
+            skewed in any::<bool>(),
         ) {
+            // Skewed: nine ids in ten in the first piece, so a few ids
+            // go into a long list (the stretch copy) as well.
             let mut lists = vec![Vec::new(); pieces];
             for (k, &d) in ids.iter().enumerate() {
-                lists[owner[k] % pieces].push(d);
+                let o = owner[k];
+                lists[if skewed && o < 36 { 0 } else { o % pieces }].push(d);
             }
             let slices: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
             let want: Vec<u32> = ids.iter().copied().collect();
