@@ -156,6 +156,9 @@ fn delta_stepping<G: GraphView>(g: &G, source: u32, delta: f64) -> Vec<f64> {
                         let nd = du + weight;
                         let bits = nd.to_bits();
                         let slot = &dist[w as usize];
+                        // Most relaxations improve nothing: a plain load
+                        // spares them the locked `fetch_min`, which waits
+                        // for every earlier load.
                         if bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed) {
                             bins.entry(bucket_of(nd)).or_default().push((w, bits));
                         }

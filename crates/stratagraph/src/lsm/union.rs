@@ -168,8 +168,8 @@ pub(crate) fn merge_disjoint<'a>(pieces: &[&'a [u32]], sc: &'a mut MergeScratch)
             order.copy_from_slice(first);
             order.sort_unstable_by_key(|p| p.len());
             let MergeScratch { out, tmp } = sc;
-            out.clear();
-            for p in order.iter().chain(rest) {
+            merge_two_disjoint(order[0], order[1], out);
+            for p in order[2..].iter().chain(rest) {
                 merge_two_disjoint(out, p, tmp);
                 std::mem::swap(out, tmp);
             }
