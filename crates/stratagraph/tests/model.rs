@@ -1,13 +1,16 @@
 //! Differential test: random transactions, batches, aborts, vertex deletes
 //! and snapshot reads against a trivially correct model built on `BTreeMap`.
 //! Every snapshot, including old ones read after many later writes, must
-//! match the model state of its timestamp exactly.
+//! match the model state of its timestamp exactly. The same runs with a
+//! tiny MemGraph budget and level ratio flush and compact many times per
+//! case, in memory and on disk, where the store is also closed and
+//! reopened.
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use stratagraph::{Error, Graph, Options, Snapshot};
+use stratagraph::{Error, Graph, Options, Snapshot, SyncPolicy};
 
 const N: u64 = 10;
 
@@ -241,10 +244,28 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
     assert_eq!(sum_out, sum_in);
 }
 
+/// Where a run's store lives: the same engine and checks on both homes.
+#[derive(Clone, Copy, Debug)]
+enum Home {
+    Memory,
+    /// A store in a temporary directory, closed and reopened at the end of
+    /// the run, when it must hold the newest state.
+    Disk,
+}
+
+/// `run_in` in memory.
 fn run(steps: Vec<Step>, opts: Options) {
+    run_in(Home::Memory, steps, opts);
+}
+
+fn run_in(home: Home, steps: Vec<Step>, opts: Options) {
     let directed = opts.directed;
     let auto_create = opts.auto_create_vertices;
-    let g = Graph::in_memory(opts.clone());
+    let dir = matches!(home, Home::Disk).then(|| tempfile::tempdir().unwrap());
+    let g = match &dir {
+        None => Graph::in_memory(opts.clone()),
+        Some(dir) => Graph::open(dir.path(), opts.clone()).unwrap(),
+    };
     let mut m = Model {
         directed,
         window: u64::from(opts.stamp_window),
@@ -430,6 +451,29 @@ fn run(steps: Vec<Step>, opts: Options) {
         check_snapshot(s, &m.states[*ts as usize], directed);
     }
     check_snapshot(&g.snapshot(), &m.states[m.ts as usize], directed);
+    if let Some(dir) = dir {
+        // A clean close, with snapshots still held until just before it,
+        // then a reopen: every vertex and edge of the newest state.
+        drop(open);
+        g.close().unwrap();
+        drop(g);
+        let g = Graph::open(dir.path(), opts).unwrap();
+        check_snapshot(&g.snapshot(), &m.states[m.ts as usize], directed);
+    }
+}
+
+/// A MemGraph budget so small that nearly every commit starts a
+/// background flush, and the smallest level ratio, so that L0 runs are
+/// merged into L1 and L1 pushed down into deeper levels many times in one
+/// case (issue 3: every test case flushes and compacts many times). The
+/// disk home syncs at flushes and close only: durability has its own tests.
+fn compacting(opts: Options) -> Options {
+    Options {
+        memgraph_bytes: 64,
+        level_ratio: 2,
+        sync: SyncPolicy::Never,
+        ..opts
+    }
 }
 
 proptest! {
@@ -487,6 +531,31 @@ proptest! {
     fn tiny_stamp_window_rebases_and_refuses_too_old_snapshots(steps in prop::collection::vec(step(), 1..80)) {
         run(steps, Options { stamp_window: 6, ..Options::default() });
     }
+
+    #[test]
+    fn compacting_store_matches_model_in_memory(steps in prop::collection::vec(step(), 1..80)) {
+        run_in(Home::Memory, steps.clone(), compacting(Options::default()));
+        run_in(Home::Memory, steps, compacting(Options::undirected()));
+    }
+}
+
+proptest! {
+    // Each case creates, closes and reopens a store directory.
+    #![proptest_config(ProptestConfig { cases: 100, .. ProptestConfig::default() })]
+
+    #[test]
+    fn compacting_store_matches_model_on_disk(steps in prop::collection::vec(step(), 1..80)) {
+        run_in(Home::Disk, steps.clone(), compacting(Options::default()));
+        run_in(Home::Disk, steps, compacting(Options::undirected()));
+    }
+
+    #[test]
+    fn compacting_store_without_auto_creation_matches_model_on_disk(
+        steps in prop::collection::vec(step(), 1..80),
+    ) {
+        let opts = Options { auto_create_vertices: false, ..Options::default() };
+        run_in(Home::Disk, steps, compacting(opts));
+    }
 }
 
 /// Degree transitions across the block threshold, checked against the model
@@ -523,5 +592,32 @@ fn high_degree_vertex_grows_and_shrinks_with_exact_snapshots() {
             .collect();
         assert_eq!(&got, w);
         assert_eq!(s.out_degree(0), Some(w.len()));
+    }
+}
+
+/// The compacting options really build levels below L1 on the model's ten
+/// vertices: with fewer, the tests above would exercise flushes only.
+#[test]
+fn compacting_options_fill_levels_below_l1() {
+    for home in [Home::Memory, Home::Disk] {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = compacting(Options::default());
+        let g = match home {
+            Home::Memory => Graph::in_memory(opts),
+            Home::Disk => Graph::open(dir.path(), opts).unwrap(),
+        };
+        for i in 0..400u64 {
+            let (s, d) = (i % N, (i * 7 + i / N) % N);
+            if i % 5 == 4 {
+                let _ = g.delete_edge(s, d);
+            } else {
+                g.insert_edge(s, d, 1.0).unwrap();
+            }
+        }
+        g.flush().unwrap();
+        let deepest = g.runs().iter().map(|r| r.level).max().unwrap_or(0);
+        let compactions = g.stats().compactions;
+        assert!(deepest >= 3, "{home:?}: deepest level {deepest}");
+        assert!(compactions >= 10, "{home:?}: {compactions} compactions");
     }
 }
