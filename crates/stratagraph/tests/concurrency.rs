@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use stratagraph::{Graph, Options, Snapshot};
+use stratagraph::{Graph, Options, Snapshot, SyncPolicy};
 
 const SHARED_VERTICES: u64 = 300;
 const WRITERS: u64 = 3;
@@ -86,8 +86,42 @@ fn readers_see_consistent_snapshots_while_flushes_run() {
     assert!(stats.compactions > 0, "runs were merged");
 }
 
+/// The same on disk, with a level ratio of 2, so that compactions write
+/// level files down to several levels and retire old ones while readers
+/// hold snapshots over them; the store then reopens with every commit.
+#[test]
+fn readers_see_consistent_snapshots_while_disk_levels_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        memgraph_bytes: 16 << 10,
+        level_ratio: 2,
+        sync: SyncPolicy::Never,
+        ..Options::default()
+    };
+    let g = Graph::open(dir.path(), opts.clone()).unwrap();
+    let logs = writers_and_readers_on(&g);
+    let stats = g.stats();
+    assert!(stats.compactions > 1, "runs were merged");
+    let deepest = g.runs().iter().map(|r| r.level).max().unwrap_or(0);
+    assert!(deepest >= 2, "levels below L1 were written: {deepest}");
+    let before = g.snapshot().edge_count();
+    g.close().unwrap();
+    drop(g);
+    let g = Graph::open(dir.path(), opts).unwrap();
+    let snap = g.snapshot();
+    assert_eq!(snap.edge_count(), before);
+    check(&snap, &logs);
+}
+
 fn writers_and_readers(opts: Options) -> Graph {
     let g = Graph::in_memory(opts);
+    writers_and_readers_on(&g);
+    g
+}
+
+/// Writers and readers on `g` for a bounded time; returns the writers'
+/// logs of tracked commits.
+fn writers_and_readers_on(g: &Graph) -> Arc<Vec<Log>> {
     let stop = Arc::new(AtomicBool::new(false));
     let logs: Arc<Vec<Log>> = Arc::new((0..WRITERS).map(|_| Mutex::new(Vec::new())).collect());
     let commits = AtomicU64::new(0);
@@ -157,7 +191,7 @@ fn writers_and_readers(opts: Options) -> Graph {
         "writers made progress"
     );
     assert!(reads.load(Ordering::Relaxed) > 5, "readers made progress");
-    g
+    logs
 }
 
 /// An old snapshot, held while many later commits rewrite the same
