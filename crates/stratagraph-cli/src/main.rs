@@ -87,9 +87,11 @@ enum Command {
         dir: PathBuf,
     },
     /// Opens the on-disk store in DIR (replaying its log if it crashed) and
-    /// prints its counts: vertices, edges, runs with their sizes, MemGraph
-    /// and level bytes, bytes per edge, log, write amplification, flushes,
-    /// compactions and writer stalls of this session.
+    /// prints its counts: vertices, edges, per-level sizes and segment
+    /// counts, runs with their sizes, MemGraph and level bytes, bytes per
+    /// edge, log; write amplification, flushes, compactions and writer
+    /// stalls over the store's life (as of its last flush, compaction or
+    /// close) and of this session.
     Stats {
         /// The store's directory.
         dir: PathBuf,

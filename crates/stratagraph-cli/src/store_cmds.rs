@@ -261,9 +261,23 @@ pub fn stats(dir: &Path, json: bool) -> Res {
         "level_bytes": s.run_bytes,
         "kept_read_bytes": s.kept_read_bytes,
         "bytes_per_directed_edge": per_edge,
-        "runs": runs.iter().map(|r| serde_json::json!({
-            "id": r.id, "cut": r.cut, "bytes": r.bytes, "entries": r.entries,
+        "l0_runs": s.runs,
+        "levels": s.levels.iter().enumerate().map(|(i, l)| serde_json::json!({
+            "level": i + 1, "segments": l.parts, "entries": l.entries, "bytes": l.bytes,
         })).collect::<Vec<_>>(),
+        "runs": runs.iter().map(|r| serde_json::json!({
+            "id": r.id, "level": r.level, "vertices": [r.vertices.start, r.vertices.end],
+            "cut": r.cut, "bytes": r.bytes, "entries": r.entries,
+        })).collect::<Vec<_>>(),
+        "lifetime": {
+            "log_bytes": s.lifetime.log_bytes,
+            "level_bytes_written": s.lifetime.level_bytes_written,
+            "write_amplification": s.lifetime.write_amplification(),
+            "flushes": s.lifetime.flushes,
+            "compactions": s.lifetime.compactions,
+            "stalls": s.lifetime.stalls,
+            "stall_seconds": s.lifetime.stall_nanos as f64 * 1e-9,
+        },
         "log_segments": s.log_segments,
         "session": {
             "log_bytes": s.log_bytes,
@@ -291,14 +305,33 @@ pub fn stats(dir: &Path, json: bool) -> Res {
         println!("edges        {}", s.edges);
         println!("memgraph     {memgraph} bytes");
         println!("levels       {} bytes in {} runs", s.run_bytes, runs.len());
+        println!("  L0         {} runs", s.runs);
+        for (i, l) in s.levels.iter().enumerate() {
+            println!(
+                "  L{:<9} {} segments, {} entries, {} bytes",
+                i + 1,
+                l.parts,
+                l.entries,
+                l.bytes
+            );
+        }
         for r in &runs {
             println!(
-                "  run {:<8} {} bytes, {} entries, commits up to {}",
-                r.id, r.bytes, r.entries, r.cut
+                "  run {:<8} L{} vertices {}..{}, {} bytes, {} entries, commits up to {}",
+                r.id, r.level, r.vertices.start, r.vertices.end, r.bytes, r.entries, r.cut
             );
         }
         println!("per edge     {per_edge:.2} bytes (all memory and levels / directed edges)");
         println!("log          {} segments", s.log_segments);
+        let life = &s.lifetime;
+        println!(
+            "lifetime     write amplification {:.2}, {} flushes, {} compactions, {} stalls ({:.3} s)",
+            life.write_amplification(),
+            life.flushes,
+            life.compactions,
+            life.stalls,
+            life.stall_nanos as f64 * 1e-9
+        );
     }
     g.close()?;
     Ok(())

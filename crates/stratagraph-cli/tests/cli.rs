@@ -201,6 +201,23 @@ fn stats_prints_counts_as_json() {
     assert_eq!(v["edges"], 4, "{out}");
     assert_eq!(v["directed"], false, "{out}");
     assert_eq!(v["runs"].as_array().unwrap().len(), 1, "{out}");
+    // The load's close merged its flush into L1: one level of one segment
+    // holding both directions of the 4 edges, written once.
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 1, "{out}");
+    assert_eq!(levels[0]["level"], 1, "{out}");
+    assert_eq!(levels[0]["segments"], 1, "{out}");
+    assert_eq!(levels[0]["entries"], 8, "{out}");
+    assert_eq!(v["runs"][0]["level"], 1, "{out}");
+    // The session that loaded the store is over; its work is in the
+    // lifetime counters, while this session's are zero.
+    let life = &v["lifetime"];
+    assert!(life["level_bytes_written"].as_u64().unwrap() > 0, "{out}");
+    assert!(life["write_amplification"].as_f64().unwrap() > 0.0, "{out}");
+    assert!(life["flushes"].as_u64().unwrap() >= 1, "{out}");
+    assert_eq!(v["session"]["flushes"], 0, "{out}");
     let text = run_ok(bin().arg("stats").arg(&store));
     assert!(text.contains("edges        4"), "{text}");
+    assert!(text.contains("L1         1 segments"), "{text}");
+    assert!(text.contains("lifetime     write amplification"), "{text}");
 }

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::lsm::maintain::{self, LsmState};
-use crate::manifest::{Manifest, RunFiles};
+use crate::manifest::{Manifest, RunFiles, Totals};
 use crate::mem::{MemGraph, MemoryUsage, Stamping};
 use crate::mem_view::MemPage;
 use crate::options::Options;
@@ -135,9 +135,10 @@ pub struct Stats {
     /// Flushes whose versions still wait to leave the MemGraph because an
     /// older snapshot is open.
     pub pending_cleanups: usize,
-    /// Flushes that wrote a run, since the store was created.
+    /// Flushes that wrote a run, since the store was opened (`lifetime`
+    /// counts every session of an on-disk store).
     pub flushes: u64,
-    /// Compactions (runs merged into one), since the store was created.
+    /// Compactions (runs merged into one), since the store was opened.
     pub compactions: u64,
     /// Snapshots currently open.
     pub open_snapshots: usize,
@@ -158,6 +159,10 @@ pub struct Stats {
     pub stalls: u64,
     /// See `stalls`.
     pub stall_seconds: f64,
+    /// The same work counted over the store's whole life: for an on-disk
+    /// store, every earlier session's (kept in its manifest) plus this
+    /// one's; for one in memory, this session's.
+    pub lifetime: Totals,
 }
 
 /// One CSR file pair below the MemGraph (an L0 run or a part of a level),
@@ -338,6 +343,7 @@ impl Graph {
             next_run: 0,
             vertices: Vec::new(),
             runs: Vec::new(),
+            totals: Totals::default(),
         });
         let manifest_path = dir.join(crate::manifest::FILE).display().to_string();
         if manifest.directed != opts.directed {
@@ -377,11 +383,7 @@ impl Graph {
             ids,
             Clock::resume(manifest.last_ts),
             layers,
-            LsmState::resume(
-                manifest.last_ts,
-                manifest.next_run,
-                manifest.vertices.clone(),
-            ),
+            LsmState::resume(&manifest),
             Some((dir.clone(), lock)),
         );
         let shared = &g.shared;
@@ -558,9 +560,13 @@ impl Graph {
         let bound = self.shared.ids.bound();
         let layers = self.shared.layers.read().clone();
         let (versions, level_bytes, stalls, stall_nanos) = self.shared.lsm.io_counts();
-        // Each edge write makes two versions (both directions).
-        let user_bytes = versions as f64 / 2.0 * 24.0;
         let log_bytes = self.shared.log().map_or(0, Wal::appended);
+        let session = Totals {
+            versions,
+            log_bytes,
+            level_bytes_written: level_bytes,
+            ..Totals::default()
+        };
         Stats {
             timestamp: snap.timestamp(),
             vertices: snap.vertex_count(),
@@ -588,13 +594,10 @@ impl Graph {
             log_segments: self.shared.log().map_or(0, Wal::segments),
             log_bytes,
             level_bytes_written: level_bytes,
-            write_amplification: if user_bytes > 0.0 {
-                (level_bytes + log_bytes) as f64 / user_bytes
-            } else {
-                0.0
-            },
+            write_amplification: session.write_amplification(),
             stalls,
             stall_seconds: stall_nanos as f64 * 1e-9,
+            lifetime: self.shared.lsm.lifetime(log_bytes),
         }
     }
 

@@ -56,6 +56,7 @@ mod wal;
 pub use check::{check, CheckReport};
 pub use error::{BatchIndex, Error, Op, Result, VertexId};
 pub use graph::{Graph, LevelStats, RunInfo, Stats};
+pub use manifest::Totals;
 pub use mem::MemoryUsage;
 pub use options::{Options, SyncPolicy};
 pub use scan::{Neighbors, WeightedNeighbors};

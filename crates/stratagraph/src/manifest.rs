@@ -14,6 +14,9 @@
 //! runs x (run id u64, cut u64, has_in u8, level u8)
 //!     L0 runs newest first, then level parts by level and vertex range
 //!     (version 1, before levels, had no level byte: all runs were L0)
+//! totals: 7 x u64 (edge versions written, log bytes, level bytes written,
+//!     flushes, compactions, stalls, nanoseconds stalled) since the store
+//!     was created (version 3; versions 1 and 2 read as zeros)
 //! crc32c u32 of everything before it
 //! ```
 
@@ -24,10 +27,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"SGMANIF\x01";
-/// The manifest format this build writes (it also reads version 1).
-pub(crate) const VERSION: u32 = 2;
+/// The manifest format this build writes (it also reads versions 1 and 2).
+pub(crate) const VERSION: u32 = 3;
 const FLAG_DIRECTED: u32 = 1;
 const FIXED: usize = 8 + 4 + 4 + 8 * 4;
+/// Bytes of the totals block (version 3).
+const TOTALS: usize = 7 * 8;
 /// The manifest's file name inside a store directory.
 pub(crate) const FILE: &str = "MANIFEST";
 
@@ -64,11 +69,79 @@ pub(crate) struct Manifest {
     pub vertices: Vec<(u64, bool)>,
     /// Live runs, newest first.
     pub runs: Vec<RunFiles>,
+    /// The store's work since it was created, as of this manifest.
+    pub totals: Totals,
+}
+
+/// What a store has done since it was created, kept in its manifest so
+/// that write amplification and the compaction and stall counters cover
+/// the store's whole life, not one session (`Stats::lifetime`). Work after
+/// the last manifest (written at every flush, compaction and close) is
+/// counted once a later one is written: a killed process loses at most
+/// that part of the counts, never data.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Edge versions callers wrote (two per edge write: both directions).
+    pub versions: u64,
+    /// Bytes appended to the write-ahead log.
+    pub log_bytes: u64,
+    /// Bytes of level files written by flushes and compactions.
+    pub level_bytes_written: u64,
+    /// Flushes that wrote a run.
+    pub flushes: u64,
+    /// Compactions (runs merged into one).
+    pub compactions: u64,
+    /// Writers that waited for a background flush.
+    pub stalls: u64,
+    /// Nanoseconds those writers waited, in all.
+    pub stall_nanos: u64,
+}
+
+impl Totals {
+    /// Bytes written to files (log and levels) per byte of edge data
+    /// callers wrote (24 bytes an edge: source, destination, weight); 0.0
+    /// before any write.
+    pub fn write_amplification(&self) -> f64 {
+        let user_bytes = self.versions as f64 / 2.0 * 24.0;
+        if user_bytes > 0.0 {
+            (self.level_bytes_written + self.log_bytes) as f64 / user_bytes
+        } else {
+            0.0
+        }
+    }
+
+    /// Both counts added, field by field (saturating: counters, not money).
+    pub(crate) fn plus(&self, o: &Totals) -> Totals {
+        Totals {
+            versions: self.versions.saturating_add(o.versions),
+            log_bytes: self.log_bytes.saturating_add(o.log_bytes),
+            level_bytes_written: self
+                .level_bytes_written
+                .saturating_add(o.level_bytes_written),
+            flushes: self.flushes.saturating_add(o.flushes),
+            compactions: self.compactions.saturating_add(o.compactions),
+            stalls: self.stalls.saturating_add(o.stalls),
+            stall_nanos: self.stall_nanos.saturating_add(o.stall_nanos),
+        }
+    }
+
+    fn words(&self) -> [u64; 7] {
+        [
+            self.versions,
+            self.log_bytes,
+            self.level_bytes_written,
+            self.flushes,
+            self.compactions,
+            self.stalls,
+            self.stall_nanos,
+        ]
+    }
 }
 
 impl Manifest {
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 18 + 4);
+        let mut b =
+            Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 18 + TOTALS + 4);
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&VERSION.to_le_bytes());
         let flags = if self.directed { FLAG_DIRECTED } else { 0 };
@@ -90,6 +163,9 @@ impl Manifest {
             b.extend_from_slice(&r.cut.to_le_bytes());
             b.push(u8::from(r.has_in));
             b.push(r.level);
+        }
+        for n in self.totals.words() {
+            b.extend_from_slice(&n.to_le_bytes());
         }
         let crc = crc32c::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
@@ -118,7 +194,7 @@ impl Manifest {
             ));
         }
         let version = u32_at(bytes, 8);
-        if version != VERSION && version != 1 {
+        if !(1..=VERSION).contains(&version) {
             return Err(Error::UnsupportedFormat {
                 file: file.to_string(),
                 found: version,
@@ -129,7 +205,9 @@ impl Manifest {
         let word = |i: usize| u64_at(bytes, 16 + 8 * i);
         let (last_ts, next_run, n_vertices, n_runs) = (word(0), word(1), word(2), word(3));
         let run_len = if version == 1 { 17 } else { 18 };
-        let need = (n_vertices as u128) * 9 + (n_runs as u128) * run_len + FIXED as u128;
+        let totals_len = if version >= 3 { TOTALS } else { 0 };
+        let need =
+            (n_vertices as u128) * 9 + (n_runs as u128) * run_len + (FIXED + totals_len) as u128;
         if need != body as u128 {
             return Err(corrupt(
                 16 + 16,
@@ -172,12 +250,26 @@ impl Manifest {
             });
             at += run_len as usize;
         }
+        let mut totals = Totals::default();
+        if version >= 3 {
+            let w = |i: usize| u64_at(bytes, at + 8 * i);
+            totals = Totals {
+                versions: w(0),
+                log_bytes: w(1),
+                level_bytes_written: w(2),
+                flushes: w(3),
+                compactions: w(4),
+                stalls: w(5),
+                stall_nanos: w(6),
+            };
+        }
         Ok(Manifest {
             directed: flags & FLAG_DIRECTED != 0,
             last_ts,
             next_run,
             vertices,
             runs,
+            totals,
         })
     }
 
@@ -230,7 +322,48 @@ mod tests {
                     level: 1,
                 },
             ],
+            totals: Totals {
+                versions: 1000,
+                log_bytes: 40_000,
+                level_bytes_written: 70_000,
+                flushes: 5,
+                compactions: 2,
+                stalls: 1,
+                stall_nanos: 123_456,
+            },
         }
+    }
+
+    /// `sample` as the version 2 format had it: no totals block.
+    fn version_2_bytes() -> Vec<u8> {
+        let mut b = sample().encode();
+        let body = b.len() - 4 - TOTALS;
+        b.truncate(body);
+        b[8..12].copy_from_slice(&2u32.to_le_bytes());
+        let crc = crc32c::crc32c(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn reads_a_version_2_manifest_with_zero_totals() {
+        let m = Manifest::decode(&version_2_bytes(), "m").unwrap();
+        assert_eq!(m.totals, Totals::default());
+        assert_eq!(
+            m,
+            Manifest {
+                totals: Totals::default(),
+                ..sample()
+            }
+        );
+    }
+
+    #[test]
+    fn write_amplification_counts_log_and_levels_per_edge_byte() {
+        // 1000 versions = 500 edges = 12000 bytes; 110000 bytes written.
+        let wa = sample().totals.write_amplification();
+        assert!((wa - 110_000.0 / 12_000.0).abs() < 1e-12, "{wa}");
+        assert_eq!(Totals::default().write_amplification(), 0.0);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use stratagraph::{Error, Graph, Options, Snapshot};
+use stratagraph::{Error, Graph, Options, Snapshot, SyncPolicy, Totals};
 
 /// Everything a snapshot says, in external ids: vertices and weighted edges.
 fn contents(s: &Snapshot) -> (BTreeSet<u64>, BTreeMap<(u64, u64), f64>) {
@@ -236,4 +236,56 @@ fn stats_account_for_what_was_written() {
     let want = (s.level_bytes_written + s.log_bytes) as f64 / user;
     assert!((s.write_amplification - want).abs() < 1e-9, "{s:?}");
     assert!(s.write_amplification > 1.0);
+}
+
+/// `Stats::lifetime` adds every session's work: a reopened store starts
+/// from what its manifest kept at the last close, which holds all of the
+/// previous session's (edge versions exactly: only callers' writes make
+/// them), and this session's counts add to it.
+#[test]
+fn lifetime_counters_add_up_across_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        memgraph_bytes: 4096,
+        level_ratio: 2,
+        sync: SyncPolicy::Never,
+        ..Options::default()
+    };
+    let mut last = Totals::default();
+    for session in 0..3u64 {
+        let g = Graph::open(dir.path(), opts.clone()).unwrap();
+        let start = g.stats().lifetime;
+        assert_eq!(start.versions, last.versions, "session {session}");
+        for (at_open, seen) in [
+            (start.log_bytes, last.log_bytes),
+            (start.level_bytes_written, last.level_bytes_written),
+            (start.flushes, last.flushes),
+            (start.compactions, last.compactions),
+        ] {
+            assert!(
+                at_open >= seen,
+                "session {session}: {start:?} after {last:?}"
+            );
+        }
+        for i in 0..2000u64 {
+            g.insert_edge(session * 1000 + i % 300, i, 1.0).unwrap();
+        }
+        g.flush().unwrap();
+        let s = g.stats();
+        assert!(s.flushes > 0 && s.compactions > 0, "{s:?}");
+        let life = s.lifetime;
+        // Two versions (both directions) per edge write.
+        assert_eq!(life.versions, start.versions + 4000);
+        assert_eq!(life.flushes, start.flushes + s.flushes);
+        assert_eq!(life.compactions, start.compactions + s.compactions);
+        assert_eq!(
+            life.level_bytes_written,
+            start.level_bytes_written + s.level_bytes_written
+        );
+        assert_eq!(life.log_bytes, start.log_bytes + s.log_bytes);
+        assert!(life.write_amplification() > 0.0);
+        last = life;
+        g.close().unwrap();
+    }
+    assert!(last.flushes >= 3 && last.compactions >= 3, "{last:?}");
 }

@@ -32,8 +32,9 @@ use super::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
 use crate::csr::{Segment, SegmentBytes};
 use crate::error::{Error, Result};
 use crate::graph::Shared;
-use crate::manifest::{Manifest, RunFiles};
+use crate::manifest::{Manifest, RunFiles, Totals};
 use crate::version::Timestamp;
+use crate::wal::Wal;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -94,6 +95,9 @@ pub(crate) struct LsmState {
     /// Writers that waited for a flush, and how long in total.
     stalls: AtomicU64,
     stall_nanos: AtomicU64,
+    /// What earlier sessions of an on-disk store did (its manifest's
+    /// totals when it was opened); the counters above add this session.
+    earlier: Totals,
     /// On disk: every assigned id's external id and existence as of
     /// `last_cut`, for the manifest (captured by the flush that set the cut,
     /// while a registered snapshot kept that state readable).
@@ -127,11 +131,12 @@ impl Drop for Pin<'_> {
 impl LsmState {
     /// The state of a store reopened with runs up to `last_cut` and run
     /// files numbered below `next_run`.
-    pub(crate) fn resume(last_cut: u64, next_run: u64, vertices: Vec<(u64, bool)>) -> LsmState {
+    pub(crate) fn resume(manifest: &Manifest) -> LsmState {
         LsmState {
-            last_cut: AtomicU64::new(last_cut),
-            runs: AtomicU64::new(next_run),
-            durable_vertices: Mutex::new(vertices),
+            last_cut: AtomicU64::new(manifest.last_ts),
+            runs: AtomicU64::new(manifest.next_run),
+            durable_vertices: Mutex::new(manifest.vertices.clone()),
+            earlier: manifest.totals,
             ..LsmState::default()
         }
     }
@@ -176,6 +181,23 @@ impl LsmState {
             self.flushes.load(Ordering::Relaxed),
             self.compactions.load(Ordering::Relaxed),
         )
+    }
+
+    /// This session's counts (`log_bytes` appended to the log by it)
+    /// added to the earlier sessions': the store's work since it was
+    /// created.
+    pub(crate) fn lifetime(&self, log_bytes: u64) -> Totals {
+        let (versions, level_bytes_written, stalls, stall_nanos) = self.io_counts();
+        let (flushes, compactions) = self.counts();
+        self.earlier.plus(&Totals {
+            versions,
+            log_bytes,
+            level_bytes_written,
+            flushes,
+            compactions,
+            stalls,
+            stall_nanos,
+        })
     }
 
     /// (edge versions callers wrote, level-file bytes written, writer
@@ -637,6 +659,7 @@ fn persist_locked(shared: &Shared, dropped: &[u64]) -> Result<()> {
                 level,
             })
             .collect(),
+        totals: shared.lsm.lifetime(shared.log().map_or(0, Wal::appended)),
     };
     manifest.write(dir)?;
     if let Some(log) = shared.log() {
