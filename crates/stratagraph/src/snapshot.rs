@@ -669,16 +669,28 @@ impl Snapshot {
     /// list after a compaction is read straight from its columns, as from
     /// a CSR, with nothing built per vertex: shortest paths call this once
     /// per settled vertex.
+    ///
+    /// With the newest edges in the MemGraph above one plain segment, a
+    /// written vertex's list is that segment's slice and its page's
+    /// additions, each read as it lies (the page is looked up only for a
+    /// vertex the MemGraph may hold).
     #[inline]
-    pub fn for_each_out_weighted_unordered_of(&self, v: u32, f: impl FnMut(u32, f64)) {
-        match self.clean_sole_out(v) {
-            Some((seg, range)) => {
-                let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
-                let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
-                scan::each_weighted(dsts, weights, f);
+    pub fn for_each_out_weighted_unordered_of(&self, v: u32, mut f: impl FnMut(u32, f64)) {
+        let sole = self.layers.plain_sole(v, false, self.ts);
+        if let Some(seg) = sole.filter(|_| v < self.bound) {
+            let range = seg.entry_range(v);
+            let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+            let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
+            if !self.shared.mem.may_hold(v) {
+                return scan::each_weighted(dsts, weights, f);
             }
-            None => self.out_weighted_other(v).for_each_unordered(f),
+            let page = self.point_page(v, false);
+            if let Some((adds, add_weights)) = page.and_then(|p| p.weighted_pieces(v)) {
+                scan::each_weighted(dsts, weights, &mut f);
+                return scan::each_weighted(adds, Some(add_weights), f);
+            }
         }
+        self.out_weighted_other(v).for_each_unordered(f)
     }
 
     /// Where `v`'s out-list lies when the MemGraph holds none of it and one
