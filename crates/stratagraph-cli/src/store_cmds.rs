@@ -276,7 +276,7 @@ pub fn stats(dir: &Path, json: bool) -> Res {
             "flushes": s.lifetime.flushes,
             "compactions": s.lifetime.compactions,
             "stalls": s.lifetime.stalls,
-            "stall_seconds": s.lifetime.stall_nanos as f64 * 1e-9,
+            "stall_seconds": s.lifetime.stall_seconds(),
         },
         "log_segments": s.log_segments,
         "session": {
@@ -330,7 +330,7 @@ pub fn stats(dir: &Path, json: bool) -> Res {
             life.flushes,
             life.compactions,
             life.stalls,
-            life.stall_nanos as f64 * 1e-9
+            life.stall_seconds()
         );
     }
     g.close()?;

@@ -559,14 +559,10 @@ impl Graph {
         let snap = self.snapshot();
         let bound = self.shared.ids.bound();
         let layers = self.shared.layers.read().clone();
-        let (versions, level_bytes, stalls, stall_nanos) = self.shared.lsm.io_counts();
-        let log_bytes = self.shared.log().map_or(0, Wal::appended);
-        let session = Totals {
-            versions,
-            log_bytes,
-            level_bytes_written: level_bytes,
-            ..Totals::default()
-        };
+        let session = self
+            .shared
+            .lsm
+            .session(self.shared.log().map_or(0, Wal::appended));
         Stats {
             timestamp: snap.timestamp(),
             vertices: snap.vertex_count(),
@@ -588,16 +584,16 @@ impl Graph {
                 })
                 .collect(),
             pending_cleanups: self.shared.lsm.pending_cleanups(),
-            flushes: self.shared.lsm.counts().0,
-            compactions: self.shared.lsm.counts().1,
+            flushes: session.flushes,
+            compactions: session.compactions,
             open_snapshots: self.shared.clock.open_snapshots() - 1,
             log_segments: self.shared.log().map_or(0, Wal::segments),
-            log_bytes,
-            level_bytes_written: level_bytes,
+            log_bytes: session.log_bytes,
+            level_bytes_written: session.level_bytes_written,
             write_amplification: session.write_amplification(),
-            stalls,
-            stall_seconds: stall_nanos as f64 * 1e-9,
-            lifetime: self.shared.lsm.lifetime(log_bytes),
+            stalls: session.stalls,
+            stall_seconds: session.stall_seconds(),
+            lifetime: self.shared.lsm.lifetime(&session),
         }
     }
 

@@ -110,6 +110,11 @@ impl Totals {
         }
     }
 
+    /// `stall_nanos` in seconds.
+    pub fn stall_seconds(&self) -> f64 {
+        self.stall_nanos as f64 * 1e-9
+    }
+
     /// Both counts added, field by field (saturating: counters, not money).
     pub(crate) fn plus(&self, o: &Totals) -> Totals {
         Totals {

@@ -658,64 +658,58 @@ impl Snapshot {
     /// Out-neighbours of internal id `v` with edge weights.
     #[inline]
     pub fn out_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
-        match self.clean_sole_out(v) {
-            Some((seg, range)) => WeightedNeighbors::from_segment(seg, range),
+        match self.sole_out(v) {
+            Some(SoleOut::Clean(seg, range)) => WeightedNeighbors::from_segment(seg, range),
+            Some(SoleOut::Split(seg, range, adds, weights)) => {
+                WeightedNeighbors::from_two(seg, range, adds, weights)
+            }
             None => self.out_weighted_other(v),
         }
     }
 
     /// Calls `f(dst, weight)` for every out-edge of internal id `v`, in no
     /// set order (as [`WeightedNeighbors::for_each_unordered`]). The usual
-    /// list after a compaction is read straight from its columns, as from
-    /// a CSR, with nothing built per vertex: shortest paths call this once
-    /// per settled vertex.
-    ///
-    /// With the newest edges in the MemGraph above one plain segment, a
-    /// written vertex's list is that segment's slice and its page's
-    /// additions, each read as it lies (the page is looked up only for a
-    /// vertex the MemGraph may hold).
+    /// lists are read straight from their columns, as from a CSR, with
+    /// nothing built per vertex (see `sole_out`): shortest paths call this
+    /// once per settled vertex.
     #[inline]
     pub fn for_each_out_weighted_unordered_of(&self, v: u32, mut f: impl FnMut(u32, f64)) {
-        let sole = self.layers.plain_sole(v, false, self.ts);
-        if let Some(seg) = sole.filter(|_| v < self.bound) {
-            let range = seg.entry_range(v);
-            let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
-            let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
-            if !self.shared.mem.may_hold(v) {
-                return scan::each_weighted(dsts, weights, f);
-            }
-            let page = self.point_page(v, false);
-            if let Some((adds, add_weights)) = page.and_then(|p| p.weighted_pieces(v)) {
-                scan::each_weighted(dsts, weights, &mut f);
-                return scan::each_weighted(adds, Some(add_weights), f);
-            }
+        let (seg, range, adds) = match self.sole_out(v) {
+            Some(SoleOut::Clean(seg, range)) => (seg, range, None),
+            Some(SoleOut::Split(seg, range, adds, weights)) => (seg, range, Some((adds, weights))),
+            None => return self.out_weighted_other(v).for_each_unordered(f),
+        };
+        let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+        let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
+        scan::each_weighted(dsts, weights, &mut f);
+        if let Some((adds, weights)) = adds {
+            scan::each_weighted(adds, Some(weights), f);
         }
-        self.out_weighted_other(v).for_each_unordered(f)
     }
 
-    /// Where `v`'s out-list lies when the MemGraph holds none of it and one
-    /// plain segment below holds all of it: the list after a compaction.
+    /// Where `v`'s out-list lies when one plain segment below holds all of
+    /// it that the MemGraph does not: the list after a compaction, or with
+    /// the newest edges above it, that segment's entries and the additions
+    /// of `v`'s page beside them, found with one page look-up (made only
+    /// for a vertex the MemGraph may hold). `None` for any other list.
     #[inline]
-    fn clean_sole_out(&self, v: u32) -> Option<(&Segment, std::ops::Range<usize>)> {
+    fn sole_out(&self, v: u32) -> Option<SoleOut<'_>> {
         let seg = self.layers.plain_sole(v, false, self.ts)?;
-        (v < self.bound && !self.shared.mem.may_hold(v)).then(|| (seg, seg.entry_range(v)))
+        if v >= self.bound {
+            return None;
+        }
+        let range = seg.entry_range(v);
+        if !self.shared.mem.may_hold(v) {
+            return Some(SoleOut::Clean(seg, range));
+        }
+        let (adds, weights) = self.point_page(v, false)?.weighted_pieces(v)?;
+        Some(SoleOut::Split(seg, range, adds, weights))
     }
 
-    /// `out_weighted_of` for every list but a clean one in one plain
-    /// segment (`clean_sole_out` has ruled that out).
+    /// `out_weighted_of` for every list `sole_out` does not place.
     #[inline(never)]
     fn out_weighted_other(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.layers.is_empty() {
-            // One plain segment below, with the newest edges in the
-            // MemGraph above it: its slice, with the additions of `v`'s
-            // page beside it, found with one page look-up.
-            let sole = self.layers.plain_sole(v, false, self.ts);
-            if let Some(seg) = sole.filter(|_| v < self.bound) {
-                let page = self.point_page(v, false);
-                if let Some((adds, weights)) = page.and_then(|p| p.weighted_pieces(v)) {
-                    return WeightedNeighbors::from_two(seg, seg.entry_range(v), adds, weights);
-                }
-            }
             return match self.place(v, false) {
                 Place::Plain(seg) => WeightedNeighbors::from_segment(seg, seg.entry_range(v)),
                 Place::Merge if let Some(two) = self.weighted_pieces_of(v) => two,
@@ -1156,6 +1150,14 @@ fn column_list<'s>((offs, dsts, lo): (&'s [u32], &'s [u32], u32), v: u32) -> &'s
 
 /// What a scan calls per vertex: `f(v, pieces)`, `v`'s list in pieces.
 type ListSink<'f> = dyn FnMut(u32, &[&[u32]]) + 'f;
+
+/// A vertex's out-list in one plain segment below the MemGraph (see
+/// `Snapshot::sole_out`): the segment and `v`'s entry range in it, and the
+/// additions its MemGraph page holds with their weights.
+enum SoleOut<'s> {
+    Clean(&'s Segment, std::ops::Range<usize>),
+    Split(&'s Segment, std::ops::Range<usize>, &'s [u32], &'s [f64]),
+}
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).
 enum Place<'s> {

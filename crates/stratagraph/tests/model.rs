@@ -253,6 +253,14 @@ enum Home {
     Disk,
 }
 
+/// A store in memory, or on disk in `dir`.
+fn store(dir: Option<&std::path::Path>, opts: Options) -> Graph {
+    match dir {
+        None => Graph::in_memory(opts),
+        Some(dir) => Graph::open(dir, opts).unwrap(),
+    }
+}
+
 /// `run_in` in memory.
 fn run(steps: Vec<Step>, opts: Options) {
     run_in(Home::Memory, steps, opts);
@@ -262,10 +270,7 @@ fn run_in(home: Home, steps: Vec<Step>, opts: Options) {
     let directed = opts.directed;
     let auto_create = opts.auto_create_vertices;
     let dir = matches!(home, Home::Disk).then(|| tempfile::tempdir().unwrap());
-    let g = match &dir {
-        None => Graph::in_memory(opts.clone()),
-        Some(dir) => Graph::open(dir.path(), opts.clone()).unwrap(),
-    };
+    let g = store(dir.as_ref().map(|d| d.path()), opts.clone());
     let mut m = Model {
         directed,
         window: u64::from(opts.stamp_window),
@@ -601,11 +606,8 @@ fn high_degree_vertex_grows_and_shrinks_with_exact_snapshots() {
 fn compacting_options_fill_levels_below_l1() {
     for home in [Home::Memory, Home::Disk] {
         let dir = tempfile::tempdir().unwrap();
-        let opts = compacting(Options::default());
-        let g = match home {
-            Home::Memory => Graph::in_memory(opts),
-            Home::Disk => Graph::open(dir.path(), opts).unwrap(),
-        };
+        let on_disk = matches!(home, Home::Disk).then(|| dir.path());
+        let g = store(on_disk, compacting(Options::default()));
         for i in 0..400u64 {
             let (s, d) = (i % N, (i * 7 + i / N) % N);
             if i % 5 == 4 {

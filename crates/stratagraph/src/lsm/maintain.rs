@@ -175,41 +175,24 @@ impl LsmState {
         self.runs.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Flushes and compactions done so far.
-    pub(crate) fn counts(&self) -> (u64, u64) {
-        (
-            self.flushes.load(Ordering::Relaxed),
-            self.compactions.load(Ordering::Relaxed),
-        )
-    }
-
-    /// This session's counts (`log_bytes` appended to the log by it)
-    /// added to the earlier sessions': the store's work since it was
-    /// created.
-    pub(crate) fn lifetime(&self, log_bytes: u64) -> Totals {
-        let (versions, level_bytes_written, stalls, stall_nanos) = self.io_counts();
-        let (flushes, compactions) = self.counts();
-        self.earlier.plus(&Totals {
-            versions,
-            log_bytes,
-            level_bytes_written,
-            flushes,
-            compactions,
-            stalls,
-            stall_nanos,
-        })
-    }
-
-    /// (edge versions callers wrote, level-file bytes written, writer
-    /// stalls, nanoseconds stalled) since the store was opened.
-    pub(crate) fn io_counts(&self) -> (u64, u64, u64, u64) {
-        (
-            self.flushed_versions.load(Ordering::Relaxed)
+    /// What this session did (`log_bytes`: what it appended to the log).
+    pub(crate) fn session(&self, log_bytes: u64) -> Totals {
+        Totals {
+            versions: self.flushed_versions.load(Ordering::Relaxed)
                 + self.written.load(Ordering::Relaxed) as u64,
-            self.level_bytes_written.load(Ordering::Relaxed),
-            self.stalls.load(Ordering::Relaxed),
-            self.stall_nanos.load(Ordering::Relaxed),
-        )
+            log_bytes,
+            level_bytes_written: self.level_bytes_written.load(Ordering::Relaxed),
+            flushes: self.flushes.load(Ordering::Relaxed),
+            compactions: self.compactions.load(Ordering::Relaxed),
+            stalls: self.stalls.load(Ordering::Relaxed),
+            stall_nanos: self.stall_nanos.load(Ordering::Relaxed),
+        }
+    }
+
+    /// `session` added to the earlier sessions': the store's work since
+    /// it was created.
+    pub(crate) fn lifetime(&self, session: &Totals) -> Totals {
+        self.earlier.plus(session)
     }
 }
 
@@ -659,7 +642,9 @@ fn persist_locked(shared: &Shared, dropped: &[u64]) -> Result<()> {
                 level,
             })
             .collect(),
-        totals: shared.lsm.lifetime(shared.log().map_or(0, Wal::appended)),
+        totals: shared
+            .lsm
+            .lifetime(&shared.lsm.session(shared.log().map_or(0, Wal::appended))),
     };
     manifest.write(dir)?;
     if let Some(log) = shared.log() {
