@@ -25,6 +25,9 @@ pub fn betweenness_single_source<G: GraphView>(g: &G, source: u32, threads: usiz
     run_in_pool(threads, || brandes(g, source))
 }
 
+/// Inlined on purpose: kernels are instantiated in the caller's crate, and
+/// without it every edge of the σ and δ passes paid a call into this one.
+#[inline]
 fn load(a: &AtomicU64) -> f64 {
     f64::from_bits(a.load(Relaxed))
 }

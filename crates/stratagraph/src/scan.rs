@@ -427,11 +427,8 @@ impl<'a> WeightedNeighbors<'a> {
     pub fn for_each_unordered(self, mut f: impl FnMut(u32, f64)) {
         if let (Feed::Two { a, b }, None) = (&self.from, &self.lookup) {
             for side in [a, b] {
-                each_weighted(
-                    side.rest(),
-                    side.weights.and_then(|w| w.get(side.pos..)),
-                    &mut f,
-                );
+                let weights = side.weights.and_then(|w| w.get(side.pos..));
+                each_weighted(side.rest(), weights.unwrap_or(&[]), &mut f);
             }
             return;
         }
@@ -439,19 +436,14 @@ impl<'a> WeightedNeighbors<'a> {
     }
 }
 
-/// Calls `f(dst, weight)` for each of `dsts` with its weight (1.0 for all
-/// without a weight column).
+/// Calls `f(dst, weight)` for each of `dsts` with its weight, 1.0 past the
+/// end of `weights`: an unweighted segment passes none, and a damaged
+/// weight column reads as the ordered read gives it. One loop, so `f` is
+/// inlined once (the branch per edge is always predicted).
 #[inline]
-pub(crate) fn each_weighted(dsts: &[u32], weights: Option<&[f64]>, mut f: impl FnMut(u32, f64)) {
-    match weights {
-        None => dsts.iter().for_each(|&d| f(d, 1.0)),
-        Some(w) if w.len() == dsts.len() => dsts.iter().zip(w).for_each(|(&d, &x)| f(d, x)),
-        // A damaged weight column: 1.0 where it falls short, as the
-        // ordered read gives.
-        Some(w) => dsts
-            .iter()
-            .enumerate()
-            .for_each(|(k, &d)| f(d, w.get(k).copied().unwrap_or(1.0))),
+pub(crate) fn each_weighted(dsts: &[u32], weights: &[f64], mut f: impl FnMut(u32, f64)) {
+    for (k, &d) in dsts.iter().enumerate() {
+        f(d, weights.get(k).copied().unwrap_or(1.0));
     }
 }
 
