@@ -124,7 +124,19 @@ pub(crate) struct MemPage {
     /// `first + i` were live above (a new weight for an edge of a slice),
     /// so the MemGraph does decide something for it.
     updates: Box<[u64]>,
+    /// In an out-direction page, those dropped destinations with their
+    /// new weights, ascending by vertex and destination: a weighted read
+    /// of an updated vertex takes its slice's weights but these
+    /// (`MemPage::updated_pieces`). Rewritten edges are few, so they are
+    /// kept apart rather than beside every vertex. A vertex with none
+    /// here (an in-direction page) is read by the general merge.
+    overrides: Box<[Override]>,
 }
+
+/// A new weight the MemGraph gives an edge of a vertex's slice below, in
+/// an out-direction page: `(i, destination, weight)` for vertex
+/// `first + i` (see `MemPage::overrides`).
+pub(crate) type Override = (u32, u32, f64);
 
 /// Most slices below the MemGraph a vertex in pieces has (a level part
 /// and a few L0 runs).
@@ -376,6 +388,7 @@ impl MemPage {
         // rest forward). Copied vertices keep their lists and bits.
         let mut pieces = vec![0u64; PAGE as usize / 64];
         let mut updates = vec![0u64; PAGE as usize / 64];
+        let mut overrides = Vec::new();
         if let Some((b, _)) = base {
             for w in 0..copied.len() {
                 pieces[w] = b.pieces.get(w).map_or(0, |&p| p & copied[w]);
@@ -403,6 +416,9 @@ impl MemPage {
                 }
                 write += stop - read;
                 read = stop;
+                if let Some((b, _)) = base {
+                    overrides.extend_from_slice(b.overrides_of(i as u32..j as u32));
+                }
                 i = j;
                 continue;
             }
@@ -423,6 +439,9 @@ impl MemPage {
                 let d = dsts[k];
                 if k < mid && in_pieces && held[k - read] {
                     updates[i / 64] |= bit;
+                    if with_weights {
+                        overrides.push((i as u32, d, weights[k]));
+                    }
                     continue;
                 }
                 if k == mid {
@@ -452,7 +471,16 @@ impl MemPage {
             weights: weights.into(),
             pieces: pieces.into(),
             updates: updates.into(),
+            overrides: overrides.into(),
         }
+    }
+
+    /// The overrides of the vertices `first + i` for `i` in `range`.
+    fn overrides_of(&self, range: std::ops::Range<u32>) -> &[Override] {
+        let at = |i: u32| self.overrides.partition_point(|o| o.0 < i);
+        self.overrides
+            .get(at(range.start)..at(range.end))
+            .unwrap_or(&[])
     }
 
     /// Appends the lists of vertices `from..to` (in this page) to a page
@@ -505,6 +533,7 @@ impl MemPage {
             + std::mem::size_of_val(&*self.weights)
             + std::mem::size_of_val(&*self.pieces)
             + std::mem::size_of_val(&*self.updates)
+            + std::mem::size_of_val(&*self.overrides)
     }
 
     /// `v`'s live destinations and tombstones at the snapshot, each
@@ -554,6 +583,24 @@ impl MemPage {
         let start = *self.starts.get(2 * i)? as usize;
         let weights = self.weights.get(start..start + adds.len())?;
         Some((adds, weights))
+    }
+
+    /// `weighted_pieces` for a vertex whose additions do hold new weights
+    /// for edges of its slice: the additions with their weights, and the
+    /// new weights as `(_, destination, weight)`, ascending, which replace
+    /// the slice's for those destinations. `None` for a vertex not in
+    /// pieces, not updated, or in an in-direction page.
+    #[inline]
+    pub(crate) fn updated_pieces(&self, v: u32) -> Option<(&[u32], &[f64], &[Override])> {
+        let adds = self.pieces(v)?;
+        if !self.updated(v) {
+            return None;
+        }
+        let i = v.wrapping_sub(self.first);
+        let start = *self.starts.get(2 * i as usize)? as usize;
+        let weights = self.weights.get(start..start + adds.len())?;
+        let over = self.overrides_of(i..i + 1);
+        (!over.is_empty()).then_some((adds, weights, over))
     }
 
     /// Whether the MemGraph decides nothing for `v` at the snapshot (not

@@ -7,7 +7,7 @@ use crate::lsm::layers::{Layers, PAGE};
 use crate::lsm::merge::{self, Merger};
 use crate::lsm::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use crate::mem::EdgeSet;
-use crate::mem_view::{self, MemPage, MemView, Slices, MAX_PIECES};
+use crate::mem_view::{self, MemPage, MemView, Override, Slices, MAX_PIECES};
 use crate::scan::{self, Neighbors, WeightedNeighbors};
 use crate::version::Timestamp;
 use crate::VertexId;
@@ -668,7 +668,7 @@ impl Snapshot {
             Some(SoleOut::Split(seg, range, adds, weights)) => {
                 WeightedNeighbors::from_two(seg, range, adds, weights)
             }
-            None => self.out_weighted_other(v),
+            Some(SoleOut::Updated(..)) | None => self.out_weighted_other(v),
         }
     }
 
@@ -685,6 +685,9 @@ impl Snapshot {
         let (seg, range, adds) = match self.sole_out(v) {
             Some(SoleOut::Clean(seg, range)) => (seg, range, (&[][..], &[][..])),
             Some(SoleOut::Split(seg, range, adds, weights)) => (seg, range, (adds, weights)),
+            Some(SoleOut::Updated(seg, range, adds, over)) => {
+                return each_weighted_updated(seg, range, adds, over, &mut f);
+            }
             None => return self.each_out_weighted_other(v, &mut f),
         };
         let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
@@ -708,8 +711,9 @@ impl Snapshot {
     /// Where `v`'s out-list lies when one plain segment below holds all of
     /// it that the MemGraph does not: the list after a compaction, or with
     /// the newest edges above it, that segment's entries and the additions
-    /// of `v`'s page beside them, found with one page look-up (made only
-    /// for a vertex the MemGraph may hold). `None` for any other list.
+    /// of `v`'s page beside them (and any new weights the page gives the
+    /// segment's edges), found with one page look-up (made only for a
+    /// vertex the MemGraph may hold). `None` for any other list.
     #[inline]
     fn sole_out(&self, v: u32) -> Option<SoleOut<'_>> {
         let seg = self.layers.plain_sole(v, false, self.ts)?;
@@ -720,8 +724,12 @@ impl Snapshot {
         if !self.shared.mem.may_hold(v) {
             return Some(SoleOut::Clean(seg, range));
         }
-        let (adds, weights) = self.point_page(v, false)?.weighted_pieces(v)?;
-        Some(SoleOut::Split(seg, range, adds, weights))
+        let page = self.point_page(v, false)?;
+        if let Some((adds, weights)) = page.weighted_pieces(v) {
+            return Some(SoleOut::Split(seg, range, adds, weights));
+        }
+        let (adds, weights, over) = page.updated_pieces(v)?;
+        Some(SoleOut::Updated(seg, range, (adds, weights), over))
     }
 
     /// `out_weighted_of` for every list `sole_out` does not place.
@@ -1195,6 +1203,46 @@ type ListSink<'f> = dyn FnMut(u32, &[&[u32]]) + 'f;
 enum SoleOut<'s> {
     Clean(&'s Segment, std::ops::Range<usize>),
     Split(&'s Segment, std::ops::Range<usize>, &'s [u32], &'s [f64]),
+    /// `Split` where the MemGraph also gives new weights to some edges of
+    /// the segment (`MemPage::updated_pieces`).
+    Updated(
+        &'s Segment,
+        std::ops::Range<usize>,
+        (&'s [u32], &'s [f64]),
+        &'s [Override],
+    ),
+}
+
+/// `Snapshot::for_each_out_weighted_unordered_of` for `SoleOut::Updated`:
+/// the segment's entries with the new weights laid over theirs (one
+/// pointer walked along beside the entries, both ascending), then the
+/// additions. Out of line with one instance for every callback, as the
+/// rare path of its caller.
+#[inline(never)]
+fn each_weighted_updated(
+    seg: &Segment,
+    range: std::ops::Range<usize>,
+    (adds, add_weights): (&[u32], &[f64]),
+    over: &[Override],
+    f: &mut dyn FnMut(u32, f64),
+) {
+    let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+    let weights = seg.weights().and_then(|w| w.get(range)).unwrap_or(&[]);
+    let mut over = over.iter().peekable();
+    for (k, &d) in dsts.iter().enumerate() {
+        let mut w = weights.get(k).copied().unwrap_or(1.0);
+        while let Some(&&(_, od, ow)) = over.peek() {
+            if od > d {
+                break;
+            }
+            over.next();
+            if od == d {
+                w = ow;
+            }
+        }
+        f(d, w);
+    }
+    scan::each_weighted(adds, add_weights, f);
 }
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).
