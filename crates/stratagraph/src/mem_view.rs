@@ -575,10 +575,13 @@ impl MemPage {
     /// (so the slice's own weights are current).
     #[inline]
     pub(crate) fn weighted_pieces(&self, v: u32) -> Option<(&[u32], &[f64])> {
+        self.pieces_with_weights(v).filter(|_| !self.updated(v))
+    }
+
+    /// `pieces` with the additions' weights, in an out-direction page.
+    #[inline]
+    fn pieces_with_weights(&self, v: u32) -> Option<(&[u32], &[f64])> {
         let adds = self.pieces(v)?;
-        if self.updated(v) {
-            return None;
-        }
         let i = v.wrapping_sub(self.first) as usize;
         let start = *self.starts.get(2 * i)? as usize;
         let weights = self.weights.get(start..start + adds.len())?;
@@ -592,13 +595,11 @@ impl MemPage {
     /// pieces, not updated, or in an in-direction page.
     #[inline]
     pub(crate) fn updated_pieces(&self, v: u32) -> Option<(&[u32], &[f64], &[Override])> {
-        let adds = self.pieces(v)?;
         if !self.updated(v) {
             return None;
         }
+        let (adds, weights) = self.pieces_with_weights(v)?;
         let i = v.wrapping_sub(self.first);
-        let start = *self.starts.get(2 * i as usize)? as usize;
-        let weights = self.weights.get(start..start + adds.len())?;
         let over = self.overrides_of(i..i + 1);
         (!over.is_empty()).then_some((adds, weights, over))
     }
