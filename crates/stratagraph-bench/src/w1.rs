@@ -188,8 +188,8 @@ pub fn run(args: &W1Args) -> Res<()> {
         ),
         "# stores: Options::default() (64 MiB MemGraph, background flushes); disk stores in a fresh directory under the scratch folder".into(),
         format!("# scratch: {}", scratch.display()),
-        "# settled: before each timed phase the store is close()d (flushed and merged), the public way to wait for background work".into(),
-        "# durability: disk stores log every commit (SyncPolicy::Never: written to the OS, synced at flushes and close; synced commits: bench durability); disk bulk_load includes close()".into(),
+        "# settled: before each timed phase the store is compact()ed (flushed and merged, the work close() does), which waits for background work".into(),
+        "# durability: disk stores log every commit (SyncPolicy::Never: written to the OS, synced at flushes and close; synced commits: bench durability); disk bulk_load includes compact()".into(),
         "# latency: insert_single_pNN are nearest-rank percentiles of every commit's wall time (all samples kept), in microseconds".into(),
     ];
     let mut b = Bench {

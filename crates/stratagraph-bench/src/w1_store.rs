@@ -96,11 +96,11 @@ impl Store {
         Ok(())
     }
 
-    /// Flushes and merges everything (`close`, which leaves the store
-    /// usable): the only public way to wait until background maintenance is
-    /// done, and on disk what makes the writes durable.
+    /// Flushes and merges everything (`compact`, the work `close` does,
+    /// leaving the store open): waits until background maintenance is done,
+    /// and on disk makes the writes durable in level files.
     pub fn settle(&self) -> stratagraph::Result<()> {
-        self.graph.close()
+        self.graph.compact()
     }
 
     /// Bytes of the store's files (on disk only).

@@ -47,9 +47,8 @@ enum Command {
         /// Files to load, in order.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Treat edges as undirected (fixed when the store is created).
-        #[arg(long)]
-        undirected: bool,
+        #[command(flatten)]
+        kind: KindFlags,
     },
     /// Runs one analytics kernel on the store in DIR and writes Graphalytics
     /// output (`vertex value` per line, external ids; `tc` prints one count).
@@ -73,9 +72,8 @@ enum Command {
         /// Write the output here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The store is undirected.
-        #[arg(long)]
-        undirected: bool,
+        #[command(flatten)]
+        kind: KindFlags,
     },
     /// Checks the closed on-disk store in DIR without changing it: the
     /// manifest, every checksum of every level file, every log record.
@@ -102,6 +100,30 @@ enum Command {
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// Whether a store is directed: read from its MANIFEST when it exists, so
+/// these flags only matter when a command creates one (and one that
+/// contradicts an existing store is refused, naming both kinds).
+#[derive(clap::Args)]
+struct KindFlags {
+    /// The store is (or is created) directed: the default for a new store.
+    #[arg(long, conflicts_with = "undirected")]
+    directed: bool,
+    /// The store is (or is created) undirected.
+    #[arg(long)]
+    undirected: bool,
+}
+
+impl KindFlags {
+    /// What the flags ask for (`None`: whatever the store is).
+    fn asked(&self) -> Option<bool> {
+        match (self.directed, self.undirected) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -221,11 +243,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
-        Command::Load {
-            dir,
-            inputs,
-            undirected,
-        } => store_cmds::load(&dir, &inputs, undirected),
+        Command::Load { dir, inputs, kind } => store_cmds::load(&dir, &inputs, kind.asked()),
         Command::Algo {
             kernel,
             dir,
@@ -234,11 +252,11 @@ fn main() -> ExitCode {
             damping,
             threads,
             out,
-            undirected,
+            kind,
         } => store_cmds::algo(&store_cmds::AlgoArgs {
             kernel: &kernel,
             dir: &dir,
-            undirected,
+            directed: kind.asked(),
             source,
             iterations,
             damping,

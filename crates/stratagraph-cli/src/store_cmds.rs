@@ -21,19 +21,23 @@ const BAR_BYTES: u64 = 64 << 20;
 
 type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
-fn options(undirected: bool) -> Options {
-    Options {
-        directed: !undirected,
+/// Options for the store in `dir`: directed or not as its manifest says,
+/// or as `asked` (`--directed`/`--undirected`, directed if neither) when
+/// `dir` holds no store yet. A flag that contradicts the store is an error
+/// naming both kinds.
+fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
+    Ok(Options {
+        directed: stratagraph::resolve_directed(dir, asked)?,
         ..Options::default()
-    }
+    })
 }
 
 /// Loads `inputs` into the store in `dir` (created if missing): `.v` files
 /// list vertices, anything else is an edge list (`src dst [weight]` lines,
 /// `#`/`%` comments, optionally gzipped; Graphalytics `.e` files are such
 /// lists). Every batch is atomic; the store is closed at the end.
-pub fn load(dir: &Path, inputs: &[std::path::PathBuf], undirected: bool) -> Res {
-    let g = Graph::open(dir, options(undirected))?;
+pub fn load(dir: &Path, inputs: &[std::path::PathBuf], directed: Option<bool>) -> Res {
+    let g = Graph::open(dir, options(dir, directed)?)?;
     for input in inputs {
         let bytes = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
         let bar = if bytes >= BAR_BYTES {
@@ -89,7 +93,8 @@ pub fn load(dir: &Path, inputs: &[std::path::PathBuf], undirected: bool) -> Res 
 pub struct AlgoArgs<'a> {
     pub kernel: &'a str,
     pub dir: &'a Path,
-    pub undirected: bool,
+    /// `--directed`/`--undirected`, if given: must match the store.
+    pub directed: Option<bool>,
     pub source: Option<u64>,
     pub iterations: u32,
     pub damping: f64,
@@ -109,7 +114,7 @@ pub fn algo(a: &AlgoArgs<'_>) -> Res {
         )
         .into());
     }
-    let g = Graph::open(a.dir, options(a.undirected))?;
+    let g = Graph::open(a.dir, options(a.dir, a.directed)?)?;
     let s = g.snapshot();
     let source = || -> Res<u32> {
         let ext = a.source.ok_or("this kernel needs --source ID")?;
@@ -221,16 +226,12 @@ pub fn check(dir: &Path) -> Res {
     }
 }
 
-/// Opens an existing store whichever kind it is (the manifest knows; the
-/// engine refuses the wrong kind with `OptionsMismatch`, so try both).
+/// Opens an existing store, of whichever kind its manifest says.
 fn open_existing(dir: &Path) -> Res<Graph> {
     if !dir.join("MANIFEST").exists() {
         return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
     }
-    match Graph::open(dir, options(false)) {
-        Err(stratagraph::Error::OptionsMismatch { .. }) => Ok(Graph::open(dir, options(true))?),
-        other => Ok(other?),
-    }
+    Ok(Graph::open(dir, options(dir, None)?)?)
 }
 
 /// Prints the store's counts (see the `stats` command's help).

@@ -77,9 +77,7 @@ fn check_graph(name: &str) {
             }
             _ => {}
         }
-        if !props.directed {
-            cmd.arg("--undirected");
-        }
+        // No --undirected: the store's kind comes from its MANIFEST.
         run_ok(&mut cmd);
         let want = std::fs::read_to_string(&reference).unwrap();
         let got = std::fs::read_to_string(&out_file).unwrap();
@@ -180,6 +178,78 @@ fn check_reports_a_healthy_store_and_names_damage() {
     let name = run.file_name().unwrap().to_string_lossy().into_owned();
     assert!(text.contains("DAMAGE") && text.contains(&name), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 problem"));
+}
+
+#[test]
+fn the_kind_of_an_existing_store_comes_from_its_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3\n").unwrap();
+    let more = dir.path().join("more.txt");
+    std::fs::write(&more, "3 4\n").unwrap();
+    let store = dir.path().join("s");
+    run_ok(
+        bin()
+            .arg("load")
+            .arg(&store)
+            .arg("--undirected")
+            .arg(&input),
+    );
+    // Loading more and running a kernel need no flag: both take the store
+    // as undirected (BFS from 4 reaches 1 only over reversed edges).
+    run_ok(bin().arg("load").arg(&store).arg(&more));
+    let out = run_ok(
+        bin()
+            .args(["algo", "bfs"])
+            .arg(&store)
+            .args(["--source", "4"]),
+    );
+    assert!(out.lines().any(|l| l == "1 3"), "{out}");
+    let json = run_ok(bin().arg("stats").arg(&store).arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v["directed"].as_bool(), v["edges"].as_u64()),
+        (Some(false), Some(3))
+    );
+    // A flag that contradicts the store is refused, naming both kinds, and
+    // changes nothing.
+    let before: Vec<_> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    for args in [vec!["load"], vec!["algo", "wcc"]] {
+        let mut cmd = bin();
+        cmd.args(&args).arg(&store).arg("--directed");
+        if args[0] == "load" {
+            cmd.arg(&more);
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("MANIFEST")
+                && err.contains("the store is undirected, the options ask for directed"),
+            "{args:?}: {err}"
+        );
+    }
+    let after: Vec<_> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(before, after);
+    let json = run_ok(bin().arg("stats").arg(&store).arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["edges"].as_u64(), Some(3));
+    // --directed and --undirected together are a usage error.
+    let out = bin()
+        .arg("load")
+        .arg(dir.path().join("t"))
+        .args(["--directed", "--undirected"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
 
 #[test]

@@ -113,6 +113,7 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
         E::UnsupportedFormat { .. } => UnsupportedFormat::new_err(msg),
         E::Io { .. } | E::LogFailed { .. } => StorageError::new_err(msg),
         E::StoreLocked { .. } => StoreLocked::new_err(msg),
+        E::Closed { .. } => Closed::new_err(msg),
         E::InvalidSegmentInput { .. } => InternalError::new_err(msg),
         // The engine's enum is non-exhaustive: a variant added later still
         // reaches Python as a stratagraph.Error until it gets its own class.

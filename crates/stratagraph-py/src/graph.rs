@@ -131,8 +131,15 @@ impl PyGraph {
 
     /// Opens the on-disk store in directory ``path``, creating it if it
     /// holds none. Flushed data lives there as memory-mapped files;
-    /// ``close()`` (or leaving the ``with`` block) writes everything out so
-    /// the store reopens with all its data.
+    /// ``close()`` (or leaving the ``with`` block) writes everything out and
+    /// releases the directory, so the store reopens with all its data, even
+    /// while snapshots or transactions of this graph are still referenced
+    /// (they raise ``Closed``).
+    ///
+    /// ``directed`` only matters when the store is created (directed when
+    /// left as ``None``): an existing store is opened as its manifest says,
+    /// and an explicit value that contradicts it raises ``InvalidInput``
+    /// naming both kinds.
     ///
     /// Every commit is appended to a write-ahead log before it becomes
     /// visible; reopening after a crash replays it. ``sync`` says when a
@@ -145,15 +152,14 @@ impl PyGraph {
     /// under any policy.
     ///
     /// A directory that is already open (here or in another process)
-    /// raises ``StoreLocked``; opening a directed store as undirected (or
-    /// the reverse) raises ``InvalidInput``; a damaged file raises
+    /// raises ``StoreLocked``; a damaged file raises
     /// ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as
     /// for ``in_memory`` and is not stored: a store holding more ids than
     /// it keeps them but takes no new one.
     #[staticmethod]
     #[pyo3(signature = (
         path,
-        directed = true,
+        directed = None,
         sync = "always",
         *,
         threads = 0,
@@ -165,7 +171,7 @@ impl PyGraph {
     fn open(
         py: Python<'_>,
         path: std::path::PathBuf,
-        directed: bool,
+        directed: Option<bool>,
         sync: &str,
         threads: i64,
         allow_self_loops: bool,
@@ -173,6 +179,9 @@ impl PyGraph {
         max_vertex_ids: Option<i64>,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
+        let directed = py
+            .detach(|| stratagraph::resolve_directed(&path, directed))
+            .map_err(errors::engine)?;
         let opts = Options {
             directed,
             sync,

@@ -151,10 +151,45 @@ def test_on_disk_store_reopens_with_its_data(tmp_path):
         assert sorted(got.edges(data=True)) == sorted(want.edges(data=True))
 
 
+def test_close_releases_the_store_while_a_snapshot_and_a_transaction_live(tmp_path):
+    g = sg.Graph.open(tmp_path)
+    for i in range(20):
+        g.add_edge(i, i + 1, weight=float(i))
+    s = g.snapshot()
+    tx = g.transaction()
+    tx.add_edge(100, 101)
+    g.close()
+    with pytest.raises(sg.Closed):
+        s.num_edges
+    with pytest.raises(sg.Closed):
+        tx.commit()
+    # Reopens at once, with every commit, while s and tx are still referenced.
+    with sg.Graph.open(tmp_path) as again:
+        snap = again.snapshot()
+        assert snap.num_edges == 20
+        assert all(snap.weight(i, i + 1) == float(i) for i in range(20))
+        assert not snap.has_edge(100, 101)
+    del s, tx
+
+
+def test_an_existing_store_opens_as_its_manifest_says(tmp_path):
+    with sg.Graph.open(tmp_path, directed=False) as g:
+        g.add_edge(1, 2)
+    with sg.Graph.open(tmp_path) as g:  # no argument: the store decides
+        assert not g.directed
+        assert g.snapshot().has_edge(2, 1)
+    with sg.Graph.open(tmp_path, directed=False) as g:
+        assert not g.directed
+    with pytest.raises(sg.InvalidInput, match="the store is undirected, the options ask for directed"):
+        sg.Graph.open(tmp_path, directed=True)
+    with sg.Graph.open(tmp_path / "new") as g:  # a new store: directed by default
+        assert g.directed
+
+
 def test_on_disk_store_refuses_contradicting_options_and_damage(tmp_path):
     with sg.Graph.open(tmp_path) as g:
         g.add_edge(1, 2)
-    with pytest.raises(sg.InvalidInput, match="directed"):
+    with pytest.raises(sg.InvalidInput, match="MANIFEST: the store is directed, the options ask for undirected"):
         sg.Graph.open(tmp_path, directed=False)
     for bad in ("sometimes", "interval:", "interval:0", "interval:-5"):
         with pytest.raises(ValueError, match="sync"):

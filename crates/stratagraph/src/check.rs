@@ -3,10 +3,10 @@
 //! problem; an operator wants all of them).
 
 use crate::error::{Error, Result};
-use crate::graph::{arrange_layers, open_level_file};
 use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
 use crate::manifest::{Manifest, RunFiles};
+use crate::open::{arrange_layers, lock_dir_if_present, open_level_file};
 use crate::wal;
 use std::path::Path;
 
@@ -54,7 +54,7 @@ impl CheckReport {
 /// in [`CheckReport::problems`].
 pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
     let dir = dir.as_ref();
-    let _lock = crate::graph::lock_dir_if_present(dir)?;
+    let _lock = lock_dir_if_present(dir)?;
     let mut report = CheckReport {
         has_manifest: false,
         vertices: 0,

@@ -200,6 +200,16 @@ pub enum Error {
         /// The first log error, as text.
         cause: String,
     },
+    /// The store was closed (`Graph::close`, or its last `Graph` handle was
+    /// dropped): it takes no more writes or maintenance. Snapshots taken
+    /// before keep reading what they saw.
+    #[error("{op} refused: the store{} is closed", .store.as_deref().map(|d| format!(" {d}")).unwrap_or_default())]
+    Closed {
+        /// What was refused (`commit`, `insert_edges`, `flush`, ...).
+        op: &'static str,
+        /// The store directory (`None` for an in-memory store).
+        store: Option<String>,
+    },
     /// The engine asked the CSR segment writer to store input that breaks the
     /// segment's invariants (unsorted, out of range, a NaN weight, ...). This
     /// is a bug in the engine, not in user input, and is reported rather than

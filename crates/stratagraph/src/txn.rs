@@ -16,11 +16,11 @@
 //! writes win, as with last-writer-wins stores.
 
 use crate::error::{BatchIndex, Error, Op, Result};
-use crate::graph::Shared;
 use crate::lsm::layers::Layers;
-use crate::lsm::maintain;
 use crate::mem::{Effect, Stamping, VertexState};
-use crate::snapshot::Snapshot;
+use crate::read::Snapshot;
+use crate::store::maintain;
+use crate::store::Store;
 use crate::version::Timestamp;
 use crate::VertexId;
 use parking_lot::RwLockWriteGuard;
@@ -34,7 +34,7 @@ use crate::wal::record::VertexChange as VertexWrite;
 /// A write transaction. Create with [`crate::Graph::begin`]; finish with
 /// [`WriteTxn::commit`]. Dropping it without committing discards its writes.
 pub struct WriteTxn {
-    shared: Arc<Shared>,
+    store: Arc<Store>,
     view: Option<Snapshot>,
     vertices: FxHashMap<u32, VertexWrite>,
     /// Net edge writes; undirected keys are ordered (min, max).
@@ -42,9 +42,9 @@ pub struct WriteTxn {
 }
 
 impl WriteTxn {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(store: Arc<Store>) -> Self {
         WriteTxn {
-            shared,
+            store,
             view: None,
             vertices: FxHashMap::default(),
             edges: FxHashMap::default(),
@@ -53,13 +53,13 @@ impl WriteTxn {
 
     /// The snapshot this transaction reads, taken at its first read.
     fn view(&mut self) -> &Snapshot {
-        let shared = &self.shared;
+        let store = &self.store;
         self.view
-            .get_or_insert_with(|| Snapshot::open(shared.clone()))
+            .get_or_insert_with(|| Snapshot::open(store.clone()))
     }
 
     fn key(&self, s: u32, d: u32) -> (u32, u32) {
-        if self.shared.opts.directed || s <= d {
+        if self.store.opts.directed || s <= d {
             (s, d)
         } else {
             (d, s)
@@ -67,10 +67,10 @@ impl WriteTxn {
     }
 
     fn intern(&self, op: Op, v: VertexId) -> Result<u32> {
-        self.shared.ids.intern(v).ok_or(Error::VertexIdsExhausted {
+        self.store.ids.intern(v).ok_or(Error::VertexIdsExhausted {
             op,
             vertex: v,
-            limit: self.shared.ids.cap(),
+            limit: self.store.ids.cap(),
         })
     }
 
@@ -129,7 +129,7 @@ impl WriteTxn {
             vertex: v,
             at: BatchIndex(None),
         };
-        let id = self.shared.ids.lookup(v).ok_or(not_found.clone())?;
+        let id = self.store.ids.lookup(v).ok_or(not_found.clone())?;
         if !self.vertex_visible(id) {
             return Err(not_found);
         }
@@ -149,10 +149,10 @@ impl WriteTxn {
     /// earlier in this transaction, `VertexNotFound` for a missing endpoint
     /// without auto-creation, `VertexIdsExhausted` when ids run out.
     pub fn insert_edge(&mut self, src: VertexId, dst: VertexId, weight: f64) -> Result<()> {
-        check_edge(&self.shared, Op::InsertEdge, src, dst, weight, None)?;
+        check_edge(&self.store, Op::InsertEdge, src, dst, weight, None)?;
         // Both ids' misses at once (see `util::prefetch`).
-        self.shared.ids.prefetch(src);
-        self.shared.ids.prefetch(dst);
+        self.store.ids.prefetch(src);
+        self.store.ids.prefetch(dst);
         let s = self.intern(Op::InsertEdge, src)?;
         let d = self.intern(Op::InsertEdge, dst)?;
         for (id, ext) in [(s, src), (d, dst)] {
@@ -165,7 +165,7 @@ impl WriteTxn {
                 });
             }
         }
-        if !self.shared.opts.auto_create_vertices {
+        if !self.store.opts.auto_create_vertices {
             for (id, ext) in [(s, src), (d, dst)] {
                 if !self.vertex_visible(id) {
                     return Err(Error::VertexNotFound {
@@ -197,7 +197,7 @@ impl WriteTxn {
             dst,
             at: BatchIndex(None),
         };
-        let (Some(s), Some(d)) = (self.shared.ids.lookup(src), self.shared.ids.lookup(dst)) else {
+        let (Some(s), Some(d)) = (self.store.ids.lookup(src), self.store.ids.lookup(dst)) else {
             return Err(not_found);
         };
         if self.edge_visible(s, d).is_none() {
@@ -210,7 +210,7 @@ impl WriteTxn {
 
     /// Whether vertex `v` exists, counting this transaction's writes.
     pub fn has_vertex(&mut self, v: VertexId) -> bool {
-        self.shared
+        self.store
             .ids
             .lookup(v)
             .is_some_and(|id| self.vertex_visible(id))
@@ -223,8 +223,8 @@ impl WriteTxn {
 
     /// The weight of `src -> dst`, counting this transaction's writes.
     pub fn weight(&mut self, src: VertexId, dst: VertexId) -> Option<f64> {
-        let s = self.shared.ids.lookup(src)?;
-        let d = self.shared.ids.lookup(dst)?;
+        let s = self.store.ids.lookup(src)?;
+        let d = self.store.ids.lookup(dst)?;
         self.edge_visible(s, d)
     }
 
@@ -240,11 +240,11 @@ impl WriteTxn {
     }
 
     fn neighbors(&mut self, v: VertexId, out: bool) -> Option<Vec<VertexId>> {
-        let id = self.shared.ids.lookup(v)?;
+        let id = self.store.ids.lookup(v)?;
         if !self.vertex_visible(id) {
             return None;
         }
-        let directed = self.shared.opts.directed;
+        let directed = self.store.opts.directed;
         let mut ids: Vec<u32> = Vec::new();
         if !self.reset(id) {
             let view = self.view();
@@ -284,7 +284,7 @@ impl WriteTxn {
         ids.dedup();
         Some(
             ids.into_iter()
-                .map(|n| self.shared.ids.external(n))
+                .map(|n| self.store.ids.external(n))
                 .collect(),
         )
     }
@@ -311,33 +311,35 @@ impl WriteTxn {
         // The read view only served validation; commit re-checks under locks.
         // Closing it first keeps it from holding back the watermark.
         self.view = None;
-        let shared = self.shared.clone();
+        let store = self.store.clone();
         if self.is_empty() {
-            return Ok(shared.clock.visible());
+            return Ok(store.clock.visible());
         }
-        let log = shared.log();
+        store.check_open("commit")?;
+        let log = store.log();
         if let Some(log) = log {
             log.check()?;
         }
-        let _gate = shared.writers.read();
+        let _gate = store.writers.read();
+        store.check_open("commit")?;
         // Any `Layers` will do: the MemGraph keeps every version a run holds
         // until all holders of older ones (this commit too) are gone.
-        let layers = shared.layers.read().clone();
-        let (lockset, mut guards) = self.lock_all(&shared, &layers);
+        let layers = store.layers.read().clone();
+        let (lockset, mut guards) = self.lock_all(&store, &layers);
         let inflight = log.map(|log| log.enter());
-        let ticket = shared.clock.take();
+        let ticket = store.clock.take();
         let ts = ticket.ts();
-        let st = shared.stamping(ts)?;
+        let st = store.stamping(ts)?;
         // Before `ts` is published: kept read pages of these vertices are
         // stale from it on (see `mem_view`).
         for &v in &lockset {
-            shared.mem.note_write(v, ts);
+            store.mem.note_write(v, ts);
         }
         let mut locked = Locked {
             ids: &lockset,
             guards: &mut guards,
         };
-        if !shared.opts.auto_create_vertices {
+        if !store.opts.auto_create_vertices {
             self.check_endpoints_alive(&mut locked)?;
         }
         let (d_edges, d_vertices) = self.apply(&mut locked, &layers, &st);
@@ -356,13 +358,13 @@ impl WriteTxn {
         let ts = ticket.publish(d_edges, d_vertices);
         durable?;
         drop(layers);
-        maintain::note_writes(&shared, 2 * self.edges.len());
+        maintain::note_writes(&store, 2 * self.edges.len());
         Ok(ts)
     }
 
     /// The log record of this transaction's net writes (external ids).
     fn encode(&self, b: &mut Vec<u8>, ts: Timestamp) {
-        let ext = |v: u32| self.shared.ids.external(v);
+        let ext = |v: u32| self.store.ids.external(v);
         crate::wal::record::encode_txn(
             b,
             ts,
@@ -374,7 +376,7 @@ impl WriteTxn {
     /// Locks every vertex the commit writes, in ascending order.
     fn lock_all<'s>(
         &self,
-        shared: &'s Shared,
+        store: &'s Store,
         layers: &Layers,
     ) -> (Vec<u32>, Vec<RwLockWriteGuard<'s, VertexState>>) {
         let mut ids: Vec<u32> = self.vertices.keys().copied().collect();
@@ -391,7 +393,7 @@ impl WriteTxn {
         // The slots' and lists' misses overlap instead of queueing behind
         // each lock in turn.
         for &v in &ids {
-            shared.mem.prefetch(v);
+            store.mem.prefetch(v);
         }
         for &(s, _) in self.edges.keys() {
             layers.prefetch_lists(s, false);
@@ -399,12 +401,12 @@ impl WriteTxn {
         loop {
             ids.sort_unstable();
             ids.dedup();
-            let mut guards: Vec<_> = ids.iter().map(|&v| shared.mem.lock(v)).collect();
+            let mut guards: Vec<_> = ids.iter().map(|&v| store.mem.lock(v)).collect();
             let mut missing = Vec::new();
             for &v in &deleted {
                 let i = ids.binary_search(&v).unwrap_or(0);
                 let st = &guards[i];
-                let dirs: &[bool] = if shared.opts.directed {
+                let dirs: &[bool] = if store.opts.directed {
                     &[false, true]
                 } else {
                     &[false]
@@ -420,7 +422,7 @@ impl WriteTxn {
                 }
             }
             if missing.is_empty() {
-                self.prefetch_sets(shared, &ids, &guards);
+                self.prefetch_sets(store, &ids, &guards);
                 return (ids, guards);
             }
             guards.clear();
@@ -433,7 +435,7 @@ impl WriteTxn {
     /// misses overlap the look-up below the MemGraph.
     fn prefetch_sets(
         &self,
-        shared: &Shared,
+        store: &Store,
         ids: &[u32],
         guards: &[RwLockWriteGuard<'_, VertexState>],
     ) {
@@ -443,7 +445,7 @@ impl WriteTxn {
                 st.out.prefetch();
             }
             if let Some(st) = state(d) {
-                if shared.opts.directed {
+                if store.opts.directed {
                     st.inn.prefetch();
                 } else {
                     st.out.prefetch();
@@ -467,7 +469,7 @@ impl WriteTxn {
                 if !created && !locked.get(v).life.alive() {
                     return Err(Error::VertexNotFound {
                         op: Op::InsertEdge,
-                        vertex: self.shared.ids.external(v),
+                        vertex: self.store.ids.external(v),
                         at: BatchIndex(None),
                     });
                 }
@@ -479,7 +481,7 @@ impl WriteTxn {
     /// Applies the net writes under the locks; returns the change in edge and
     /// vertex counts.
     fn apply(&self, locked: &mut Locked<'_, '_>, layers: &Layers, st: &Stamping) -> (i64, i64) {
-        let directed = self.shared.opts.directed;
+        let directed = self.store.opts.directed;
         let (mut d_edges, mut d_vertices) = (0i64, 0i64);
         for (&v, &w) in &self.vertices {
             if w != VertexWrite::Created && locked.get(v).life.alive() {
@@ -534,7 +536,7 @@ impl WriteTxn {
 
 /// Commits a logged transaction again during recovery (see `wal::recover`).
 pub(crate) fn replay(
-    shared: &Arc<Shared>,
+    store: &Arc<Store>,
     vertices: &[(VertexId, VertexWrite)],
     edges: &[(VertexId, VertexId, Option<f64>)],
 ) -> Result<Timestamp> {
@@ -543,8 +545,8 @@ pub(crate) fn replay(
         vertex: v,
         at: BatchIndex(None),
     };
-    let id = |v: VertexId| shared.ids.lookup(v).ok_or_else(|| unknown(v));
-    let mut tx = WriteTxn::new(shared.clone());
+    let id = |v: VertexId| store.ids.lookup(v).ok_or_else(|| unknown(v));
+    let mut tx = WriteTxn::new(store.clone());
     for &(v, w) in vertices {
         tx.vertices.insert(id(v)?, w);
     }
@@ -605,7 +607,7 @@ fn remove_all_edges(
 
 /// Checks one edge write's arguments (shared by transactions and batches).
 pub(crate) fn check_edge(
-    shared: &Shared,
+    store: &Store,
     op: Op,
     src: VertexId,
     dst: VertexId,
@@ -621,7 +623,7 @@ pub(crate) fn check_edge(
             at: BatchIndex(at),
         });
     }
-    if src == dst && !shared.opts.allow_self_loops {
+    if src == dst && !store.opts.allow_self_loops {
         return Err(Error::SelfLoop {
             op,
             vertex: src,

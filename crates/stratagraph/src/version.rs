@@ -35,7 +35,7 @@ struct State {
     snapshots: BTreeMap<Timestamp, usize>,
     /// Internal registrations (a flush reading the state at its cut): they
     /// hold the watermark like snapshots, but a commit is never refused
-    /// for their age (see `Shared::stamping`).
+    /// for their age (see `Store::stamping`).
     pins: BTreeMap<Timestamp, usize>,
 }
 

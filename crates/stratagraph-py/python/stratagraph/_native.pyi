@@ -108,7 +108,7 @@ class Graph:
     @staticmethod
     def open(
         path: Union[str, "os.PathLike[str]"],
-        directed: bool = True,
+        directed: Optional[bool] = None,
         sync: str = "always",
         *,
         threads: int = 0,
@@ -117,15 +117,19 @@ class Graph:
         max_vertex_ids: Optional[int] = None,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
-        holds none; ``close()`` writes everything out so it reopens with all
-        its data. Every commit goes to a write-ahead log first; reopening
+        holds none; ``close()`` writes everything out and releases the
+        directory, so it reopens with all its data even while snapshots or
+        transactions of this graph are referenced (they raise ``Closed``).
+        ``directed`` matters only when the store is created (directed if
+        ``None``): an existing store opens as its manifest says, and a value
+        that contradicts it raises ``InvalidInput`` naming both kinds.
+        Every commit goes to a write-ahead log first; reopening
         after a crash replays it. ``sync`` is when a commit counts as
         durable: "always" (log synced before returning; concurrent commits
         share a sync), "interval:MS" (synced every MS milliseconds) or
         "never" (synced at flushes and close); a process crash loses nothing
         under any of them, a power loss only what the policy allows. An open
-        directory raises ``StoreLocked``; a directed store opened as
-        undirected raises ``InvalidInput``; a damaged file raises
+        directory raises ``StoreLocked``; a damaged file raises
         ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as for
         ``in_memory`` but not stored: a store holding more ids keeps them
         and takes no new one."""

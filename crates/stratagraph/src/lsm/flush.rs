@@ -64,7 +64,7 @@ pub(crate) fn flush_direction(
 mod tests {
     use super::*;
     use crate::csr::Segment;
-    use crate::lsm::merge::Source;
+    use crate::read::merge::Source;
     use crate::{Graph, Options, Snapshot};
 
     /// A small deterministic generator (the test must not depend on a
@@ -138,12 +138,12 @@ mod tests {
             retire_old(&mut held, &g);
         }
         held.push(g.snapshot());
-        let shared = g.shared();
+        let store = g.store();
         let watermark = held[0].timestamp();
-        let bound = shared.ids.bound();
+        let bound = store.ids.bound();
         let directions: &[bool] = if directed { &[false, true] } else { &[false] };
         for &inn in directions {
-            let bytes = flush_direction(&shared.mem, bound, inn, watermark, (0, u64::MAX)).unwrap();
+            let bytes = flush_direction(&store.mem, bound, inn, watermark, (0, u64::MAX)).unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
             seg.verify().unwrap();
             for s in &held {
@@ -196,8 +196,8 @@ mod tests {
             retire_old(&mut held, &g);
         }
         held.push(g.snapshot());
-        let shared = g.shared();
-        let bound = shared.ids.bound();
+        let store = g.store();
+        let bound = store.ids.bound();
         let wm = held[0].timestamp();
         let cut = held[held.len() / 2].timestamp();
         let directions: &[bool] = if directed { &[false, true] } else { &[false] };
@@ -216,23 +216,23 @@ mod tests {
         let segs: Vec<Segment> = directions
             .iter()
             .map(|&inn| {
-                let b = flush_direction(&shared.mem, bound, inn, wm, (0, cut)).unwrap();
+                let b = flush_direction(&store.mem, bound, inn, wm, (0, cut)).unwrap();
                 Segment::from_bytes(b, "cut").unwrap()
             })
             .collect();
         let mut dropped = 0;
         for v in 0..bound {
-            let mut st = shared.mem.lock(v);
+            let mut st = store.mem.lock(v);
             dropped += usize::from(st.out.drop_upto(cut));
             dropped += usize::from(st.inn.drop_upto(cut));
         }
         assert!(dropped > 0, "the clean-up had nothing to do");
-        let mut merger = crate::lsm::merge::Merger::default();
+        let mut merger = crate::read::merge::Merger::default();
         for (di, &inn) in directions.iter().enumerate() {
             for (si, s) in held.iter().enumerate() {
                 for v in 0..bound {
                     let mut got = Vec::new();
-                    shared.mem.read(v, |st| {
+                    store.mem.read(v, |st| {
                         let set = if inn { &st.inn } else { &st.out };
                         let sources = [Source::Mem(set), Source::Seg(&segs[di])];
                         merger.visit(&sources, v, s.timestamp(), |d, _| got.push(d));
@@ -283,12 +283,12 @@ mod tests {
             .unwrap();
         g.delete_edge(1, 3).unwrap();
         g.insert_edge(1, 3, 1.0).unwrap();
-        let shared = g.shared();
+        let store = g.store();
         // No snapshot is open: the watermark is the last commit, so every
         // version collapses to one unstamped entry and the tombstone goes.
         let wm = g.snapshot().timestamp();
         let seg = Segment::from_bytes(
-            flush_direction(&shared.mem, shared.ids.bound(), false, wm, (0, u64::MAX)).unwrap(),
+            flush_direction(&store.mem, store.ids.bound(), false, wm, (0, u64::MAX)).unwrap(),
             "quiet",
         )
         .unwrap();

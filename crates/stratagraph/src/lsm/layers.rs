@@ -13,19 +13,14 @@
 //! a tombstone into the MemGraph (`EdgeSet::bury`) to hide it there.
 
 use crate::csr::Segment;
-use crate::hub_lists::KeptHubs;
-use crate::lsm::merge::{Merger, Source};
 use crate::mem::{EdgeSet, Effect, Stamping};
-use crate::mem_view::KeptPages;
+use crate::page::PAGE;
+use crate::read::hub_lists::KeptHubs;
+use crate::read::mem_view::KeptPages;
+use crate::read::merge::{Merger, Source};
 use crate::version::Timestamp;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// Vertices per page of the multi-level index. Level parts start on page
-/// boundaries, so one array entry per page and level says which part holds
-/// a vertex: finding a vertex's edges on every level is one array read per
-/// level.
-pub(crate) const PAGE: u32 = 1024;
 
 /// One CSR file pair: an L0 run (what one flush wrote, covering every
 /// vertex) or a part of a level (one vertex range of it). Both hold every

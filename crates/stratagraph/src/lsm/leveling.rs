@@ -12,15 +12,16 @@
 //!   touches a corner of the graph rewrites that corner, not the level.
 //! - Tombstones go only when nothing older lies below the target level.
 //!
-//! Every function here only *builds* segments and the levels they form; the
-//! caller (`maintain`) publishes them and writes the manifest.
+//! Every function here only *builds* segments and the levels they form,
+//! through a [`LevelSink`] (the store); the caller (`store::maintain`)
+//! publishes them and writes the manifest.
 
 use super::compact::compact_direction;
-use super::layers::{FlushedRun, Layers, Level, PAGE};
-use super::maintain::seal;
+use super::layers::{FlushedRun, Layers, Level};
+use super::LevelSink;
 use crate::error::{Error, Result};
-use crate::graph::Shared;
 use crate::options::Options;
+use crate::page::PAGE;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
@@ -97,15 +98,15 @@ pub(crate) struct Merged {
 /// `bottom`: nothing lies below `lower`, so tombstones at or below the
 /// watermark go.
 pub(crate) fn merge_into(
-    shared: &Shared,
+    sink: &impl LevelSink,
     upper: &[Arc<FlushedRun>],
     lower: &Level,
     span: Range<u32>,
     bottom: bool,
     force: bool,
 ) -> Result<Merged> {
-    let geo = Geometry::of(&shared.opts);
-    let watermark = shared.clock.watermark();
+    let geo = Geometry::of(sink.options());
+    let watermark = sink.watermark();
     let mut kept = Vec::new();
     let mut rewritten: Vec<Arc<FlushedRun>> = Vec::new();
     for p in lower.parts() {
@@ -133,8 +134,8 @@ pub(crate) fn merge_into(
         .map(|r| r.cut)
         .max()
         .unwrap_or(0);
-    let directed = shared.opts.directed;
-    let written: Vec<Option<Arc<FlushedRun>>> = shared.par(|| {
+    let directed = sink.options().directed;
+    let written: Vec<Option<Arc<FlushedRun>>> = sink.par(|| {
         plan.par_iter()
             .map(|range| {
                 let inputs: Vec<&FlushedRun> = upper
@@ -142,7 +143,7 @@ pub(crate) fn merge_into(
                     .chain(rewritten.iter().filter(|p| overlap(&p.range(), range)))
                     .map(|r| &**r)
                     .collect();
-                write_part(shared, &inputs, range, directed, watermark, bottom, cut)
+                write_part(sink, &inputs, range, directed, watermark, bottom, cut)
             })
             .collect::<Result<_>>()
     })?;
@@ -227,7 +228,7 @@ fn plan_parts(
 /// Writes one part: `inputs` (newest first) merged over `range`. `None` if
 /// nothing in it survives.
 fn write_part(
-    shared: &Shared,
+    sink: &impl LevelSink,
     inputs: &[&FlushedRun],
     range: &Range<u32>,
     directed: bool,
@@ -251,10 +252,7 @@ fn write_part(
     if out.is_empty_segment() && inn.as_ref().is_none_or(|b| b.is_empty_segment()) {
         return Ok(None);
     }
-    let id = shared.lsm.next_run_id();
-    let out = seal(shared, out, id, false)?;
-    let inn = inn.map(|b| seal(shared, b, id, true)).transpose()?;
-    Ok(Some(Arc::new(FlushedRun { id, out, inn, cut })))
+    sink.new_run(out, inn, cut).map(Some)
 }
 
 /// What a compaction step changed. Flushes go on while a compaction runs,
@@ -276,17 +274,17 @@ pub(crate) struct Step {
 /// `None` when every level is within its capacity. `cursors[i]` is where
 /// the round robin over level `i`'s parts resumes.
 pub(crate) fn next_step(
-    shared: &Shared,
+    sink: &impl LevelSink,
     layers: &Layers,
     cursors: &mut Vec<u32>,
 ) -> Result<Option<Step>> {
-    let geo = Geometry::of(&shared.opts);
+    let geo = Geometry::of(sink.options());
     if layers.runs.len() > L0_RUNS {
         let lower = layers.levels.first().cloned().unwrap_or_default();
         let bottom = layers.levels.iter().skip(1).all(Level::is_empty);
         let limit = layers.runs.iter().map(|r| r.range().end).max().unwrap_or(0);
         let merged = merge_into(
-            shared,
+            sink,
             &layers.runs,
             &lower,
             pages_of(&(0..limit)),
@@ -321,7 +319,7 @@ pub(crate) fn next_step(
     let lower = layers.levels.get(i + 1).cloned().unwrap_or_default();
     let bottom = layers.levels.iter().skip(i + 2).all(Level::is_empty);
     let merged = merge_into(
-        shared,
+        sink,
         std::slice::from_ref(&part),
         &lower,
         pages_of(&part.range()),
@@ -345,8 +343,8 @@ pub(crate) fn next_step(
 /// older than the watermark stripped, tombstones dropped): what closing a
 /// store leaves, and a graph that reads as a plain CSR. The level is the
 /// deepest one in use, or a deeper one if the data outgrew it.
-pub(crate) fn compact_fully(shared: &Shared, layers: &Layers) -> Result<Step> {
-    let geo = Geometry::of(&shared.opts);
+pub(crate) fn compact_fully(sink: &impl LevelSink, layers: &Layers) -> Result<Step> {
+    let geo = Geometry::of(sink.options());
     let total: u64 = layers.all().map(|r| r.entries()).sum();
     let deepest = (0..layers.levels.len())
         .rev()
@@ -361,7 +359,7 @@ pub(crate) fn compact_fully(shared: &Shared, layers: &Layers) -> Result<Step> {
         .collect();
     let lower = layers.levels.get(target).cloned().unwrap_or_default();
     let limit = layers.all().map(|r| r.range().end).max().unwrap_or(0);
-    let merged = merge_into(shared, &upper, &lower, pages_of(&(0..limit)), true, true)?;
+    let merged = merge_into(sink, &upper, &lower, pages_of(&(0..limit)), true, true)?;
     let mut levels: Vec<Level> = vec![Level::default(); target + 1];
     levels[target] = merged.level;
     Ok(Step {

@@ -1,14 +1,10 @@
-//! The LSM layer: CSR levels below the MemGraph (issue 3).
+//! The LSM layer: immutable CSR levels below the MemGraph, and the pure
+//! work of building them. Nothing here knows the store that owns them:
+//! the store (`crate::store`) decides when to flush and compact, and hands
+//! itself in as a [`LevelSink`] where new level files are written.
 //!
-//! Data flows down, one way:
-//! - `maintain` decides when the MemGraph is flushed (its budget), runs the
-//!   flush on a background thread, publishes the result and writes the
-//!   manifest; then it asks `leveling` for compaction steps until every
-//!   level is within its size.
 //! - `flush` writes the MemGraph's versions up to a cut as an L0 run
 //!   (a CSR segment per direction, `crate::csr`).
-//! - `bulk` writes a large batch into a store with no edge straight into
-//!   the level its size calls for, past the MemGraph (a bulk load).
 //! - `leveling` chooses what a compaction merges: all L0 runs into L1, or
 //!   one part of an over-full level into the parts of the next level it
 //!   overlaps (LSMGraph's vertex-aware compaction), and plans the vertex
@@ -17,15 +13,39 @@
 //!   range, keeping what snapshots at or after the watermark need.
 //! - `layers` is the immutable picture readers and writers hold: L0 runs
 //!   above levels, with the page index saying which part of each level
-//!   holds a vertex; `merge` reads a vertex across the MemGraph and those
-//!   sources, newest first; `union` is its fast path for a vertex whose
-//!   segments read plain.
+//!   holds a vertex. Reading a vertex across them is the read path's
+//!   (`crate::read::merge`).
 
-pub(crate) mod bulk;
 pub(crate) mod compact;
 pub(crate) mod flush;
 pub(crate) mod layers;
 pub(crate) mod leveling;
-pub(crate) mod maintain;
-pub(crate) mod merge;
-pub(crate) mod union;
+
+use crate::csr::SegmentBytes;
+use crate::error::Result;
+use crate::options::Options;
+use crate::version::Timestamp;
+use layers::FlushedRun;
+use std::sync::Arc;
+
+/// What building levels needs from the store that will hold them: its
+/// options, how old a version may be dropped, a thread pool, and where a
+/// finished run goes (a file on disk, or memory).
+pub(crate) trait LevelSink: Sync {
+    /// The store's options (direction, level sizes).
+    fn options(&self) -> &Options;
+    /// The oldest timestamp any reader may still ask for: versions
+    /// superseded at or before it may go.
+    fn watermark(&self) -> Timestamp;
+    /// Runs `f`, which uses rayon, on the store's thread pool.
+    fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R;
+    /// Makes finished segments (out-edges, and in-edges of a directed
+    /// graph) a readable run holding versions up to `cut`, under a fresh
+    /// run id.
+    fn new_run(
+        &self,
+        out: SegmentBytes,
+        inn: Option<SegmentBytes>,
+        cut: Timestamp,
+    ) -> Result<Arc<FlushedRun>>;
+}

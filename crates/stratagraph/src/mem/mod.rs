@@ -17,7 +17,7 @@ pub(crate) use life::Life;
 pub(crate) use run::Run;
 pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
 
-use crate::lsm::layers::PAGE;
+use crate::page::PAGE;
 use crate::util::prefetch;
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{RwLock, RwLockWriteGuard};

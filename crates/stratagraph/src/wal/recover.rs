@@ -1,25 +1,14 @@
-//! Reading a store's log back after a restart.
-//!
-//! Recovery happens in two steps so that a damaged log changes nothing:
-//! `read` checks every segment and rebuilds the id dictionary in memory,
-//! and only then `replay` re-applies, in timestamp order, each commit newer
-//! than the manifest's `last_ts` through the same code that applied it the
-//! first time (a transaction's net writes, or the batch call as made). The
-//! store was in the same state before each of them then, so each has the
-//! same effect now.
-//!
-//! Timestamp order is the order that matters: commits that touch a common
-//! vertex were appended in timestamp order (see `writer.rs`), and commits
-//! that do not commute with nothing, so any interleaving of them is
-//! equivalent.
+//! Reading a store's log back after a restart: `read` checks every
+//! segment, rebuilds the id dictionary in memory and hands back the
+//! commits newer than the manifest, in timestamp order; `cut_newest` then
+//! drops a torn tail. Re-applying the commits is the opener's work
+//! (`crate::open`): the log knows records, not the engine.
 
 use super::frame;
 use super::record::Record;
 use crate::error::{Error, Result};
-use crate::graph::Shared;
 use crate::ids::IdMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// What the log holds beyond the manifest.
 pub(crate) struct LogContents {
@@ -157,46 +146,6 @@ fn learn_ids(ids: &IdMap, first: u32, exts: &[u64], file: &str, offset: u64) -> 
                      {known} ids known before it"
                 ),
             });
-        }
-    }
-    Ok(())
-}
-
-/// Re-applies the logged commits to a freshly opened store (no other
-/// handle exists yet and the log is not attached, so nothing is re-logged).
-pub(crate) fn replay(shared: &Arc<Shared>, commits: Vec<Logged>) -> Result<()> {
-    for c in commits {
-        let ts = c.ts;
-        shared.clock.resume_at(ts - 1);
-        let applied = match c.record {
-            Record::Txn {
-                vertices, edges, ..
-            } => crate::txn::replay(shared, &vertices, &edges),
-            Record::InsertEdges { edges, .. } => {
-                crate::batch::insert_edges(shared, &edges).map(|(ts, _)| ts)
-            }
-            Record::DeleteEdges { edges, .. } => crate::batch::delete_edges(shared, &edges),
-            Record::InsertVertices { vertices, .. } => {
-                crate::batch::insert_vertices(shared, &vertices)
-            }
-            Record::Ids { .. } => continue,
-        };
-        match applied {
-            Ok(got) if got == ts => {}
-            Ok(got) => {
-                return Err(Error::Corrupt {
-                    file: c.file,
-                    offset: c.offset,
-                    what: format!("commit {ts} was re-applied as commit {got}"),
-                })
-            }
-            Err(e) => {
-                return Err(Error::Corrupt {
-                    file: c.file,
-                    offset: c.offset,
-                    what: format!("commit {ts} does not apply to the recovered store: {e}"),
-                })
-            }
         }
     }
     Ok(())

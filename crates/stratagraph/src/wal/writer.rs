@@ -108,8 +108,8 @@ struct Sealed {
 
 /// The segment being appended to.
 struct Current {
-    /// Positioned at `len`.
-    file: File,
+    /// Positioned at `len`; `None` once the log is closed.
+    file: Option<File>,
     path: PathBuf,
     number: u64,
     /// Bytes in use: the file header and whole records.
@@ -134,15 +134,24 @@ fn fill_ahead(len: u64) -> u64 {
 }
 
 impl Current {
+    /// The open segment file (an error once the log is closed; writers are
+    /// refused before they get here, so this is only a safeguard).
+    fn file(&mut self) -> std::io::Result<&mut File> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("the log is closed"))
+    }
+
     /// Writes `buf` at the end of the records, then zero-fills ahead if the
     /// zeros are running out (positioned at the end of the records again).
     fn append(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.file.write_all(buf)?;
+        self.file()?.write_all(buf)?;
         self.len += buf.len() as u64;
         self.filled = self.filled.max(self.len);
         let ahead = fill_ahead(self.len);
         if self.filled - self.len < ahead / 4 {
-            fill_zeros(&mut self.file, self.len, self.filled, self.len + ahead)?;
+            let (len, filled) = (self.len, self.filled);
+            fill_zeros(self.file()?, len, filled, len + ahead)?;
             self.filled = self.len + ahead;
         }
         Ok(())
@@ -152,9 +161,10 @@ impl Current {
     /// before the next segment starts, because only the newest segment may
     /// end in zeros.
     fn seal(&mut self) -> std::io::Result<()> {
-        self.file.set_len(self.len)?;
-        self.filled = self.len;
-        self.file.sync_all()
+        let len = self.len;
+        self.file()?.set_len(len)?;
+        self.filled = len;
+        self.file()?.sync_all()
     }
 }
 
@@ -197,6 +207,8 @@ pub(crate) struct Wal {
     /// by a sync that found records appended while it ran, cleared by a
     /// leader that waited for another record in vain.
     crowded: AtomicBool,
+    /// Set by `close`: the interval syncer stops.
+    closed: AtomicBool,
 }
 
 /// A commit that will append a record soon (see `Wal::enter`).
@@ -240,7 +252,7 @@ impl Wal {
                 max_ts: 0,
             }),
             current: Mutex::new(Current {
-                file,
+                file: Some(file),
                 path,
                 number: first,
                 len: FILE_HEADER as u64,
@@ -262,6 +274,7 @@ impl Wal {
             inflight: AtomicUsize::new(0),
             appended: AtomicU64::new(0),
             crowded: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
         });
         if let SyncPolicy::Interval(every) = policy {
             spawn_syncer(Arc::downgrade(&wal), every);
@@ -269,14 +282,17 @@ impl Wal {
         Ok(wal)
     }
 
-    /// Refuses work once a write or sync has failed.
+    /// Refuses work once a write or sync has failed (`LogFailed`), or the
+    /// log was closed (`Closed`).
     pub(crate) fn check(&self) -> Result<()> {
         if self.has_failed.load(Ordering::Acquire) {
-            if let Some(e) = &*self.failed.lock() {
-                return Err(Error::LogFailed {
+            return match &*self.failed.lock() {
+                Some(e @ Error::Closed { .. }) => Err(e.clone()),
+                Some(e) => Err(Error::LogFailed {
                     cause: e.to_string(),
-                });
-            }
+                }),
+                None => Ok(()),
+            };
         }
         Ok(())
     }
@@ -387,7 +403,7 @@ impl Wal {
         if self.synced.load(Ordering::Acquire) >= pos {
             return Ok(());
         }
-        if let Err(e) = cur.file.sync_data() {
+        if let Err(e) = cur.file().and_then(|f| f.sync_data()) {
             return Err(self.fail(io_error(&cur.path, "sync", &e)));
         }
         self.synced.store(pos, Ordering::Release);
@@ -415,6 +431,25 @@ impl Wal {
         self.sync(&mut cur)
     }
 
+    /// Writes and syncs everything appended, then closes the segment file:
+    /// the store is closing and its directory may be opened again at once,
+    /// so no handle of this log may stay open. Every later write or sync
+    /// is refused.
+    pub(crate) fn close(&self) -> Result<()> {
+        let mut cur = self.current.lock();
+        let synced = self
+            .check()
+            .and_then(|()| self.write_pending(&mut cur))
+            .and_then(|()| self.sync(&mut cur));
+        self.closed.store(true, Ordering::Release);
+        self.fail(Error::Closed {
+            op: "log write",
+            store: Some(self.dir.display().to_string()),
+        });
+        cur.file = None;
+        synced
+    }
+
     /// Closes the current segment (written and synced) and starts the next:
     /// called by a flush after choosing its cut, so every commit up to the
     /// cut is in a sealed segment.
@@ -431,7 +466,7 @@ impl Wal {
         let (file, path, filled) =
             new_segment(&self.dir, cur.number + 1).map_err(|e| self.fail(e))?;
         let old_path = std::mem::replace(&mut cur.path, path);
-        cur.file = file;
+        cur.file = Some(file);
         cur.len = FILE_HEADER as u64;
         cur.filled = filled;
         cur.number += 1;
@@ -518,7 +553,7 @@ fn spawn_syncer(wal: Weak<Wal>, every: Duration) {
         .name("stratagraph-wal-sync".into())
         .spawn(move || loop {
             std::thread::sleep(every);
-            let Some(wal) = wal.upgrade() else {
+            let Some(wal) = wal.upgrade().filter(|w| !w.closed.load(Ordering::Acquire)) else {
                 return;
             };
             // A failure is recorded in `failed` and reported to writers.

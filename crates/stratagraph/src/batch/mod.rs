@@ -6,11 +6,12 @@
 //! locks and its validation and application see the same state; each vertex
 //! lock is taken once, only to keep readers from seeing a half-merged run.
 
+mod bulk;
+
 use crate::error::{BatchIndex, Error, Op, Result};
-use crate::graph::Shared;
-use crate::lsm::bulk;
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, Write};
+use crate::store::Store;
 use crate::txn::check_edge;
 use crate::util::bucket;
 use crate::version::Timestamp;
@@ -49,11 +50,11 @@ impl Mode {
     }
 
     /// `f` on the store's pool, or right here for a small batch.
-    fn run<R: Send>(self, shared: &Shared, f: impl FnOnce() -> R + Send) -> R {
+    fn run<R: Send>(self, store: &Store, f: impl FnOnce() -> R + Send) -> R {
         if self.small() {
             f()
         } else {
-            shared.par(f)
+            store.par(f)
         }
     }
 }
@@ -63,11 +64,11 @@ fn key(&(owner, other, _): &Item) -> u64 {
     (u64::from(owner) << 32) | u64::from(other)
 }
 
-fn ids_exhausted(shared: &Shared, op: Op, vertex: VertexId) -> Error {
+fn ids_exhausted(store: &Store, op: Op, vertex: VertexId) -> Error {
     Error::VertexIdsExhausted {
         op,
         vertex,
-        limit: shared.ids.cap(),
+        limit: store.ids.cap(),
     }
 }
 
@@ -76,7 +77,7 @@ fn ids_exhausted(shared: &Shared, op: Op, vertex: VertexId) -> Error {
 /// hands out ids exactly as the same writes one by one would (first sight),
 /// whatever the thread count.
 fn intern_in_order(
-    shared: &Shared,
+    store: &Store,
     mode: Mode,
     op: Op,
     n: usize,
@@ -86,7 +87,7 @@ fn intern_in_order(
     let mut ids: Vec<u32> = (0..n)
         .into_par_iter()
         .with_min_len(mode.grain)
-        .map(|k| shared.ids.lookup(ext(k)).unwrap_or(u32::MAX))
+        .map(|k| store.ids.lookup(ext(k)).unwrap_or(u32::MAX))
         .collect();
     // Most batches name only known vertices: one parallel look settles it.
     if !ids
@@ -99,10 +100,10 @@ fn intern_in_order(
     for (k, id) in ids.iter_mut().enumerate() {
         if *id == u32::MAX {
             let v = ext(k);
-            *id = shared
+            *id = store
                 .ids
                 .intern(v)
-                .ok_or_else(|| ids_exhausted(shared, op, v))?;
+                .ok_or_else(|| ids_exhausted(store, op, v))?;
         }
     }
     Ok(ids)
@@ -160,7 +161,7 @@ fn adjacency_items(mode: Mode, mut forward: Vec<Item>, directed: bool, bound: u3
 /// `bury` marks deletes known to be live (the mirror side of deletes that
 /// took effect), which bury without a look-up.
 fn apply_grouped(
-    shared: &Shared,
+    store: &Store,
     mode: Mode,
     layers: &Layers,
     items: &[Item],
@@ -183,8 +184,8 @@ fn apply_grouped(
                 })
                 .collect();
             let mut effects = Vec::with_capacity(writes.len());
-            let mut state = shared.mem.lock(owner);
-            shared.mem.note_write(owner, st.ts);
+            let mut state = store.mem.lock(owner);
+            store.mem.note_write(owner, st.ts);
             let mut created = 0;
             if writes.iter().any(|w| w.weight.is_some()) && !state.life.alive() {
                 state.life.set(st.ts, true, st.watermark);
@@ -245,20 +246,20 @@ fn reverse_items(
 /// how many edge versions it wrote to the MemGraph (none for a bulk load),
 /// which count towards its budget.
 ///
-/// The parallel phases run on the store's pool (`Shared::par`) while the
+/// The parallel phases run on the store's pool (`Store::par`) while the
 /// writers' gate is taken on the calling thread between them: a pool worker
 /// that blocked on the gate could be the one its holder waits for (rayon
 /// workers run queued jobs while they wait), which would deadlock.
 pub(crate) fn insert_edges(
-    shared: &Shared,
+    store: &Store,
     edges: &[(VertexId, VertexId, f64)],
 ) -> Result<(Timestamp, usize)> {
-    check_log(shared)?;
-    let directed = shared.opts.directed;
+    check_log(store, "insert_edges")?;
+    let directed = store.opts.directed;
     let mode = Mode::of(edges.len());
-    let weighted = mode.run(shared, || check_edges(shared, mode, edges))?;
+    let weighted = mode.run(store, || check_edges(store, mode, edges))?;
     let intern = || {
-        intern_in_order(shared, mode, Op::InsertEdge, 2 * edges.len(), |k| {
+        intern_in_order(store, mode, Op::InsertEdge, 2 * edges.len(), |k| {
             let e = &edges[k / 2];
             if k % 2 == 0 {
                 e.0
@@ -267,18 +268,18 @@ pub(crate) fn insert_edges(
             }
         })
     };
-    if bulk::may_apply(shared, edges.len()) {
+    if bulk::may_apply(store, edges.len()) {
         let prepare = || {
-            if !shared.opts.auto_create_vertices {
-                shared.par(|| check_endpoints_alive(shared, mode, edges))?;
+            if !store.opts.auto_create_vertices {
+                store.par(|| check_endpoints_alive(store, mode, edges))?;
             }
-            shared.par(intern)
+            store.par(intern)
         };
-        if let Some(done) = bulk::insert_edges(shared, edges, weighted, prepare) {
+        if let Some(done) = bulk::insert_edges(store, edges, weighted, prepare) {
             return done.map(|ts| (ts, 0));
         }
     }
-    let items = mode.run(shared, || -> Result<Vec<Item>> {
+    let items = mode.run(store, || -> Result<Vec<Item>> {
         let ids = intern()?;
         let interned: Vec<Item> = edges
             .par_iter()
@@ -286,35 +287,30 @@ pub(crate) fn insert_edges(
             .with_min_len(mode.grain)
             .map(|(i, &(_, _, w))| (ids[2 * i], ids[2 * i + 1], Some(w)))
             .collect();
-        Ok(adjacency_items(
-            mode,
-            interned,
-            directed,
-            shared.ids.bound(),
-        ))
+        Ok(adjacency_items(mode, interned, directed, store.ids.bound()))
     })?;
-    let _gate = shared.writers.write();
-    if !shared.opts.auto_create_vertices {
-        mode.run(shared, || check_endpoints_alive(shared, mode, edges))?;
+    let _gate = store.writers.write();
+    store.check_open("insert_edges")?;
+    if !store.opts.auto_create_vertices {
+        mode.run(store, || check_endpoints_alive(store, mode, edges))?;
     }
-    let layers = shared.layers.read().clone();
-    let ticket = shared.clock.take();
-    let st = shared.stamping(ticket.ts())?;
-    let (added, created) = mode.run(shared, || {
-        let (effects, mut created) =
-            apply_grouped(shared, mode, &layers, &items, false, false, &st);
+    let layers = store.layers.read().clone();
+    let ticket = store.clock.take();
+    let st = store.stamping(ticket.ts())?;
+    let (added, created) = mode.run(store, || {
+        let (effects, mut created) = apply_grouped(store, mode, &layers, &items, false, false, &st);
         let added = items
             .iter()
             .zip(&effects)
             .filter(|(&(s, d, _), &e)| e == Effect::Added && (directed || s <= d))
             .count() as i64;
         if directed {
-            let rev = reverse_items(mode, &items, &effects, Effect::Added, shared.ids.bound());
-            created += apply_grouped(shared, mode, &layers, &rev, true, false, &st).1;
+            let rev = reverse_items(mode, &items, &effects, Effect::Added, store.ids.bound());
+            created += apply_grouped(store, mode, &layers, &rev, true, false, &st).1;
         }
         (added, created)
     });
-    let durable = log_batch(shared, ticket.ts(), |b, ts| {
+    let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_edges(b, ts, edges)
     });
     let ts = ticket.publish(added, created);
@@ -324,10 +320,10 @@ pub(crate) fn insert_edges(
 /// Refuses the batch at its first edge with a bad weight or a refused
 /// self-loop; otherwise says whether any weight differs from 1.0 (a bulk
 /// load then keeps a weight column). One pass over the batch for both.
-fn check_edges(shared: &Shared, mode: Mode, edges: &[(VertexId, VertexId, f64)]) -> Result<bool> {
+fn check_edges(store: &Store, mode: Mode, edges: &[(VertexId, VertexId, f64)]) -> Result<bool> {
     let check = |i: usize| {
         let (s, d, w) = edges[i];
-        check_edge(shared, Op::InsertEdge, s, d, w, Some(i))
+        check_edge(store, Op::InsertEdge, s, d, w, Some(i))
     };
     let (first_bad, weighted) = (0..edges.len())
         .into_par_iter()
@@ -343,15 +339,15 @@ fn check_edges(shared: &Shared, mode: Mode, edges: &[(VertexId, VertexId, f64)])
 /// Without auto-creation: refuses the batch at its first edge with a
 /// missing endpoint.
 fn check_endpoints_alive(
-    shared: &Shared,
+    store: &Store,
     mode: Mode,
     edges: &[(VertexId, VertexId, f64)],
 ) -> Result<()> {
     let alive = |v: VertexId| {
-        shared
+        store
             .ids
             .lookup(v)
-            .and_then(|id| shared.mem.read(id, |st| st.life.alive()))
+            .and_then(|id| store.mem.read(id, |st| st.life.alive()))
             == Some(true)
     };
     match edges
@@ -374,41 +370,44 @@ fn check_endpoints_alive(
 /// Appends a batch's log record and waits until it is durable (a no-op in
 /// memory). The caller holds the writers' gate exclusively, so the record
 /// follows every earlier commit's in the log.
-fn log_batch(shared: &Shared, ts: Timestamp, encode: impl FnOnce(&mut Vec<u8>, u64)) -> Result<()> {
-    match shared.log() {
+fn log_batch(store: &Store, ts: Timestamp, encode: impl FnOnce(&mut Vec<u8>, u64)) -> Result<()> {
+    match store.log() {
         Some(log) => log.wait(log.append(ts, |b| encode(b, ts))),
         None => Ok(()),
     }
 }
 
-/// Refuses a batch up front once the log has failed.
-fn check_log(shared: &Shared) -> Result<()> {
-    shared.log().map_or(Ok(()), |log| log.check())
+/// Refuses a batch up front once the store is closed or its log has
+/// failed (both are checked again under the writers' gate).
+fn check_log(store: &Store, op: &'static str) -> Result<()> {
+    store.check_open(op)?;
+    store.log().map_or(Ok(()), |log| log.check())
 }
 
 /// See [`crate::Graph::delete_edges`] (and `insert_edges` for the gate).
-pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> Result<Timestamp> {
-    check_log(shared)?;
+pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Result<Timestamp> {
+    check_log(store, "delete_edges")?;
     let not_found = |i: usize| Error::EdgeNotFound {
         op: Op::DeleteEdge,
         src: edges[i].0,
         dst: edges[i].1,
         at: BatchIndex(Some(i)),
     };
-    let directed = shared.opts.directed;
+    let directed = store.opts.directed;
     let mode = Mode::of(edges.len());
-    let _gate = shared.writers.write();
-    let layers = shared.layers.read().clone();
-    let items = mode.run(shared, || {
+    let _gate = store.writers.write();
+    store.check_open("delete_edges")?;
+    let layers = store.layers.read().clone();
+    let items = mode.run(store, || {
         // Resolve in parallel, then report the *first* missing edge (rayon's
         // `collect::<Result>` would return an arbitrary one).
         let resolved: Vec<Option<Item>> = edges
             .par_iter()
             .with_min_len(mode.grain)
             .map(|&(s, d)| {
-                let si = shared.ids.lookup(s)?;
-                let di = shared.ids.lookup(d)?;
-                shared
+                let si = store.ids.lookup(s)?;
+                let di = store.ids.lookup(d)?;
+                store
                     .mem
                     .read_or_empty(si, |st| layers.latest(&st.out, si, di, false))
                     .map(|_| (si, di, None))
@@ -418,29 +417,24 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
             return Err(not_found(i));
         }
         let resolved: Vec<_> = resolved.into_iter().flatten().collect();
-        Ok(adjacency_items(
-            mode,
-            resolved,
-            directed,
-            shared.ids.bound(),
-        ))
+        Ok(adjacency_items(mode, resolved, directed, store.ids.bound()))
     })?;
-    let ticket = shared.clock.take();
-    let st = shared.stamping(ticket.ts())?;
-    let removed = mode.run(shared, || {
-        let (effects, _) = apply_grouped(shared, mode, &layers, &items, false, false, &st);
+    let ticket = store.clock.take();
+    let st = store.stamping(ticket.ts())?;
+    let removed = mode.run(store, || {
+        let (effects, _) = apply_grouped(store, mode, &layers, &items, false, false, &st);
         let removed = items
             .iter()
             .zip(&effects)
             .filter(|(&(s, d, _), &e)| e == Effect::Removed && (directed || s <= d))
             .count() as i64;
         if directed {
-            let rev = reverse_items(mode, &items, &effects, Effect::Removed, shared.ids.bound());
-            apply_grouped(shared, mode, &layers, &rev, true, true, &st);
+            let rev = reverse_items(mode, &items, &effects, Effect::Removed, store.ids.bound());
+            apply_grouped(store, mode, &layers, &rev, true, true, &st);
         }
         removed
     });
-    let durable = log_batch(shared, ticket.ts(), |b, ts| {
+    let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_delete_edges(b, ts, edges)
     });
     let ts = ticket.publish(-removed, 0);
@@ -448,25 +442,26 @@ pub(crate) fn delete_edges(shared: &Shared, edges: &[(VertexId, VertexId)]) -> R
 }
 
 /// See [`crate::Graph::insert_vertices`] (and `insert_edges` for the gate).
-pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<Timestamp> {
-    check_log(shared)?;
+pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Timestamp> {
+    check_log(store, "insert_vertices")?;
     let mode = Mode::of(vertices.len());
-    let ids = mode.run(shared, || -> Result<Vec<u32>> {
-        let mut ids = intern_in_order(shared, mode, Op::InsertVertex, vertices.len(), |k| {
+    let ids = mode.run(store, || -> Result<Vec<u32>> {
+        let mut ids = intern_in_order(store, mode, Op::InsertVertex, vertices.len(), |k| {
             vertices[k]
         })?;
         ids.par_sort_unstable();
         ids.dedup();
         Ok(ids)
     })?;
-    let _gate = shared.writers.write();
-    let ticket = shared.clock.take();
-    let st = shared.stamping(ticket.ts())?;
-    let created: i64 = mode.run(shared, || {
+    let _gate = store.writers.write();
+    store.check_open("insert_vertices")?;
+    let ticket = store.clock.take();
+    let st = store.stamping(ticket.ts())?;
+    let created: i64 = mode.run(store, || {
         ids.par_iter()
             .with_min_len(mode.grain)
             .map(|&v| {
-                let mut state = shared.mem.lock(v);
+                let mut state = store.mem.lock(v);
                 if state.life.alive() {
                     0
                 } else {
@@ -476,7 +471,7 @@ pub(crate) fn insert_vertices(shared: &Shared, vertices: &[VertexId]) -> Result<
             })
             .sum()
     });
-    let durable = log_batch(shared, ticket.ts(), |b, ts| {
+    let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_vertices(b, ts, vertices)
     });
     let ts = ticket.publish(0, created);

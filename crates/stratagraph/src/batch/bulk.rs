@@ -20,7 +20,7 @@
 //!
 //! The parts' entries carry no timestamps, though snapshots older than the
 //! batch may be open: those hold the layers from before the load, and
-//! `maintain::install_bulk_level` publishes the level and the batch's
+//! `store::maintain::install_bulk_level` publishes the level and the batch's
 //! timestamp together (see `Snapshot::open`).
 //!
 //! On disk the batch is not logged: its part files and the manifest naming
@@ -28,12 +28,13 @@
 //! flush's are for the commits it holds. Logging it too would write every
 //! edge twice more (the record, then the log kept until the next flush).
 
-use super::layers::{FlushedRun, Level, PAGE};
-use super::leveling::{self, Geometry};
-use super::maintain;
 use crate::csr::{write_columns, Direction, SegmentBytes};
 use crate::error::Result;
-use crate::graph::Shared;
+use crate::lsm::layers::{FlushedRun, Level};
+use crate::lsm::leveling::{self, Geometry};
+use crate::lsm::LevelSink;
+use crate::page::PAGE;
+use crate::store::{maintain, Store};
 use crate::util::bucket;
 use crate::version::Timestamp;
 use crate::VertexId;
@@ -67,13 +68,13 @@ impl Columns {
 
 /// Whether a batch of `len` edges may be a bulk load, from what can be
 /// read without the writers' gate (checked again under it).
-pub(crate) fn may_apply(shared: &Shared, len: usize) -> bool {
-    len >= shared.opts.bulk_load_min_edges
+pub(crate) fn may_apply(store: &Store, len: usize) -> bool {
+    len >= store.opts.bulk_load_min_edges
         // Entry indices and an undirected run's offsets stay within u32.
         && len < (u32::MAX / 2) as usize
-        && !shared.recovering()
-        && shared.clock.edges() == 0
-        && shared.layers.read().is_empty()
+        && !store.recovering()
+        && store.clock.edges() == 0
+        && store.layers.read().is_empty()
 }
 
 /// Inserts `edges` (already validated; `weighted` if any weight is not
@@ -83,26 +84,29 @@ pub(crate) fn may_apply(shared: &Shared, len: usize) -> bool {
 /// internal ids in batch order. See `batch::insert_edges` for what a
 /// batch means.
 pub(crate) fn insert_edges(
-    shared: &Shared,
+    store: &Store,
     edges: &[(VertexId, VertexId, f64)],
     weighted: bool,
     prepare: impl FnOnce() -> Result<Vec<u32>>,
 ) -> Option<Result<Timestamp>> {
-    let _gate = shared.writers.write();
-    let _flushes = maintain::hold_flushes(shared);
-    if !shared.layers.read().is_empty() || !shared.par(|| mem_holds_no_edge(shared)) {
+    let _gate = store.writers.write();
+    if let Err(e) = store.check_open("insert_edges") {
+        return Some(Err(e));
+    }
+    let _flushes = maintain::hold_flushes(store);
+    if !store.layers.read().is_empty() || !store.par(|| mem_holds_no_edge(store)) {
         return None;
     }
-    Some(load(shared, edges, weighted, prepare))
+    Some(load(store, edges, weighted, prepare))
 }
 
 /// Whether no vertex holds an edge version in the MemGraph. Clears the
 /// dirty bit of every vertex it finds empty (a load often creates all
 /// vertices first, which sets them), so reads of the loaded graph go
 /// straight to the load. The caller holds the writers' gate exclusively.
-fn mem_holds_no_edge(shared: &Shared) -> bool {
-    let mem = &shared.mem;
-    (0..shared.ids.bound()).into_par_iter().all(|v| {
+fn mem_holds_no_edge(store: &Store) -> bool {
+    let mem = &store.mem;
+    (0..store.ids.bound()).into_par_iter().all(|v| {
         if !mem.may_hold(v) {
             return true;
         }
@@ -119,21 +123,21 @@ fn mem_holds_no_edge(shared: &Shared) -> bool {
 
 /// The bulk load itself, under the gate (see `insert_edges`).
 fn load(
-    shared: &Shared,
+    store: &Store,
     edges: &[(VertexId, VertexId, f64)],
     weighted: bool,
     prepare: impl FnOnce() -> Result<Vec<u32>>,
 ) -> Result<Timestamp> {
-    let directed = shared.opts.directed;
+    let directed = store.opts.directed;
     let ids = prepare()?;
-    let bound = shared.ids.bound();
-    let (out, inn) = shared.par(|| build(&ids, edges, weighted, directed, bound));
+    let bound = store.ids.bound();
+    let (out, inn) = store.par(|| build(&ids, edges, weighted, directed, bound));
     drop(ids);
     let added = if directed {
         out.dsts.len()
     } else {
         // Each edge is in both endpoints' lists; a self-loop in one.
-        shared.par(|| {
+        store.par(|| {
             (0..bound as usize)
                 .into_par_iter()
                 .map(|v| {
@@ -147,25 +151,20 @@ fn load(
     // The parts are written (on disk: their files) before anything else
     // changes, so a failure here leaves the store as it was but for the ids
     // (and an empty commit, the ticket's).
-    let ticket = shared.clock.take();
-    let st = shared.stamping(ticket.ts())?;
-    let geo = Geometry::of(&shared.opts);
+    let ticket = store.clock.take();
+    let st = store.stamping(ticket.ts())?;
+    let geo = Geometry::of(&store.opts);
     let ranges = plan_parts(&out, inn.as_ref(), bound, geo.part());
-    let parts = shared.par(|| {
+    let parts = store.par(|| {
         ranges
             .par_iter()
             .map(|r| -> Result<Arc<FlushedRun>> {
-                let id = shared.lsm.next_run_id();
-                let seal = |c: &Columns, inn: bool| {
-                    let dir = if inn { Direction::In } else { Direction::Out };
-                    maintain::seal(shared, c.segment(r, dir)?, id, inn)
-                };
-                Ok(Arc::new(FlushedRun {
-                    id,
-                    out: seal(&out, false)?,
-                    inn: inn.as_ref().map(|c| seal(c, true)).transpose()?,
-                    cut: ticket.ts(),
-                }))
+                let out = out.segment(r, Direction::Out)?;
+                let inn = inn
+                    .as_ref()
+                    .map(|c| c.segment(r, Direction::In))
+                    .transpose()?;
+                store.new_run(out, inn, ticket.ts())
             })
             .collect::<Result<Vec<_>>>()
     })?;
@@ -177,7 +176,7 @@ fn load(
     }
     // Existence of every endpoint at the batch's timestamp, so no snapshot
     // sees a vertex before it sees the edges that created it.
-    let created: i64 = shared.par(|| {
+    let created: i64 = store.par(|| {
         (0..bound)
             .into_par_iter()
             .filter(|&v| {
@@ -185,22 +184,22 @@ fn load(
                 out.degree(v) > 0 || inn.as_ref().is_some_and(|c| c.degree(v) > 0)
             })
             .map(|v| {
-                if shared.mem.read(v, |s| s.life.alive()) == Some(true) {
+                if store.mem.read(v, |s| s.life.alive()) == Some(true) {
                     return 0;
                 }
-                let mut state = shared.mem.lock(v);
+                let mut state = store.mem.lock(v);
                 if state.life.alive() {
                     return 0;
                 }
                 state.life.set(st.ts, true, st.watermark);
                 // Only its existence changed: the MemGraph holds no edge of it.
-                shared.mem.mark_clean(v);
+                store.mem.mark_clean(v);
                 1
             })
             .sum()
     });
     drop((out, inn));
-    maintain::install_bulk_level(shared, levels, ticket, (added, created), entries)
+    maintain::install_bulk_level(store, levels, ticket, (added, created), entries)
 }
 
 /// Vertex ranges of the parts of the loaded level: runs of whole index

@@ -33,8 +33,8 @@
 //! flush or compaction) and no snapshot holds them, at most one per page
 //! and direction.
 
-use crate::lsm::layers::PAGE;
 use crate::mem::MemGraph;
+use crate::page::PAGE;
 use crate::util::kept::Kept;
 use crate::util::search::gallop_below;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};

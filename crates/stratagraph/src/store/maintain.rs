@@ -26,12 +26,13 @@
 //! says changes together with what is published, and is written in that
 //! order), then the layers lock, `retired` and `pending`.
 
-use super::flush::flush_direction;
-use super::layers::{FlushedRun, Layers, Level};
-use super::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
+use super::Store;
 use crate::csr::{Segment, SegmentBytes};
 use crate::error::{Error, Result};
-use crate::graph::Shared;
+use crate::lsm::flush::flush_direction;
+use crate::lsm::layers::{Layers, Level};
+use crate::lsm::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
+use crate::lsm::LevelSink;
 use crate::manifest::{Manifest, RunFiles, Totals};
 use crate::version::Timestamp;
 use crate::wal::Wal;
@@ -107,7 +108,7 @@ pub(crate) struct LsmState {
 /// A registration that holds the watermark at or below its timestamp while
 /// a flush reads the state there (writers must not prune versions the flush
 /// has yet to copy). Unlike a snapshot it never makes a commit fail for its
-/// age: see `Shared::stamping`.
+/// age: see `Store::stamping`.
 struct Pin<'c> {
     clock: &'c crate::version::Clock,
     ts: Timestamp,
@@ -201,31 +202,31 @@ impl LsmState {
 /// lock) only when a flush is already running and the versions written
 /// since it began exceed the budget again: writes are outrunning flushes,
 /// and waiting keeps the MemGraph within twice its budget.
-pub(crate) fn note_writes(shared: &Arc<Shared>, versions: usize) {
-    let lsm = &shared.lsm;
+pub(crate) fn note_writes(store: &Arc<Store>, versions: usize) {
+    let lsm = &store.lsm;
     let written = lsm.written.fetch_add(versions, Ordering::Relaxed) + versions;
     let bytes = written.saturating_mul(BYTES_PER_VERSION);
-    if bytes < shared.opts.memgraph_bytes || shared.recovering() {
+    if bytes < store.opts.memgraph_bytes || store.recovering() {
         return;
     }
     if lsm.scheduled.swap(true, Ordering::AcqRel) {
-        if bytes >= shared.opts.memgraph_bytes.saturating_mul(2) {
+        if bytes >= store.opts.memgraph_bytes.saturating_mul(2) {
             stall(lsm);
         }
         return;
     }
-    let shared = Arc::clone(shared);
+    let store = Arc::clone(store);
     let spawned = std::thread::Builder::new()
         .name("stratagraph-flush".into())
         .spawn(move || {
-            if let Err(e) = flush(&shared) {
-                shared.lsm.bg_error.lock().get_or_insert(e);
+            if let Err(e) = flush(&store) {
+                store.lsm.bg_error.lock().get_or_insert(e);
             }
             // Compaction is asked for before the flush counts as done, so
             // `wait_idle` never sees neither running in between.
-            schedule_compaction(&shared);
-            shared.lsm.scheduled.store(false, Ordering::Release);
-            linger(&shared);
+            schedule_compaction(&store);
+            store.lsm.scheduled.store(false, Ordering::Release);
+            linger(&store);
         });
     // No thread to be had: the next write tries again.
     keep_worker(lsm, spawned, &lsm.scheduled);
@@ -267,8 +268,8 @@ fn stall(lsm: &LsmState) {
 /// flush lock, so the next flush is never held up) and cleans up as soon
 /// as it can. An old snapshot may hold the layers for good; then the next
 /// flush cleans up.
-fn linger(shared: &Shared) {
-    let lsm = &shared.lsm;
+fn linger(store: &Store) {
+    let lsm = &store.lsm;
     let start = std::time::Instant::now();
     while !lsm.closing.load(Ordering::Acquire)
         && start.elapsed() < std::time::Duration::from_secs(1)
@@ -278,7 +279,7 @@ fn linger(shared: &Shared) {
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
         if let Some(_one) = lsm.flushing.try_lock() {
-            clean_up(shared);
+            clean_up(store);
         }
     }
 }
@@ -287,26 +288,26 @@ fn linger(shared: &Shared) {
 /// from the MemGraph the flushed versions no holder of older layers still
 /// needs (`Graph::wait_idle`). A clean-up a held snapshot blocks stays
 /// pending.
-pub(crate) fn wait_idle(shared: &Shared) {
-    let lsm = &shared.lsm;
+pub(crate) fn wait_idle(store: &Store) {
+    let lsm = &store.lsm;
     while lsm.scheduled.load(Ordering::Acquire) || lsm.compactor.load(Ordering::Acquire) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     // A lingering thread may be between its polls: the flush lock waits
     // for a clean-up in progress, and this one takes what is ready.
     let _one = lsm.flushing.lock();
-    clean_up(shared);
+    clean_up(store);
 }
 
 /// Waits for background flush threads: called when the last `Graph`
 /// handle goes, so that the store is closed by the caller's thread and a
 /// reopen right after finds it closed.
-pub(crate) fn join_worker(shared: &Shared) {
-    shared.lsm.closing.store(true, Ordering::Release);
+pub(crate) fn join_worker(store: &Store) {
+    store.lsm.closing.store(true, Ordering::Release);
     // A flush thread joined here may have started a compaction thread
     // just before it saw `closing`: join until none is left.
     loop {
-        let handles = std::mem::take(&mut *shared.lsm.workers.lock());
+        let handles = std::mem::take(&mut *store.lsm.workers.lock());
         if handles.is_empty() {
             return;
         }
@@ -317,18 +318,18 @@ pub(crate) fn join_worker(shared: &Shared) {
 }
 
 /// The error a background flush hit, if any (taken: reported once).
-pub(crate) fn take_background_error(shared: &Shared) -> Option<Error> {
-    shared.lsm.bg_error.lock().take()
+pub(crate) fn take_background_error(store: &Store) -> Option<Error> {
+    store.lsm.bg_error.lock().take()
 }
 
 /// Flushes everything committed so far into a new run, then cleans up what
 /// it can. Returns whether a run was written (nothing new: no run).
-pub(crate) fn flush(shared: &Shared) -> Result<bool> {
-    let lsm = &shared.lsm;
+pub(crate) fn flush(store: &Store) -> Result<bool> {
+    let lsm = &store.lsm;
     let _one = lsm.flushing.lock();
-    clean_up(shared);
-    wait_for_room_in_l0(shared);
-    let pin = Pin::new(&shared.clock);
+    clean_up(store);
+    wait_for_room_in_l0(store);
+    let pin = Pin::new(&store.clock);
     let cut = pin.ts;
     let from = lsm.last_cut.load(Ordering::Acquire);
     if cut <= from {
@@ -337,7 +338,7 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     // The pin holds the watermark at or below the cut until the run is
     // written; from then on this keeps writers from re-basing past it.
     lsm.unclean_cut.store(cut, Ordering::Release);
-    if let Some(log) = shared.log() {
+    if let Some(log) = store.log() {
         // Every commit up to the cut is published, hence logged: after
         // this they are all in sealed segments, which the manifest written
         // below makes redundant.
@@ -346,40 +347,32 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
     let written = lsm.written.swap(0, Ordering::Relaxed);
     lsm.flushed_versions
         .fetch_add(written as u64, Ordering::Relaxed);
-    let watermark = shared.clock.watermark().min(cut);
-    let bound = shared.ids.bound();
-    let n = lsm.next_run_id();
+    let watermark = store.clock.watermark().min(cut);
+    let bound = store.ids.bound();
     // Versions up to `from` are in earlier runs (and may still sit in the
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
-    let out = flush_direction(&shared.mem, bound, false, watermark, span)?;
-    let inn = if shared.opts.directed {
-        Some(flush_direction(&shared.mem, bound, true, watermark, span)?)
+    let out = flush_direction(&store.mem, bound, false, watermark, span)?;
+    let inn = if store.opts.directed {
+        Some(flush_direction(&store.mem, bound, true, watermark, span)?)
     } else {
         None
     };
-    let vertices = shared.home.is_some().then(|| capture_vertices(shared, cut));
+    let vertices = store.home.is_some().then(|| capture_vertices(store, cut));
     drop(pin);
     if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
         // Only vertex changes since the last run: the manifest holds them.
         let _m = lsm.manifest.lock();
         set_durable(lsm, cut, vertices);
         lsm.refresh_horizon();
-        persist_locked(shared, &[])?;
+        persist_locked(store, &[])?;
         return Ok(false);
     }
-    let out = seal(shared, out, n, false)?;
-    let inn = inn.map(|b| seal(shared, b, n, true)).transpose()?;
-    let run = Arc::new(FlushedRun {
-        id: n,
-        out,
-        inn,
-        cut,
-    });
+    let run = store.new_run(out, inn, cut)?;
     {
         let _m = lsm.manifest.lock();
         {
-            let mut current = shared.layers.write();
+            let mut current = store.layers.write();
             let mut runs = vec![run];
             runs.extend(current.runs.iter().cloned());
             let next = Layers::new(runs, current.levels.clone());
@@ -390,21 +383,21 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
             lsm.pending.lock().push((cut, retired.clone()));
         }
         set_durable(lsm, cut, vertices);
-        persist_locked(shared, &[])?;
+        persist_locked(store, &[])?;
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
-    clean_up(shared);
+    clean_up(store);
     // Commits and batches in flight hold the old layers for a moment; wait
     // for them (briefly, and not at all while snapshots are open: one may
     // hold them for good) so the flushed versions leave the MemGraph now
     // rather than at the next flush, and reads do not merge them with their
     // own copies until then.
     for _ in 0..20 {
-        if lsm.pending.lock().is_empty() || shared.clock.open_snapshots() > 0 {
+        if lsm.pending.lock().is_empty() || store.clock.open_snapshots() > 0 {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
-        clean_up(shared);
+        clean_up(store);
     }
     Ok(true)
 }
@@ -412,8 +405,8 @@ pub(crate) fn flush(shared: &Shared) -> Result<bool> {
 /// Keeps flushes and clean-ups from starting (and waits for a running one)
 /// while a bulk load decides on and installs its level. Take it after the
 /// writers' gate: a writer can stall on a flush while holding the gate.
-pub(crate) fn hold_flushes(shared: &Shared) -> parking_lot::MutexGuard<'_, ()> {
-    shared.lsm.flushing.lock()
+pub(crate) fn hold_flushes(store: &Store) -> parking_lot::MutexGuard<'_, ()> {
+    store.lsm.flushing.lock()
 }
 
 /// Puts the levels built straight from a batch (`lsm::bulk`) in place (one
@@ -433,18 +426,18 @@ pub(crate) fn hold_flushes(shared: &Shared) -> parking_lot::MutexGuard<'_, ()> {
 /// as a commit whose log sync failed does, and the log refuses every later
 /// write, so nothing is logged on top of a batch the disk lacks.
 pub(crate) fn install_bulk_level(
-    shared: &Shared,
+    store: &Store,
     levels: Vec<Level>,
     ticket: crate::version::Ticket<'_>,
     added: (i64, i64),
     entries: u64,
 ) -> Result<Timestamp> {
-    let lsm = &shared.lsm;
+    let lsm = &store.lsm;
     let cut = ticket.ts();
-    let vertices = shared.home.is_some().then(|| capture_vertices(shared, cut));
+    let vertices = store.home.is_some().then(|| capture_vertices(store, cut));
     let _m = lsm.manifest.lock();
     let ts = {
-        let mut current = shared.layers.write();
+        let mut current = store.layers.write();
         let next = Layers::new(Vec::new(), levels);
         let old = std::mem::replace(&mut *current, Arc::new(next));
         // Holders of the old layers lack this load as they lack any later
@@ -456,9 +449,9 @@ pub(crate) fn install_bulk_level(
     };
     lsm.flushed_versions.fetch_add(entries, Ordering::Relaxed);
     set_durable(lsm, cut, vertices);
-    match persist_locked(shared, &[]) {
+    match persist_locked(store, &[]) {
         Ok(()) => Ok(ts),
-        Err(e) => Err(match shared.log() {
+        Err(e) => Err(match store.log() {
             Some(log) => log.fail(e),
             None => e,
         }),
@@ -472,9 +465,9 @@ const L0_STOP: usize = 3 * L0_RUNS;
 
 /// Waits while L0 is at `L0_STOP` runs and the compaction thread is
 /// working on it (writers then stall behind the flush, and are counted).
-fn wait_for_room_in_l0(shared: &Shared) {
-    let lsm = &shared.lsm;
-    while shared.layers.read().runs.len() >= L0_STOP
+fn wait_for_room_in_l0(store: &Store) {
+    let lsm = &store.lsm;
+    while store.layers.read().runs.len() >= L0_STOP
         && lsm.compactor.load(Ordering::Acquire)
         && !lsm.closing.load(Ordering::Acquire)
     {
@@ -494,8 +487,8 @@ fn set_durable(lsm: &LsmState, cut: Timestamp, vertices: Option<Vec<(u64, bool)>
 /// Asks the compaction thread to bring the levels within their sizes,
 /// starting it if it is not running. It runs steps until none is needed,
 /// then looks once more for a request that came meanwhile.
-fn schedule_compaction(shared: &Arc<Shared>) {
-    let lsm = &shared.lsm;
+fn schedule_compaction(store: &Arc<Store>) {
+    let lsm = &store.lsm;
     // A closing store compacts on the closing thread (`flush_and_compact`);
     // a thread started now could outlive the last handle.
     if lsm.closing.load(Ordering::Acquire) {
@@ -505,7 +498,7 @@ fn schedule_compaction(shared: &Arc<Shared>) {
     if lsm.compactor.swap(true, Ordering::AcqRel) {
         return; // the running thread will see the request
     }
-    let owned = Arc::clone(shared);
+    let owned = Arc::clone(store);
     let spawned = std::thread::Builder::new()
         .name("stratagraph-compact".into())
         .spawn(move || {
@@ -532,16 +525,16 @@ fn schedule_compaction(shared: &Arc<Shared>) {
 
 /// Runs compaction steps until L0 and every level are within their sizes
 /// (or the store is closing).
-fn compact_as_needed(shared: &Shared) -> Result<()> {
-    let lsm = &shared.lsm;
+fn compact_as_needed(store: &Store) -> Result<()> {
+    let lsm = &store.lsm;
     let _one = lsm.compacting.lock();
     while !lsm.closing.load(Ordering::Acquire) {
-        let layers = current_runs(shared);
-        let step = leveling::next_step(shared, &layers, &mut lsm.cursors.lock())?;
+        let layers = current_runs(store);
+        let step = leveling::next_step(store, &layers, &mut lsm.cursors.lock())?;
         let Some(step) = step else {
             return Ok(());
         };
-        publish(shared, step)?;
+        publish(store, step)?;
     }
     Ok(())
 }
@@ -550,8 +543,8 @@ fn compact_as_needed(shared: &Shared) -> Result<()> {
 /// only runs, so it must not hold the published `Layers` itself, which
 /// would keep flushed versions in the MemGraph for its whole length (see
 /// `clean_up`).
-fn current_runs(shared: &Shared) -> Layers {
-    let cur = shared.layers.read();
+fn current_runs(store: &Store) -> Layers {
+    let cur = store.layers.read();
     Layers::new(cur.runs.clone(), cur.levels.clone())
 }
 
@@ -559,11 +552,11 @@ fn current_runs(shared: &Shared) -> Layers {
 /// the files it replaced. The caller holds the compaction lock, so the
 /// levels the step started from are still the current ones; runs flushed
 /// since stay in L0.
-fn publish(shared: &Shared, step: leveling::Step) -> Result<()> {
-    let lsm = &shared.lsm;
+fn publish(store: &Store, step: leveling::Step) -> Result<()> {
+    let lsm = &store.lsm;
     let _m = lsm.manifest.lock();
     {
-        let mut current = shared.layers.write();
+        let mut current = store.layers.write();
         let runs = current
             .runs
             .iter()
@@ -581,17 +574,17 @@ fn publish(shared: &Shared, step: leveling::Step) -> Result<()> {
         retired.push(Arc::downgrade(&old));
     }
     lsm.compactions.fetch_add(1, Ordering::Relaxed);
-    persist_locked(shared, &step.dropped)
+    persist_locked(store, &step.dropped)
 }
 
 /// Makes a finished segment readable: in memory as is, on disk as a file
 /// (written, synced, renamed into place) that is then memory-mapped.
-pub(crate) fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
-    shared
+pub(crate) fn seal(store: &Store, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
+    store
         .lsm
         .level_bytes_written
         .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-    match &shared.home {
+    match &store.home {
         Some(dir) => {
             let path = RunFiles::path(dir, id, inn);
             bytes.write_file(&path)?;
@@ -605,25 +598,25 @@ pub(crate) fn seal(shared: &Shared, bytes: SegmentBytes, id: u64, inn: bool) -> 
 }
 
 /// `persist_locked` under the manifest lock.
-pub(crate) fn persist(shared: &Shared, dropped: &[u64]) -> Result<()> {
-    let _m = shared.lsm.manifest.lock();
-    persist_locked(shared, dropped)
+pub(crate) fn persist(store: &Store, dropped: &[u64]) -> Result<()> {
+    let _m = store.lsm.manifest.lock();
+    persist_locked(store, dropped)
 }
 
 /// For an on-disk store: writes the manifest naming the current runs, the
 /// flushed cut and the vertex table as of it, then deletes the files of
 /// `dropped` runs (mapped ones stay readable for the snapshots that hold
 /// them until they let go). The caller holds the manifest lock.
-fn persist_locked(shared: &Shared, dropped: &[u64]) -> Result<()> {
-    let Some(dir) = &shared.home else {
+fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
+    let Some(dir) = &store.home else {
         return Ok(());
     };
-    let layers = shared.layers.read().clone();
+    let layers = store.layers.read().clone();
     let manifest = Manifest {
-        directed: shared.opts.directed,
-        last_ts: shared.lsm.last_cut.load(Ordering::Acquire),
-        next_run: shared.lsm.runs.load(Ordering::Relaxed),
-        vertices: shared.lsm.durable_vertices.lock().clone(),
+        directed: store.opts.directed,
+        last_ts: store.lsm.last_cut.load(Ordering::Acquire),
+        next_run: store.lsm.runs.load(Ordering::Relaxed),
+        vertices: store.lsm.durable_vertices.lock().clone(),
         runs: layers
             .runs
             .iter()
@@ -642,12 +635,12 @@ fn persist_locked(shared: &Shared, dropped: &[u64]) -> Result<()> {
                 level,
             })
             .collect(),
-        totals: shared
+        totals: store
             .lsm
-            .lifetime(&shared.lsm.session(shared.log().map_or(0, Wal::appended))),
+            .lifetime(&store.lsm.session(store.log().map_or(0, Wal::appended))),
     };
     manifest.write(dir)?;
-    if let Some(log) = shared.log() {
+    if let Some(log) = store.log() {
         log.retire(manifest.last_ts, manifest.vertices.len() as u32)?;
     }
     for &id in dropped {
@@ -666,14 +659,11 @@ fn persist_locked(shared: &Shared, dropped: &[u64]) -> Result<()> {
 /// Every assigned id's external id and existence at `cut`. The caller
 /// keeps the watermark at or below `cut` (or is alone with the store), so
 /// the vertex histories still answer for it.
-fn capture_vertices(shared: &Shared, cut: Timestamp) -> Vec<(u64, bool)> {
-    (0..shared.ids.bound())
+fn capture_vertices(store: &Store, cut: Timestamp) -> Vec<(u64, bool)> {
+    (0..store.ids.bound())
         .map(|v| {
-            let alive = shared
-                .mem
-                .read(v, |s| s.life.alive_at(cut))
-                .unwrap_or(false);
-            (shared.ids.external_settled(v), alive)
+            let alive = store.mem.read(v, |s| s.life.alive_at(cut)).unwrap_or(false);
+            (store.ids.external_settled(v), alive)
         })
         .collect()
 }
@@ -681,43 +671,43 @@ fn capture_vertices(shared: &Shared, cut: Timestamp) -> Vec<(u64, bool)> {
 /// After recovery replayed the log: makes what it replayed durable in level
 /// files and a manifest, so the old log segments can go (with any torn
 /// tail). The caller is alone with the store.
-pub(crate) fn checkpoint(shared: &Shared) -> Result<()> {
-    if flush(shared)? {
-        return compact_as_needed(shared);
+pub(crate) fn checkpoint(store: &Store) -> Result<()> {
+    if flush(store)? {
+        return compact_as_needed(store);
     }
-    let _one = shared.lsm.flushing.lock();
-    let cut = shared.clock.visible();
-    let _m = shared.lsm.manifest.lock();
-    *shared.lsm.durable_vertices.lock() = capture_vertices(shared, cut);
-    shared.lsm.last_cut.fetch_max(cut, Ordering::AcqRel);
-    persist_locked(shared, &[])
+    let _one = store.lsm.flushing.lock();
+    let cut = store.clock.visible();
+    let _m = store.lsm.manifest.lock();
+    *store.lsm.durable_vertices.lock() = capture_vertices(store, cut);
+    store.lsm.last_cut.fetch_max(cut, Ordering::AcqRel);
+    persist_locked(store, &[])
 }
 
 /// A flush on the caller's thread (`Graph::flush`), with the compaction it
 /// calls for done there too, so the store is settled when it returns.
-pub(crate) fn flush_now(shared: &Shared) -> Result<bool> {
-    let flushed = flush(shared)?;
-    compact_as_needed(shared)?;
+pub(crate) fn flush_now(store: &Store) -> Result<bool> {
+    let flushed = flush(store)?;
+    compact_as_needed(store)?;
     Ok(flushed)
 }
 
 /// Flushes everything, merges all runs and levels into one level and
 /// writes the manifest: what closing a store leaves on disk.
-pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
-    flush(shared)?;
-    let _one = shared.lsm.compacting.lock();
-    let layers = current_runs(shared);
+pub(crate) fn flush_and_compact(store: &Store) -> Result<()> {
+    flush(store)?;
+    let _one = store.lsm.compacting.lock();
+    let layers = current_runs(store);
     let filled = layers.levels.iter().filter(|l| !l.is_empty()).count();
     // One level that every later snapshot reads plain is already the goal.
     let versioned = layers
         .all()
         .any(|r| !r.seg(false).is_plain_at(u64::MAX) || !r.seg(true).is_plain_at(u64::MAX));
     if !layers.runs.is_empty() || filled > 1 || versioned {
-        let step = leveling::compact_fully(shared, &layers)?;
-        publish(shared, step)?;
+        let step = leveling::compact_fully(store, &layers)?;
+        publish(store, step)?;
     }
-    persist(shared, &[])?;
-    match shared.log() {
+    persist(store, &[])?;
+    match store.log() {
         Some(log) => log.sync_all(),
         None => Ok(()),
     }
@@ -725,10 +715,10 @@ pub(crate) fn flush_and_compact(shared: &Shared) -> Result<()> {
 
 /// Drops flushed versions from the MemGraph for every pending cut whose
 /// older `Layers` are all gone (in order: a cut waits for the ones before).
-fn clean_up(shared: &Shared) {
+fn clean_up(store: &Store) {
     // Dropping up to the newest ready cut covers the older ones too.
     let ready = {
-        let mut pending = shared.lsm.pending.lock();
+        let mut pending = store.lsm.pending.lock();
         let n = pending
             .iter()
             .take_while(|(_, older)| older.iter().all(|w| w.strong_count() == 0))
@@ -738,21 +728,21 @@ fn clean_up(shared: &Shared) {
         newest
     };
     let Some(cut) = ready else {
-        shared.lsm.refresh_horizon();
+        store.lsm.refresh_horizon();
         return;
     };
-    for v in 0..shared.ids.bound() {
-        if let Some(mut st) = shared.mem.lock_for_clean_up(v) {
+    for v in 0..store.ids.bound() {
+        if let Some(mut st) = store.mem.lock_for_clean_up(v) {
             st.out.drop_upto(cut);
             st.inn.drop_upto(cut);
             if st.out.is_empty() && st.inn.is_empty() {
-                shared.mem.mark_clean(v);
+                store.mem.mark_clean(v);
             }
         }
     }
     // Only now: a version re-based past `cut` before it was dropped would
     // have stayed.
-    shared.lsm.refresh_horizon();
+    store.lsm.refresh_horizon();
 }
 
 #[cfg(test)]
@@ -783,9 +773,9 @@ mod tests {
             memgraph_bytes: 4 << 10,
             ..Options::default()
         });
-        let shared = Arc::clone(g.shared());
-        let runs = || shared.layers.read().runs.len();
-        let compaction = shared.lsm.compacting.lock();
+        let store = Arc::clone(g.store());
+        let runs = || store.layers.read().runs.len();
+        let compaction = store.lsm.compacting.lock();
         let writer = {
             let g = g.clone();
             std::thread::spawn(move || {
@@ -803,7 +793,7 @@ mod tests {
         drop(compaction);
         writer.join().unwrap();
         eventually("compaction catches up", || {
-            !shared.lsm.compactor.load(Ordering::Acquire) && runs() <= L0_RUNS
+            !store.lsm.compactor.load(Ordering::Acquire) && runs() <= L0_RUNS
         });
         assert!(g.stats().compactions > 0);
         let s = g.snapshot();
@@ -823,14 +813,14 @@ mod tests {
             g.insert_edge(i % 1013, i, 1.0).unwrap();
         }
         g.wait_idle();
-        let shared = g.shared();
-        assert!(!shared.lsm.scheduled.load(Ordering::Acquire));
-        assert!(!shared.lsm.compactor.load(Ordering::Acquire));
-        assert!(shared.layers.read().runs.len() <= L0_RUNS);
+        let store = g.store();
+        assert!(!store.lsm.scheduled.load(Ordering::Acquire));
+        assert!(!store.lsm.compactor.load(Ordering::Acquire));
+        assert!(store.layers.read().runs.len() <= L0_RUNS);
         let stats = g.stats();
         assert_eq!(stats.pending_cleanups, 0);
         assert!(stats.flushes > 10 && stats.compactions > 0);
-        let cut = shared.lsm.last_cut.load(Ordering::Acquire);
+        let cut = store.lsm.last_cut.load(Ordering::Acquire);
         // Two versions (out and in) per commit after the last cut.
         let after = 2 * (stats.timestamp - cut) as usize;
         assert_eq!(stats.memory.entries, after);
@@ -848,8 +838,8 @@ mod tests {
         let g = Graph::in_memory(Options::default());
         let fan: Vec<_> = (1..=400u64).map(|d| (0, d, 1.0)).collect();
         g.insert_edges(&fan).unwrap();
-        let shared = Arc::clone(g.shared());
-        let in_flight = shared.layers.read().clone();
+        let store = Arc::clone(g.store());
+        let in_flight = store.layers.read().clone();
         g.flush().unwrap();
         assert_eq!(g.stats().pending_cleanups, 1, "the held layers block it");
         // The watermark moves past the cut, then a batch rebuilds vertex
@@ -874,13 +864,13 @@ mod tests {
             stamp_window: 4,
             ..Options::default()
         });
-        let shared = g.shared();
-        let pin = Pin::new(&shared.clock);
+        let store = g.store();
+        let pin = Pin::new(&store.clock);
         for i in 0..20u64 {
             g.insert_edge(i, i + 1, 1.0).unwrap();
             g.insert_edge(i, i + 1, 2.0).unwrap(); // an old version to keep
         }
-        assert_eq!(shared.clock.watermark(), pin.ts, "the pin holds it");
+        assert_eq!(store.clock.watermark(), pin.ts, "the pin holds it");
         drop(pin);
         let s = g.snapshot();
         assert_eq!(s.edge_count(), 20);

@@ -1,14 +1,15 @@
 //! `Snapshot`: a consistent, immutable view of the graph at one timestamp.
 
+use super::hub_lists::{kept_list, HubLists, HUB_ENTRIES};
+use super::mem_view::{self, MemPage, MemView, Override, Slices, MAX_PIECES};
+use super::merge::{self, Merger};
+use super::scan::{self, Neighbors, WeightedNeighbors};
+use super::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use crate::csr::Segment;
-use crate::graph::Shared;
-use crate::hub_lists::{kept_list, HubLists, HUB_ENTRIES};
-use crate::lsm::layers::{Layers, PAGE};
-use crate::lsm::merge::{self, Merger};
-use crate::lsm::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
+use crate::lsm::layers::Layers;
 use crate::mem::EdgeSet;
-use crate::mem_view::{self, MemPage, MemView, Override, Slices, MAX_PIECES};
-use crate::scan::{self, Neighbors, WeightedNeighbors};
+use crate::page::PAGE;
+use crate::store::Store;
 use crate::version::Timestamp;
 use crate::VertexId;
 use std::cell::RefCell;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 /// about 4 to 12 bytes per MemGraph edge version read), so drop
 /// long-lived ones when done.
 pub struct Snapshot {
-    shared: Arc<Shared>,
+    store: Arc<Store>,
     /// The runs below the MemGraph when the snapshot was taken; holding
     /// them keeps the MemGraph from dropping versions this snapshot would
     /// otherwise miss (see `lsm::maintain`).
@@ -43,9 +44,9 @@ pub struct Snapshot {
 
 impl Clone for Snapshot {
     fn clone(&self) -> Self {
-        self.shared.clock.reopen_snapshot(self.ts);
+        self.store.clock.reopen_snapshot(self.ts);
         Snapshot {
-            shared: self.shared.clone(),
+            store: self.store.clone(),
             layers: self.layers.clone(),
             hubs: self.hubs.clone(),
             mem_view: self.mem_view.clone(),
@@ -56,7 +57,7 @@ impl Clone for Snapshot {
 
 impl Drop for Snapshot {
     fn drop(&mut self) {
-        self.shared.clock.close_snapshot(self.ts);
+        self.store.clock.close_snapshot(self.ts);
     }
 }
 
@@ -71,7 +72,7 @@ impl std::fmt::Debug for Snapshot {
 }
 
 impl Snapshot {
-    pub(crate) fn open(shared: Arc<Shared>) -> Snapshot {
+    pub(crate) fn open(store: Arc<Store>) -> Snapshot {
         // The timestamp is read under the layers' read lock: a bulk load
         // (`lsm::bulk`) puts its run in place and publishes its timestamp
         // under the write lock, and its entries carry no stamps, so a
@@ -79,13 +80,13 @@ impl Snapshot {
         // the lock is let go was flushed at a watermark no newer than p.ts,
         // so it would be exact for p.ts as well.
         let (p, layers) = {
-            let current = shared.layers.read();
-            (shared.clock.open_snapshot(), current.clone())
+            let current = store.layers.read();
+            (store.clock.open_snapshot(), current.clone())
         };
         // Every vertex visible at p.ts got its id before p.ts was published.
-        let bound = shared.ids.bound();
+        let bound = store.ids.bound();
         Snapshot {
-            shared,
+            store,
             layers,
             ts: p.ts,
             edges: p.edges,
@@ -103,7 +104,7 @@ impl Snapshot {
 
     /// Whether edges have a direction.
     pub fn is_directed(&self) -> bool {
-        self.shared.opts.directed
+        self.store.opts.directed
     }
 
     /// Number of vertices.
@@ -123,19 +124,19 @@ impl Snapshot {
 
     /// The internal id of vertex `v`, if it exists in this snapshot.
     pub fn internal_id(&self, v: VertexId) -> Option<u32> {
-        let id = self.shared.ids.lookup(v)?;
+        let id = self.store.ids.lookup(v)?;
         self.contains(id).then_some(id)
     }
 
     /// The external id of internal id `v`, if that vertex exists here.
     pub fn external_id(&self, v: u32) -> Option<VertexId> {
-        self.contains(v).then(|| self.shared.ids.external(v))
+        self.contains(v).then(|| self.store.ids.external(v))
     }
 
     /// The external id of internal id `v` without checking existence (for
     /// callers iterating ids they already know exist).
     pub fn external_id_unchecked(&self, v: u32) -> VertexId {
-        self.shared.ids.external(v)
+        self.store.ids.external(v)
     }
 
     /// Whether vertex `v` exists.
@@ -158,7 +159,7 @@ impl Snapshot {
     }
 
     fn alive(&self, v: u32) -> bool {
-        self.shared
+        self.store
             .mem
             .read(v, |s| s.life.alive_at(self.ts))
             .unwrap_or(false)
@@ -171,7 +172,7 @@ impl Snapshot {
 
     /// Whether the edge `src -> dst` exists (either direction if undirected).
     pub fn has_edge(&self, src: VertexId, dst: VertexId) -> bool {
-        let (Some(s), Some(d)) = (self.shared.ids.lookup(src), self.shared.ids.lookup(dst)) else {
+        let (Some(s), Some(d)) = (self.store.ids.lookup(src), self.store.ids.lookup(dst)) else {
             return false;
         };
         // As `weight_of`, but without reading the weight.
@@ -183,7 +184,7 @@ impl Snapshot {
 
     /// The weight of edge `src -> dst`, if it exists.
     pub fn weight(&self, src: VertexId, dst: VertexId) -> Option<f64> {
-        let (s, d) = (self.shared.ids.lookup(src)?, self.shared.ids.lookup(dst)?);
+        let (s, d) = (self.store.ids.lookup(src)?, self.store.ids.lookup(dst)?);
         self.weight_of(s, d)
     }
 
@@ -194,18 +195,14 @@ impl Snapshot {
         }
         let ts = self.ts;
         if self.layers.is_empty() {
-            return self
-                .shared
-                .mem
-                .read(s, |st| st.out.visible(d, ts))
-                .flatten();
+            return self.store.mem.read(s, |st| st.out.visible(d, ts)).flatten();
         }
         // No lock taken and no list of sources built where one segment
         // answers alone.
         if let Some(seg) = self.settled(s, false) {
             return seg.decided(s, d, ts).flatten();
         }
-        self.shared.mem.read_or_empty(s, |st| {
+        self.store.mem.read_or_empty(s, |st| {
             merge::weight(&self.layers.sources(&st.out, s, false), s, d, ts)
         })
     }
@@ -216,12 +213,12 @@ impl Snapshot {
     /// lock needs to be held afterwards).
     #[inline]
     fn settled(&self, v: u32, inn: bool) -> Option<&Segment> {
-        if v >= self.bound || self.shared.mem.may_hold(v) {
+        if v >= self.bound || self.store.mem.may_hold(v) {
             return None;
         }
         self.layers
             .sole(v)
-            .map(|run| run.seg(inn && self.shared.opts.directed))
+            .map(|run| run.seg(inn && self.store.opts.directed))
     }
 
     /// Where `v`'s edges in one direction are, for a snapshot with runs
@@ -238,8 +235,8 @@ impl Snapshot {
         if v >= self.bound {
             return Place::Empty;
         }
-        let inn = inn && self.shared.opts.directed;
-        let mem = &self.shared.mem;
+        let inn = inn && self.store.opts.directed;
+        let mem = &self.store.mem;
         if !mem.may_hold(v) {
             if let Some(seg) = self.layers.plain_sole(v, inn, self.ts) {
                 return Place::Plain(seg);
@@ -283,9 +280,9 @@ impl Snapshot {
         if v >= self.bound {
             return out;
         }
-        let inn = inn && self.shared.opts.directed;
+        let inn = inn && self.store.opts.directed;
         let ts = self.ts;
-        self.shared.mem.read_or_empty(v, |st| {
+        self.store.mem.read_or_empty(v, |st| {
             let set = if inn { &st.inn } else { &st.out };
             MERGER.with(|m| {
                 m.borrow_mut()
@@ -326,13 +323,13 @@ impl Snapshot {
         if v >= self.bound {
             return f(&[]);
         }
-        let inn = inn && self.shared.opts.directed;
+        let inn = inn && self.store.opts.directed;
         let ts = self.ts;
         let (lists, n, plain) = self.plain_slices(v, inn);
         if !plain {
             sc.list.clear();
             let out = &mut sc.list;
-            self.shared.mem.read_or_empty(v, |st| {
+            self.store.mem.read_or_empty(v, |st| {
                 let set = if inn { &st.inn } else { &st.out };
                 MERGER.with(|m| {
                     m.borrow_mut()
@@ -381,7 +378,7 @@ impl Snapshot {
         page: Option<&MemPage>,
         f: impl FnOnce(&[u32]) -> R,
     ) -> R {
-        let mem = &self.shared.mem;
+        let mem = &self.store.mem;
         // The dirty bit spares the slot's lock for every vertex no write
         // touched since the last clean-up.
         if !mem.may_hold(v) {
@@ -434,7 +431,7 @@ impl Snapshot {
     /// `v`'s MemGraph page in one direction (`inn` as given) for a point
     /// read: built already, or built now after enough point reads.
     fn point_page(&self, v: u32, inn: bool) -> Option<&MemPage> {
-        let inn = inn && self.shared.opts.directed;
+        let inn = inn && self.store.opts.directed;
         let below = |u| self.plain_below(u, inn);
         self.mem_view
             .page_for_point_read(self.mem_reader(inn), &below, v)
@@ -465,7 +462,7 @@ impl Snapshot {
     /// must be merged first.
     fn piece_lists(&self, v: u32, inn: bool) -> Option<(&[u32], &[u32])> {
         let adds = self.point_page(v, inn)?.pieces(v)?;
-        let slices = self.plain_below(v, inn && self.shared.opts.directed)?;
+        let slices = self.plain_below(v, inn && self.store.opts.directed)?;
         let mut pieces = slices
             .lists()
             .iter()
@@ -483,7 +480,7 @@ impl Snapshot {
     /// already resolved for undirected graphs).
     fn mem_reader(&self, inn: bool) -> mem_view::Reader<'_> {
         mem_view::Reader {
-            mem: &self.shared.mem,
+            mem: &self.store.mem,
             kept: &self.layers.kept,
             ts: self.ts,
             bound: self.bound,
@@ -508,7 +505,7 @@ impl Snapshot {
         let cell = self.hubs.cell(v, inn, self.bound)?;
         Some(cell.get_or_init(|| {
             let kept = &self.layers.kept_hubs;
-            kept_list(kept, &self.shared.mem, v, inn, self.ts).unwrap_or_else(|| {
+            kept_list(kept, &self.store.mem, v, inn, self.ts).unwrap_or_else(|| {
                 let list =
                     self.unite_plain(v, inn, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));
                 kept.offer((v, inn), &list, self.ts);
@@ -519,7 +516,7 @@ impl Snapshot {
 
     /// `kept_hub` for a vertex whose slices are not at hand yet.
     fn hub_slice(&self, v: u32, inn: bool) -> Option<&[u32]> {
-        let inn = inn && self.shared.opts.directed;
+        let inn = inn && self.store.opts.directed;
         let (lists, n, plain) = self.plain_slices(v, inn);
         if !plain {
             return None;
@@ -554,20 +551,20 @@ impl Snapshot {
             return None;
         }
         // An empty set is not cloned: its run is shared by every empty slot.
-        self.shared
+        self.store
             .mem
             .read(v, |s| (!s.out.is_empty()).then(|| s.out.clone()))
             .flatten()
     }
 
     fn in_set(&self, v: u32) -> Option<EdgeSet> {
-        if !self.shared.opts.directed {
+        if !self.store.opts.directed {
             return self.out_set(v);
         }
         if v >= self.bound {
             return None;
         }
-        self.shared
+        self.store
             .mem
             .read(v, |s| (!s.inn.is_empty()).then(|| s.inn.clone()))
             .flatten()
@@ -581,8 +578,8 @@ impl Snapshot {
         if v >= self.bound {
             return None;
         }
-        let inn = inn && self.shared.opts.directed;
-        self.shared
+        let inn = inn && self.store.opts.directed;
+        self.store
             .mem
             .read(v, |s| f(if inn { &s.inn } else { &s.out }))
     }
@@ -721,7 +718,7 @@ impl Snapshot {
             return None;
         }
         let range = seg.entry_range(v);
-        if !self.shared.mem.may_hold(v) {
+        if !self.store.mem.may_hold(v) {
             return Some(SoleOut::Clean(seg, range));
         }
         let page = self.point_page(v, false)?;
@@ -748,7 +745,7 @@ impl Snapshot {
     /// In-neighbours of internal id `v` with edge weights. In a directed graph
     /// a weight is stored once, with the out-edge, so each is looked up there.
     pub fn in_weighted_of(&self, v: u32) -> WeightedNeighbors<'_> {
-        if !self.shared.opts.directed {
+        if !self.store.opts.directed {
             return self.out_weighted_of(v);
         }
         let me = self.clone();
@@ -886,13 +883,13 @@ impl Snapshot {
         unordered: bool,
         mut f: impl FnMut(u32, &[&[u32]]),
     ) {
-        let inn = inn && self.shared.opts.directed;
+        let inn = inn && self.store.opts.directed;
         let end = range.end.min(self.bound);
         let mut sc = ListScratch::default();
         let layered = !self.layers.is_empty();
         let reader = self.mem_reader(inn);
         let below = |u| self.plain_below(u, inn);
-        let mem = &self.shared.mem;
+        let mem = &self.store.mem;
         // An ordered scan's merge of a vertex's disjoint pieces.
         let mut merged = MergeScratch::default();
         let mut slow = |v: u32, f: &mut ListSink<'_>| {
@@ -1089,9 +1086,9 @@ impl Snapshot {
         }
         let seg = self
             .layers
-            .plain_sole(v, inn && self.shared.opts.directed, self.ts)?;
+            .plain_sole(v, inn && self.store.opts.directed, self.ts)?;
         let list = seg.entries_of(v);
-        if !self.shared.mem.may_hold(v) {
+        if !self.store.mem.may_hold(v) {
             return Some((list, &[]));
         }
         let adds = self.point_page(v, inn)?.pieces(v)?;

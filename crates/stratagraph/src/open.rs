@@ -1,0 +1,356 @@
+//! Opening an on-disk store: locking its directory, reading its manifest,
+//! opening and arranging its level files, replaying its log, and removing
+//! files a crash left behind. `check` reads a store through the same
+//! functions without changing it.
+//!
+//! Recovery happens in two steps so that a damaged store changes nothing:
+//! first every level file's checksums and every log segment are checked
+//! (`wal::recover::read` hands back the logged commits and rebuilds the id
+//! dictionary in memory); only then are the commits newer than the
+//! manifest re-applied, in timestamp order, through the same code that
+//! applied them the first time (a transaction's net writes, or the batch
+//! call as made). The store was in the same state before each of them
+//! then, so each has the same effect now.
+//!
+//! Timestamp order is the order that matters: commits that touch a common
+//! vertex were appended in timestamp order (see `wal::writer`), and commits
+//! that do not commute with nothing, so any interleaving of them is
+//! equivalent.
+
+use crate::csr::Segment;
+use crate::error::{Error, Result};
+use crate::ids::IdMap;
+use crate::lsm::layers::{FlushedRun, Layers, Level};
+use crate::manifest::{Manifest, RunFiles, Totals};
+use crate::options::Options;
+use crate::read::Snapshot;
+use crate::store::maintain::{self, LsmState};
+use crate::store::Store;
+use crate::util::files::io_error;
+use crate::version::Clock;
+use crate::wal::record::Record;
+use crate::wal::recover::Logged;
+use crate::wal::{self, Wal};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Opens (creating if it holds none) the store in `dir`: see `Graph::open`.
+/// Nothing is modified when it fails, and the store it returns is
+/// recovered, checkpointed and logging.
+pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
+    let dir = dir.to_path_buf();
+    std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
+    let lock = lock_dir(&dir)?;
+    let manifest = Manifest::read(&dir)?.unwrap_or(Manifest {
+        directed: opts.directed,
+        last_ts: 0,
+        next_run: 0,
+        vertices: Vec::new(),
+        runs: Vec::new(),
+        totals: Totals::default(),
+    });
+    let manifest_path = dir.join(crate::manifest::FILE).display().to_string();
+    if manifest.directed != opts.directed {
+        return Err(mismatch(&dir, manifest.directed, opts.directed));
+    }
+    let layers = open_layers(&dir, &manifest, &manifest_path)?;
+    let ids = IdMap::new();
+    for (i, &(ext, _)) in manifest.vertices.iter().enumerate() {
+        if ids.intern(ext) != Some(i as u32) {
+            return Err(Error::Corrupt {
+                file: manifest_path,
+                offset: 0,
+                what: format!("external id {ext} is listed twice (internal id {i})"),
+            });
+        }
+    }
+    // Checks the whole log before anything is changed.
+    let mut log = wal::recover::read(&dir, &ids, manifest.last_ts)?;
+    let policy = opts.sync;
+    let store = Arc::new(Store::new(
+        opts,
+        ids,
+        Clock::resume(manifest.last_ts),
+        layers,
+        LsmState::resume(&manifest),
+        Some((dir.clone(), lock)),
+    ));
+    let mut alive = 0u64;
+    for (v, &(_, is_alive)) in manifest.vertices.iter().enumerate() {
+        if is_alive {
+            let v = v as u32;
+            let mut st = store.mem.lock(v);
+            // Existing since before every snapshot of this session.
+            st.life.set(0, true, 0);
+            store.mem.mark_clean(v);
+            alive += 1;
+        }
+    }
+    let edges = count_edges(&store);
+    store.clock.set_counts(edges, alive);
+    replay(&store, std::mem::take(&mut log.commits))?;
+    wal::recover::cut_newest(&log)?;
+    let wal = Wal::create(
+        &dir,
+        policy,
+        log.next_segment,
+        log.segments,
+        store.ids.bound(),
+    )?;
+    // After recovery, which must take back every id the log assigned.
+    store.ids.limit(store.opts.max_vertex_ids);
+    store.ids.attach_journal(wal.clone());
+    let _ = store.wal.set(wal);
+    maintain::checkpoint(&store)?;
+    remove_orphans(&dir, &store.layers.read());
+    Ok(store)
+}
+
+/// Whether the store in `dir` is directed, as its manifest says: `None` if
+/// `dir` is no directory or holds no manifest (no store yet).
+///
+/// # Errors
+/// `Io`, `Corrupt` or `UnsupportedFormat` if the manifest cannot be read.
+pub fn stored_kind(dir: impl AsRef<Path>) -> Result<Option<bool>> {
+    let dir = dir.as_ref();
+    if !dir.is_dir() {
+        return Ok(None); // opening will say why it cannot create it
+    }
+    Ok(Manifest::read(dir)?.map(|m| m.directed))
+}
+
+/// Whether to open the store in `dir` as directed: its manifest decides
+/// for an existing store, `asked` (directed when `None`) for a new one.
+/// Front ends whose users may leave the kind unsaid (the CLI, Python) call
+/// this, so only creating a store needs a flag.
+///
+/// # Errors
+/// `OptionsMismatch` naming the manifest and both kinds if `asked`
+/// contradicts an existing store; as [`stored_kind`] otherwise.
+pub fn resolve_directed(dir: impl AsRef<Path>, asked: Option<bool>) -> Result<bool> {
+    let dir = dir.as_ref();
+    match (stored_kind(dir)?, asked) {
+        (Some(stored), Some(asked)) if stored != asked => Err(mismatch(dir, stored, asked)),
+        (Some(stored), _) => Ok(stored),
+        (None, asked) => Ok(asked.unwrap_or(true)),
+    }
+}
+
+/// The error for options that ask for another kind than the stored one.
+fn mismatch(dir: &Path, stored: bool, asked: bool) -> Error {
+    Error::OptionsMismatch {
+        file: dir.join(crate::manifest::FILE).display().to_string(),
+        what: format!(
+            "the store is {}, the options ask for {}",
+            kind(stored),
+            kind(asked)
+        ),
+    }
+}
+
+/// "directed" or "undirected", for messages.
+fn kind(directed: bool) -> &'static str {
+    if directed {
+        "directed"
+    } else {
+        "undirected"
+    }
+}
+
+/// Edges visible now, counted from the adjacency (undirected: once).
+fn count_edges(store: &Arc<Store>) -> u64 {
+    let snap = Snapshot::open(store.clone());
+    let (mut n, mut loops) = (0u64, 0u64);
+    for v in 0..snap.id_bound() {
+        n += snap.out_degree_of(v) as u64;
+        loops += u64::from(snap.weight_of(v, v).is_some());
+    }
+    if store.opts.directed {
+        n
+    } else {
+        (n + loops) / 2
+    }
+}
+
+/// Re-applies the logged commits to a freshly opened store (no other
+/// handle exists yet and the log is not attached, so nothing is re-logged).
+fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
+    for c in commits {
+        let ts = c.ts;
+        store.clock.resume_at(ts - 1);
+        let applied = match c.record {
+            Record::Txn {
+                vertices, edges, ..
+            } => crate::txn::replay(store, &vertices, &edges),
+            Record::InsertEdges { edges, .. } => {
+                crate::batch::insert_edges(store, &edges).map(|(ts, _)| ts)
+            }
+            Record::DeleteEdges { edges, .. } => crate::batch::delete_edges(store, &edges),
+            Record::InsertVertices { vertices, .. } => {
+                crate::batch::insert_vertices(store, &vertices)
+            }
+            Record::Ids { .. } => continue,
+        };
+        match applied {
+            Ok(got) if got == ts => {}
+            Ok(got) => {
+                return Err(Error::Corrupt {
+                    file: c.file,
+                    offset: c.offset,
+                    what: format!("commit {ts} was re-applied as commit {got}"),
+                })
+            }
+            Err(e) => {
+                return Err(Error::Corrupt {
+                    file: c.file,
+                    offset: c.offset,
+                    what: format!("commit {ts} does not apply to the recovered store: {e}"),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Locks store directory `dir` for this process (an exclusive lock on its
+/// `LOCK` file, released when the file is closed, also by a crash).
+fn lock_dir(dir: &Path) -> Result<File> {
+    let path = dir.join("LOCK");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_error(&path, "open", &e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::StoreLocked {
+            dir: dir.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path, "lock", &e)),
+    }
+}
+
+/// Locks `dir` like `lock_dir` if it has a `LOCK` file (a store that was
+/// opened before), without creating one: for read-only inspection.
+pub(crate) fn lock_dir_if_present(dir: &Path) -> Result<Option<File>> {
+    if !dir.is_dir() {
+        return Err(Error::Io {
+            file: dir.display().to_string(),
+            op: "open directory",
+            kind: std::io::ErrorKind::NotFound,
+            message: "no such directory".into(),
+        });
+    }
+    if dir.join("LOCK").exists() {
+        lock_dir(dir).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Opens the level files a manifest names (see `open_level_file`) and
+/// arranges them as L0 runs and levels (see `arrange_layers`).
+fn open_layers(dir: &Path, manifest: &Manifest, manifest_path: &str) -> Result<Layers> {
+    let vertices = manifest.vertices.len();
+    let mut runs = Vec::with_capacity(manifest.runs.len());
+    for r in &manifest.runs {
+        let out = open_level_file(&RunFiles::path(dir, r.id, false), vertices)?;
+        let inn = if r.has_in {
+            Some(open_level_file(&RunFiles::path(dir, r.id, true), vertices)?)
+        } else {
+            None
+        };
+        runs.push(FlushedRun {
+            id: r.id,
+            out,
+            inn,
+            cut: r.cut,
+        });
+    }
+    arrange_layers(manifest, runs, manifest_path)
+}
+
+/// Arranges a manifest's opened runs (in its order) as L0 runs and levels,
+/// checking that each level's parts form one: disjoint vertex ranges
+/// starting on index pages.
+pub(crate) fn arrange_layers(
+    manifest: &Manifest,
+    opened: Vec<FlushedRun>,
+    manifest_path: &str,
+) -> Result<Layers> {
+    let mut runs = Vec::new();
+    let mut levels: Vec<Vec<Arc<FlushedRun>>> = Vec::new();
+    for (r, run) in manifest.runs.iter().zip(opened) {
+        match usize::from(r.level) {
+            0 => runs.push(Arc::new(run)),
+            l => {
+                levels.resize_with(levels.len().max(l), Vec::new);
+                levels[l - 1].push(Arc::new(run));
+            }
+        }
+    }
+    let levels = levels
+        .into_iter()
+        .map(|parts| {
+            Level::new(parts).map_err(|what| Error::Corrupt {
+                file: manifest_path.to_string(),
+                offset: 0,
+                what,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Layers::new(runs, levels))
+}
+
+/// Opens one level file of a store whose manifest lists `vertices` ids,
+/// checking every block checksum and that it covers no vertex beyond them:
+/// reads go straight to the mapped bytes without per-read checks, so damage
+/// must be found here or it would be returned as data. (CRC-32C runs at
+/// several GB/s, so this costs a fraction of reading the file once.)
+pub(crate) fn open_level_file(path: &Path, vertices: usize) -> Result<Segment> {
+    let seg = Segment::open(path)?;
+    seg.verify()?;
+    if seg.vertex_range().end as usize > vertices {
+        return Err(Error::Corrupt {
+            file: seg.name().to_string(),
+            offset: 0,
+            what: format!(
+                "covers vertices up to {} but the manifest has {vertices}",
+                seg.vertex_range().end
+            ),
+        });
+    }
+    Ok(seg)
+}
+
+/// Deletes run files (and temporaries) in `dir` that the manifest does not
+/// name: left by a crash between writing a file and the manifest naming it,
+/// or between a compaction's manifest and the deletion of what it replaced.
+/// Best effort: a file that cannot be removed only wastes space.
+fn remove_orphans(dir: &Path, live: &Layers) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let keep: std::collections::HashSet<PathBuf> = live
+        .all()
+        .flat_map(|r| {
+            let mut v = vec![RunFiles::path(dir, r.id, false)];
+            if r.inn.is_some() {
+                v.push(RunFiles::path(dir, r.id, true));
+            }
+            v
+        })
+        .collect();
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = (name.starts_with("run-")
+            && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
+            || name == format!("{}.tmp", crate::manifest::FILE);
+        if ours && !keep.contains(&path) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The store: the state one open graph shares between its handles,
+//! transactions, snapshots and background threads, and the maintenance
+//! that keeps it within its budget (`maintain`).
+//!
+//! `Store` sits below every public type: `Graph` (the handle), `WriteTxn`
+//! and batches (the write path) and `Snapshot` (the read path) all hold an
+//! `Arc<Store>`, and it knows none of them. It does no work when dropped:
+//! whoever drops the last `Arc` (often a reader thread letting go of a
+//! snapshot) must not find itself flushing or compacting a store. The
+//! close work (flush, merge, manifest, log sync, releasing the directory)
+//! runs in [`Store::close`], which `Graph::close` and the drop of the last
+//! `Graph` handle call; afterwards the store refuses writes with
+//! `Error::Closed`, and snapshots taken before keep reading the data they
+//! hold (memory and mapped level files, which need no open file handle).
+
+pub(crate) mod maintain;
+
+use crate::csr::SegmentBytes;
+use crate::error::{Error, Result};
+use crate::ids::IdMap;
+use crate::lsm::layers::{FlushedRun, Layers};
+use crate::lsm::LevelSink;
+use crate::mem::{MemGraph, Stamping};
+use crate::options::Options;
+use crate::version::{Clock, Timestamp};
+use crate::wal::Wal;
+use maintain::LsmState;
+use parking_lot::{Mutex, RwLock};
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// State shared by a graph's handles, transactions and snapshots.
+pub(crate) struct Store {
+    pub opts: Options,
+    pub ids: IdMap,
+    pub mem: MemGraph,
+    pub clock: Clock,
+    /// Transactions hold it shared while committing; batches and `close`
+    /// exclusively.
+    pub writers: RwLock<()>,
+    /// The flushed runs below the MemGraph; replaced whole by each flush.
+    pub layers: RwLock<Arc<Layers>>,
+    pub lsm: LsmState,
+    /// The directory of an on-disk store (`None`: in memory).
+    pub home: Option<PathBuf>,
+    /// The write-ahead log of an on-disk store, attached once recovery is
+    /// done (recovery's own re-applied commits are not logged again).
+    pub wal: OnceLock<Arc<Wal>>,
+    /// Held (locked) while the store is open, so a second open is refused;
+    /// taken and dropped by `close`.
+    dir_lock: Mutex<Option<File>>,
+    /// Set by `close` (under the writers' gate): no write starts after it.
+    closed: AtomicBool,
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// The most commits a MemGraph stamp offset can span (31 bits, less one
+/// value kept for saturation).
+const MAX_STAMP_SPAN: u64 = (1 << 31) - 2;
+
+impl Store {
+    /// A store over the given parts; `home` is an on-disk store's directory
+    /// and the locked file that keeps it ours.
+    pub(crate) fn new(
+        opts: Options,
+        ids: IdMap,
+        clock: Clock,
+        layers: Layers,
+        lsm: LsmState,
+        home: Option<(PathBuf, File)>,
+    ) -> Store {
+        let (home, dir_lock) = home.unzip();
+        // Always a pool of its own (0 threads: rayon's default count), so
+        // no caller of a batch is ever one of the threads that run it (see
+        // `batch::insert_edges`).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .thread_name(|i| format!("stratagraph-{i}"))
+            .build()
+            .ok();
+        Store {
+            opts,
+            ids,
+            mem: MemGraph::new(),
+            clock,
+            writers: RwLock::new(()),
+            layers: RwLock::new(Arc::new(layers)),
+            lsm,
+            home,
+            wal: OnceLock::new(),
+            dir_lock: Mutex::new(dir_lock),
+            closed: AtomicBool::new(false),
+            pool,
+        }
+    }
+
+    /// The log, if this store has one running.
+    #[inline]
+    pub(crate) fn log(&self) -> Option<&Wal> {
+        self.wal.get().map(|w| &**w)
+    }
+
+    /// Whether this on-disk store is still being opened (its log not yet
+    /// attached): no background work may start then.
+    pub(crate) fn recovering(&self) -> bool {
+        self.home.is_some() && self.wal.get().is_none()
+    }
+
+    /// `Closed` naming `op` once the store is closed. Writers call it while
+    /// holding the writers' gate, which `close` takes exclusively to set
+    /// the flag, so no write is applied after `close` began.
+    #[inline]
+    pub(crate) fn check_open(&self, op: &'static str) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed {
+                op,
+                store: self.home.as_ref().map(|d| d.display().to_string()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs `f`, which uses rayon, on the store's own thread pool (the
+    /// calling thread waits). Callers must not hold the writers' gate
+    /// inside `f`'s jobs; see `batch::insert_edges`.
+    pub(crate) fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+
+    /// The stamping context for commit `ts`, or `SnapshotTooOld` if the
+    /// oldest open snapshot lags more than the stamp window behind it.
+    ///
+    /// A flush's pin may hold the watermark further back than the window
+    /// for the moment the flush runs; the commit then goes ahead with the
+    /// window widened to cover it, up to what the stamp encoding can hold.
+    pub(crate) fn stamping(&self, ts: Timestamp) -> Result<Stamping> {
+        let window = u64::from(self.opts.stamp_window).min(MAX_STAMP_SPAN);
+        let snapshots = self.clock.snapshot_watermark();
+        let watermark = self.clock.watermark();
+        let lag = ts - watermark;
+        if ts - snapshots >= window || lag >= MAX_STAMP_SPAN {
+            return Err(Error::SnapshotTooOld {
+                snapshot_ts: snapshots,
+                commit_ts: ts,
+                window,
+            });
+        }
+        // Pruning stops at a flushed cut still waiting for its clean-up
+        // (see `LsmState::prune_horizon`), unless that cut is so old that
+        // offsets from it would not fit a stamp: then the clean-up waits
+        // for the next flush instead.
+        let prune_to = match self.lsm.prune_horizon() {
+            Some(cut) if cut < watermark && ts - cut < MAX_STAMP_SPAN => cut,
+            _ => watermark,
+        };
+        Ok(Stamping {
+            ts,
+            watermark: prune_to,
+            window: window.max(ts - prune_to + 1),
+        })
+    }
+
+    /// Closes the store; later calls do nothing and return `Ok`.
+    ///
+    /// In order: no write starts any more (commits under way finish
+    /// first); background flush and compaction threads are joined; an
+    /// on-disk store flushes everything, merges it into one level and
+    /// writes its manifest; the log is synced and its file closed; the
+    /// directory lock is released, so the store can be opened again (by
+    /// this process or another) while snapshots of this one still live.
+    ///
+    /// Each step runs even if an earlier one failed, and the first error is
+    /// returned: a failed flush leaves the commits in the synced log, which
+    /// the next open replays.
+    pub(crate) fn close(&self) -> Result<()> {
+        {
+            let _gate = self.writers.write();
+            if self.closed.swap(true, Ordering::AcqRel) {
+                return Ok(());
+            }
+        }
+        maintain::join_worker(self);
+        let background = maintain::take_background_error(self).map_or(Ok(()), Err);
+        let settled = match self.home {
+            Some(_) => maintain::flush_and_compact(self),
+            None => Ok(()),
+        };
+        let log = self.log().map_or(Ok(()), Wal::close);
+        drop(self.dir_lock.lock().take());
+        background.and(settled).and(log)
+    }
+}
+
+impl LevelSink for Store {
+    fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    fn watermark(&self) -> Timestamp {
+        self.clock.watermark()
+    }
+
+    fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        Store::par(self, f)
+    }
+
+    fn new_run(
+        &self,
+        out: SegmentBytes,
+        inn: Option<SegmentBytes>,
+        cut: Timestamp,
+    ) -> Result<Arc<FlushedRun>> {
+        let id = self.lsm.next_run_id();
+        let out = maintain::seal(self, out, id, false)?;
+        let inn = inn.map(|b| maintain::seal(self, b, id, true)).transpose()?;
+        Ok(Arc::new(FlushedRun { id, out, inn, cut }))
+    }
+}
