@@ -6,19 +6,18 @@
 
 use crate::batch;
 use crate::error::Result;
+use crate::error::VertexId;
 use crate::ids::IdMap;
 use crate::lsm::layers::Layers;
 use crate::manifest::Totals;
 use crate::mem::MemoryUsage;
 use crate::options::Options;
-use crate::read::mem_view::MemPage;
 use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
 use crate::txn::WriteTxn;
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
-use crate::VertexId;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -355,8 +354,7 @@ impl Graph {
             memory: self.store().mem.usage(bound),
             id_bytes: self.store().ids.memory_bytes(),
             run_bytes: layers.bytes(),
-            kept_read_bytes: layers.kept.bytes(MemPage::bytes)
-                + layers.kept_hubs.bytes(std::mem::size_of_val),
+            kept_read_bytes: crate::read::kept_bytes(&layers),
             runs: layers.runs.len(),
             levels: layers
                 .levels

@@ -37,6 +37,7 @@ mod check;
 // for levels.
 #[allow(dead_code)]
 mod csr;
+mod edge_rules;
 mod error;
 mod graph;
 mod ids;

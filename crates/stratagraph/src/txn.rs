@@ -15,6 +15,8 @@
 //! Conflicting writers are serialised, not aborted: the later commit's
 //! writes win, as with last-writer-wins stores.
 
+use crate::edge_rules::EdgeRules;
+use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, VertexState};
@@ -22,7 +24,6 @@ use crate::read::Snapshot;
 use crate::store::maintain;
 use crate::store::Store;
 use crate::version::Timestamp;
-use crate::VertexId;
 use parking_lot::RwLockWriteGuard;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -517,7 +518,7 @@ impl WriteTxn {
                     d_edges += i64::from(effect == Effect::Added);
                 }
                 None => {
-                    let effect = layers.kill(locked.get(s).out_mut(), s, d, false, st);
+                    let effect = layers.remove(locked.get(s).out_mut(), s, d, false, st);
                     if effect == Effect::Removed {
                         // The mirror is live too, maybe only below: bury.
                         if directed {

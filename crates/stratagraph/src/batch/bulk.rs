@@ -30,6 +30,7 @@
 
 use crate::csr::{write_columns, Direction, SegmentBytes};
 use crate::error::Result;
+use crate::error::VertexId;
 use crate::lsm::layers::{FlushedRun, Level};
 use crate::lsm::leveling::{self, Geometry};
 use crate::lsm::LevelSink;
@@ -37,7 +38,6 @@ use crate::page::PAGE;
 use crate::store::{maintain, Store};
 use crate::util::bucket;
 use crate::version::Timestamp;
-use crate::VertexId;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;

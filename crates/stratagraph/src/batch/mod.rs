@@ -8,6 +8,8 @@
 
 mod bulk;
 
+use crate::edge_rules::EdgeRules;
+use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, Write};
@@ -16,7 +18,6 @@ use crate::txn::check_edge;
 use crate::util::bucket;
 use crate::version::Timestamp;
 use crate::wal::record;
-use crate::VertexId;
 use rayon::prelude::*;
 
 /// One write to one adjacency list: (owner vertex, other endpoint, weight or delete).

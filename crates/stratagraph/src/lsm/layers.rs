@@ -1,5 +1,5 @@
-//! The flushed layers below the MemGraph, and the write rules that consult
-//! them.
+//! The flushed layers below the MemGraph: L0 runs and levels, and the page
+//! index that finds a vertex's part of each level.
 //!
 //! `Layers` is immutable and shared through an `Arc`: a flush publishes a new
 //! one with its run in front, and every snapshot and commit keeps the one it
@@ -7,20 +7,16 @@
 //! only once no holder of an older `Layers` remains (see `maintain`), so a
 //! reader always finds every version either in the MemGraph or in its runs.
 //!
-//! Writers decide an edge's latest state by the same newest-source-first rule
-//! as readers: the MemGraph set when it holds a version of the edge, else the
-//! newest run that does. A delete of an edge that lives only in a run writes
-//! a tombstone into the MemGraph (`EdgeSet::bury`) to hide it there.
+//! Readers merge a vertex's versions across these sources
+//! (`crate::read::merge`); writers decide an edge's latest state by the
+//! same rule (`crate::edge_rules`).
 
 use crate::csr::Segment;
-use crate::mem::{EdgeSet, Effect, Stamping};
 use crate::page::PAGE;
-use crate::read::hub_lists::KeptHubs;
-use crate::read::mem_view::KeptPages;
-use crate::read::merge::{Merger, Source};
 use crate::version::Timestamp;
+use std::any::Any;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One CSR file pair: an L0 run (what one flush wrote, covering every
 /// vertex) or a part of a level (one vertex range of it). Both hold every
@@ -171,12 +167,9 @@ pub(crate) struct Layers {
     /// Per index page, the segments of the one source that can hold its
     /// vertices, where one can (see `plain_sole`).
     sole_pages: Box<[Option<SolePage>]>,
-    /// MemGraph pages snapshots over these layers built, for later ones
-    /// (see `mem_view`).
-    pub kept: KeptPages,
-    /// Hub lists snapshots over these layers merged, for later ones (see
-    /// `hub_lists`).
-    pub kept_hubs: KeptHubs,
+    /// What readers derived from exactly these layers and keep for later
+    /// readers of them (see `reader_cache`).
+    reader_cache: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 impl Default for Layers {
@@ -231,10 +224,6 @@ fn sole_pages(shape: Shape, runs: &[Arc<FlushedRun>], levels: &[Level]) -> Box<[
     }
 }
 
-/// The newest possible snapshot: sees every version, so "decided at
-/// `LATEST`" is the latest state.
-const LATEST: u64 = u64::MAX;
-
 impl Layers {
     pub(crate) fn new(runs: Vec<Arc<FlushedRun>>, levels: Vec<Level>) -> Layers {
         let filled: Vec<usize> = (0..levels.len())
@@ -251,9 +240,28 @@ impl Layers {
             runs,
             levels,
             shape,
-            kept: KeptPages::default(),
-            kept_hubs: KeptHubs::default(),
+            reader_cache: OnceLock::new(),
         }
+    }
+
+    /// The read path's cache for these layers, created empty by the first
+    /// caller. A snapshot's copies of the MemGraph and merged hub lists are
+    /// exact for any later snapshot over the same layers, and wrong over
+    /// any other, so they live exactly as long as this `Layers`: the next
+    /// flush or compaction publishes a new one with an empty slot. The
+    /// slot is typed by its one user, the read path (`crate::read`), which
+    /// storage does not know. A caller asking with another type than the
+    /// first gets a fresh value that is not kept.
+    pub(crate) fn reader_cache<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
+        let slot = self
+            .reader_cache
+            .get_or_init(|| Arc::new(T::default()) as Arc<dyn Any + Send + Sync>);
+        Arc::clone(slot).downcast::<T>().unwrap_or_default()
+    }
+
+    /// The read path's cache for these layers if a reader made one.
+    pub(crate) fn reader_cache_if_made<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        Arc::clone(self.reader_cache.get()?).downcast::<T>().ok()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -314,89 +322,6 @@ impl Layers {
         for seg in self.segments_of(v, inn) {
             seg.prefetch_range(v);
         }
-    }
-
-    /// `set` (vertex `v`'s MemGraph set in one direction) stacked on the
-    /// runs, as merge sources.
-    pub(crate) fn sources<'a>(&'a self, set: &'a EdgeSet, v: u32, inn: bool) -> Vec<Source<'a>> {
-        let mut s = Vec::with_capacity(self.runs.len() + self.levels.len() + 1);
-        s.push(Source::Mem(set));
-        s.extend(self.segments_of(v, inn).map(Source::Seg));
-        s
-    }
-
-    /// Weight of edge `v -> d` in the latest state of the runs alone
-    /// (ignoring the MemGraph): the newest run holding a version decides.
-    fn below(&self, v: u32, d: u32, inn: bool) -> Option<f64> {
-        self.segments_of(v, inn)
-            .find_map(|seg| seg.decided(v, d, LATEST))
-            .flatten()
-    }
-
-    /// Whether a write of `v -> d` must look below the MemGraph: there are
-    /// runs and `set` holds no version of `d`.
-    #[inline]
-    fn undecided(&self, set: &EdgeSet, d: u32) -> bool {
-        !self.is_empty() && set.decided(d, LATEST).is_none()
-    }
-
-    /// Whether `set` holds no version of `d` while a run holds it live (see
-    /// `Write::below`).
-    pub(crate) fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> bool {
-        self.undecided(set, d) && self.below(v, d, inn).is_some()
-    }
-
-    /// Weight of `v -> d` in the latest state across the MemGraph and runs.
-    pub(crate) fn latest(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> Option<f64> {
-        match set.decided(d, LATEST) {
-            Some(state) => state,
-            None => self.below(v, d, inn),
-        }
-    }
-
-    /// Inserts or re-weights `v -> d` in `set`; the effect counts the runs.
-    pub(crate) fn put(
-        &self,
-        set: &mut EdgeSet,
-        v: u32,
-        d: u32,
-        weight: f64,
-        inn: bool,
-        st: &Stamping,
-    ) -> Effect {
-        let below = self.live_only_below(set, v, d, inn);
-        match set.put(d, weight, st) {
-            Effect::Added if below => Effect::Updated,
-            e => e,
-        }
-    }
-
-    /// Deletes `v -> d` if it is live in the latest state, wherever it is.
-    pub(crate) fn kill(
-        &self,
-        set: &mut EdgeSet,
-        v: u32,
-        d: u32,
-        inn: bool,
-        st: &Stamping,
-    ) -> Effect {
-        if !self.undecided(set, d) {
-            set.kill(d, st)
-        } else if self.below(v, d, inn).is_some() {
-            set.bury(d, st)
-        } else {
-            Effect::Unchanged
-        }
-    }
-
-    /// Destinations of `v` live in the latest state, ascending.
-    pub(crate) fn latest_dsts(&self, set: &EdgeSet, v: u32, inn: bool) -> Vec<u32> {
-        if self.is_empty() {
-            return set.latest_dsts();
-        }
-        let mut out = Vec::new();
-        Merger::default().visit(&self.sources(set, v, inn), v, LATEST, |d, _| out.push(d));
-        out
     }
 }
 

@@ -16,7 +16,22 @@
 //! source's decided list once (O(entries x sources), sources being few).
 
 use crate::csr::Segment;
+use crate::lsm::layers::Layers;
 use crate::mem::EdgeSet;
+
+/// `set` (vertex `v`'s MemGraph set in one direction) stacked on the
+/// segments of `layers` that may hold `v`, as merge sources, newest first.
+pub(crate) fn sources<'a>(
+    layers: &'a Layers,
+    set: &'a EdgeSet,
+    v: u32,
+    inn: bool,
+) -> Vec<Source<'a>> {
+    let mut s = Vec::with_capacity(layers.runs.len() + layers.levels.len() + 1);
+    s.push(Source::Mem(set));
+    s.extend(layers.segments_of(v, inn).map(Source::Seg));
+    s
+}
 
 /// One layer of adjacency for a vertex.
 #[derive(Clone, Copy)]

@@ -21,3 +21,23 @@ pub(crate) mod union;
 
 pub use scan::{Neighbors, WeightedNeighbors};
 pub use snapshot::Snapshot;
+
+use crate::lsm::layers::Layers;
+
+/// What snapshots over one `Layers` built and keep for later snapshots of
+/// the same layers: MemGraph pages (`mem_view`) and hubs' merged lists
+/// (`hub_lists`). Kept in the layers' reader cache
+/// (`Layers::reader_cache`), so it goes with them at the next flush or
+/// compaction.
+#[derive(Default)]
+pub(crate) struct KeptReads {
+    pub pages: mem_view::KeptPages,
+    pub hubs: hub_lists::KeptHubs,
+}
+
+/// Bytes of what snapshots over `layers` keep for later ones.
+pub(crate) fn kept_bytes(layers: &Layers) -> usize {
+    layers.reader_cache_if_made::<KeptReads>().map_or(0, |k| {
+        k.pages.bytes(mem_view::MemPage::bytes) + k.hubs.bytes(std::mem::size_of_val)
+    })
+}

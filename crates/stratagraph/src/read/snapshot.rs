@@ -5,13 +5,14 @@ use super::mem_view::{self, MemPage, MemView, Override, Slices, MAX_PIECES};
 use super::merge::{self, Merger};
 use super::scan::{self, Neighbors, WeightedNeighbors};
 use super::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
+use super::KeptReads;
 use crate::csr::Segment;
+use crate::error::VertexId;
 use crate::lsm::layers::Layers;
 use crate::mem::EdgeSet;
 use crate::page::PAGE;
 use crate::store::Store;
 use crate::version::Timestamp;
-use crate::VertexId;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -29,12 +30,15 @@ pub struct Snapshot {
     store: Arc<Store>,
     /// The runs below the MemGraph when the snapshot was taken; holding
     /// them keeps the MemGraph from dropping versions this snapshot would
-    /// otherwise miss (see `lsm::maintain`).
+    /// otherwise miss (see `store::maintain`).
     layers: Arc<Layers>,
     ts: Timestamp,
     edges: u64,
     vertices: u64,
     bound: u32,
+    /// What snapshots over `layers` built for later ones (MemGraph pages,
+    /// hubs' merged lists).
+    kept: Arc<KeptReads>,
     /// Merged lists of hubs read so far (see `hub_lists`), shared by clones.
     hubs: Arc<HubLists>,
     /// The MemGraph as this snapshot sees it, copied page by page as it is
@@ -48,6 +52,7 @@ impl Clone for Snapshot {
         Snapshot {
             store: self.store.clone(),
             layers: self.layers.clone(),
+            kept: self.kept.clone(),
             hubs: self.hubs.clone(),
             mem_view: self.mem_view.clone(),
             ..*self
@@ -74,7 +79,7 @@ impl std::fmt::Debug for Snapshot {
 impl Snapshot {
     pub(crate) fn open(store: Arc<Store>) -> Snapshot {
         // The timestamp is read under the layers' read lock: a bulk load
-        // (`lsm::bulk`) puts its run in place and publishes its timestamp
+        // (`batch::bulk`) puts its run in place and publishes its timestamp
         // under the write lock, and its entries carry no stamps, so a
         // snapshot must get both or neither. A flush's run published after
         // the lock is let go was flushed at a watermark no newer than p.ts,
@@ -87,6 +92,7 @@ impl Snapshot {
         let bound = store.ids.bound();
         Snapshot {
             store,
+            kept: layers.reader_cache(),
             layers,
             ts: p.ts,
             edges: p.edges,
@@ -203,7 +209,7 @@ impl Snapshot {
             return seg.decided(s, d, ts).flatten();
         }
         self.store.mem.read_or_empty(s, |st| {
-            merge::weight(&self.layers.sources(&st.out, s, false), s, d, ts)
+            merge::weight(&merge::sources(&self.layers, &st.out, s, false), s, d, ts)
         })
     }
 
@@ -286,7 +292,7 @@ impl Snapshot {
             let set = if inn { &st.inn } else { &st.out };
             MERGER.with(|m| {
                 m.borrow_mut()
-                    .visit(&self.layers.sources(set, v, inn), v, ts, |d, w| {
+                    .visit(&merge::sources(&self.layers, set, v, inn), v, ts, |d, w| {
                         out.push((d, w))
                     });
             });
@@ -332,8 +338,12 @@ impl Snapshot {
             self.store.mem.read_or_empty(v, |st| {
                 let set = if inn { &st.inn } else { &st.out };
                 MERGER.with(|m| {
-                    m.borrow_mut()
-                        .visit(&self.layers.sources(set, v, inn), v, ts, |d, _| out.push(d));
+                    m.borrow_mut().visit(
+                        &merge::sources(&self.layers, set, v, inn),
+                        v,
+                        ts,
+                        |d, _| out.push(d),
+                    );
                 });
             });
             return f(&sc.list);
@@ -481,7 +491,7 @@ impl Snapshot {
     fn mem_reader(&self, inn: bool) -> mem_view::Reader<'_> {
         mem_view::Reader {
             mem: &self.store.mem,
-            kept: &self.layers.kept,
+            kept: &self.kept.pages,
             ts: self.ts,
             bound: self.bound,
             inn,
@@ -504,7 +514,7 @@ impl Snapshot {
         }
         let cell = self.hubs.cell(v, inn, self.bound)?;
         Some(cell.get_or_init(|| {
-            let kept = &self.layers.kept_hubs;
+            let kept = &self.kept.hubs;
             kept_list(kept, &self.store.mem, v, inn, self.ts).unwrap_or_else(|| {
                 let list =
                     self.unite_plain(v, inn, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));

@@ -249,13 +249,15 @@ fn keep_worker(
     }
 }
 
-/// Waits until the running background flush is done, counting the stall.
+/// Waits until the running background flush is done, counting the stall
+/// as it starts (a writer held up for good, behind a flush that waits for
+/// compaction, shows in `Stats::stalls` at once) and its time when it ends.
 fn stall(lsm: &LsmState) {
     let start = std::time::Instant::now();
+    lsm.stalls.fetch_add(1, Ordering::Relaxed);
     while lsm.scheduled.load(Ordering::Acquire) {
         std::thread::sleep(std::time::Duration::from_micros(100));
     }
-    lsm.stalls.fetch_add(1, Ordering::Relaxed);
     let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
     lsm.stall_nanos.fetch_add(nanos, Ordering::Relaxed);
 }

@@ -18,7 +18,7 @@
 //! `change`: 1 created, 2 deleted, 3 deleted then created again. `put`: 1
 //! insert or re-weight with `weight`, 0 delete (`weight` is 0 and ignored).
 
-use crate::VertexId;
+use crate::error::VertexId;
 
 const IDS: u8 = 1;
 const TXN: u8 = 2;

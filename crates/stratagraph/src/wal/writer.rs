@@ -30,11 +30,11 @@
 
 use super::frame::{self, file_header, FILE_HEADER};
 use super::record;
+use crate::error::VertexId;
 use crate::error::{Error, Result};
 use crate::ids::IdJournal;
 use crate::options::SyncPolicy;
 use crate::util::files::{io_error, sync_dir};
-use crate::VertexId;
 use parking_lot::Mutex;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
