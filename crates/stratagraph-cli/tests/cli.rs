@@ -180,6 +180,11 @@ fn check_reports_a_healthy_store_and_names_damage() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 problem"));
 }
 
+/// Loads `input` into a new undirected store at `store`.
+fn load_undirected(store: &Path, input: &Path) {
+    run_ok(bin().arg("load").arg(store).arg("--undirected").arg(input));
+}
+
 #[test]
 fn the_kind_of_an_existing_store_comes_from_its_manifest() {
     let dir = tempfile::tempdir().unwrap();
@@ -188,13 +193,7 @@ fn the_kind_of_an_existing_store_comes_from_its_manifest() {
     let more = dir.path().join("more.txt");
     std::fs::write(&more, "3 4\n").unwrap();
     let store = dir.path().join("s");
-    run_ok(
-        bin()
-            .arg("load")
-            .arg(&store)
-            .arg("--undirected")
-            .arg(&input),
-    );
+    load_undirected(&store, &input);
     // Loading more and running a kernel need no flag: both take the store
     // as undirected (BFS from 4 reaches 1 only over reversed edges).
     run_ok(bin().arg("load").arg(&store).arg(&more));
@@ -258,13 +257,7 @@ fn stats_prints_counts_as_json() {
     let input = dir.path().join("e.txt");
     std::fs::write(&input, "1 2\n2 3 0.5\n3 1\n3 4\n").unwrap();
     let store = dir.path().join("s");
-    run_ok(
-        bin()
-            .arg("load")
-            .arg(&store)
-            .arg("--undirected")
-            .arg(&input),
-    );
+    load_undirected(&store, &input);
     let out = run_ok(bin().arg("stats").arg(&store).arg("--json"));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["vertices"], 4, "{out}");

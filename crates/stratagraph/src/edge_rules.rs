@@ -11,6 +11,7 @@
 use crate::lsm::layers::Layers;
 use crate::mem::{EdgeSet, Effect, Stamping};
 use crate::read::merge::{self, Merger};
+use crate::version::Decided;
 
 /// The newest possible snapshot: sees every version, so "decided at
 /// `LATEST`" is the latest state.
@@ -48,8 +49,8 @@ impl EdgeRules for Layers {
 
     fn latest(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> Option<f64> {
         match set.decided(d, LATEST) {
-            Some(state) => state,
-            None => below(self, v, d, inn),
+            Decided::Undecided => below(self, v, d, inn),
+            state => state.weight(),
         }
     }
 
@@ -96,13 +97,14 @@ impl EdgeRules for Layers {
 fn below(layers: &Layers, v: u32, d: u32, inn: bool) -> Option<f64> {
     layers
         .segments_of(v, inn)
-        .find_map(|seg| seg.decided(v, d, LATEST))
-        .flatten()
+        .map(|seg| seg.decided(v, d, LATEST))
+        .find(|d| d.decides())
+        .and_then(Decided::weight)
 }
 
 /// Whether a write of `v -> d` must look below the MemGraph: there are
 /// levels and `set` holds no version of `d`.
 #[inline]
 fn undecided(layers: &Layers, set: &EdgeSet, d: u32) -> bool {
-    !layers.is_empty() && set.decided(d, LATEST).is_none()
+    !layers.is_empty() && !set.decided(d, LATEST).decides()
 }

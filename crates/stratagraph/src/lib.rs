@@ -5,11 +5,15 @@
 //! readers take consistent snapshots and run look-ups and whole-graph
 //! analytics on them while writes continue.
 //!
-//! Where things live (see `DESIGN.md` in the shared folder for the why):
-//! - write path: [`WriteTxn`] (`txn.rs`) and batches (`batch.rs`) apply to
-//!   the MemGraph (`mem/`), stamped and published by the clock (`version.rs`);
-//! - read path: [`Snapshot`] (`snapshot.rs`), its iterators (`scan.rs`)
-//!   and the merged hub lists it keeps (`hub_lists.rs`);
+//! Where things live (`docs/ARCHITECTURE.md` draws the module map, the
+//! write and read paths step by step, and the lock order):
+//! - the handle: [`Graph`] (`graph.rs`); opening a store (`open.rs`);
+//! - write path: [`WriteTxn`] (`txn.rs`) and batches (`batch/`) apply to
+//!   the MemGraph (`mem/`) by the rules of `edge_rules.rs`, logged by
+//!   `wal/`, stamped and published by the clock (`version.rs`);
+//! - read path: [`Snapshot`] and its iterators (`read/`);
+//! - the state every handle shares, and its flushes and compactions
+//!   (`store/`); the levels below the MemGraph (`lsm/`, `csr/`);
 //! - ids: external `u64` to dense internal `u32` (`ids.rs`).
 //!
 //! ```
@@ -33,9 +37,6 @@
 
 mod batch;
 mod check;
-// Parts of the segment API (loading into memory, streaming writes) wait
-// for levels.
-#[allow(dead_code)]
 mod csr;
 mod edge_rules;
 mod error;

@@ -55,7 +55,7 @@ pub struct Options {
     /// no edge yet (a bulk load) is written straight into a CSR level
     /// below the MemGraph instead of going through it: several times
     /// faster, and the loaded graph is read at CSR speed at once.
-    /// `usize::MAX` turns this off. Default 65536; see `lsm::bulk` for why.
+    /// `usize::MAX` turns this off. Default 65536; see `batch::bulk` for why.
     pub bulk_load_min_edges: usize,
     /// The most internal vertex ids the store hands out; a write that needs
     /// one more is refused with `Error::VertexIdsExhausted`. Every external

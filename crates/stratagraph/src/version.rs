@@ -21,6 +21,36 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// A commit timestamp. Timestamps start at 1; 0 is "before everything".
 pub type Timestamp = u64;
 
+/// What one source (a MemGraph edge set, a segment) holds for one edge as
+/// a snapshot at some timestamp sees it. Sources are stacked newest first,
+/// and the first that decides the edge answers for all of them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Decided {
+    /// No version at or before the timestamp here: older sources decide.
+    Undecided,
+    /// The newest version here is a tombstone: the edge is absent.
+    Deleted,
+    /// The newest version here is live, with this weight.
+    Live(f64),
+}
+
+impl Decided {
+    /// The edge's weight if it is live (`None`: absent or undecided).
+    #[inline]
+    pub(crate) fn weight(self) -> Option<f64> {
+        match self {
+            Decided::Live(w) => Some(w),
+            Decided::Undecided | Decided::Deleted => None,
+        }
+    }
+
+    /// Whether this source decides the edge (older ones are not asked).
+    #[inline]
+    pub(crate) fn decides(self) -> bool {
+        self != Decided::Undecided
+    }
+}
+
 /// Counters as of one published timestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Published {

@@ -8,12 +8,12 @@
 //! access below is a checked `get` with a harmless fallback.
 
 use super::format::{
-    block_count, corrupt, Extent, Header, Section, FLAG_IN, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
+    block_count, corrupt, Extent, Header, Section, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
     FLAG_WEIGHTED, HEADER_LEN, TOMB_BIT, TS_MASK,
 };
 use super::storage::{self, SegmentBytes, Storage};
-use super::Direction;
 use crate::error::Result;
+use crate::version::Decided;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -69,14 +69,6 @@ impl Segment {
     pub(crate) fn open(path: &Path) -> Result<Segment> {
         let storage = storage::map_file(path)?;
         Self::build(storage, path.display().to_string())
-    }
-
-    /// Reads the whole file at `path` into memory and opens that, for
-    /// callers that want no file mapping (the in-memory home loading a
-    /// file, or platforms where mapping is unwelcome).
-    pub(crate) fn load(path: &Path) -> Result<Segment> {
-        let bytes = storage::read_file(path)?;
-        Self::build(Storage::Owned(bytes), path.display().to_string())
     }
 
     fn build(storage: Storage, name: String) -> Result<Segment> {
@@ -314,11 +306,12 @@ impl Segment {
         &self.inner.name
     }
 
-    pub(crate) fn direction(&self) -> Direction {
-        if self.header().flag(FLAG_IN) {
-            Direction::In
+    #[cfg(test)] // used by the format tests only
+    pub(crate) fn direction(&self) -> super::Direction {
+        if self.header().flag(super::format::FLAG_IN) {
+            super::Direction::In
         } else {
-            Direction::Out
+            super::Direction::Out
         }
     }
 
@@ -335,10 +328,12 @@ impl Segment {
         self.header().entry_count as usize
     }
 
+    #[cfg(test)] // used by the format tests only
     pub(crate) fn stamp_count(&self) -> usize {
         self.header().stamp_count as usize
     }
 
+    #[cfg(test)] // used by the format tests only
     /// The newest timestamp in the side table (0 if there is none).
     pub(crate) fn max_ts(&self) -> u64 {
         self.header().max_ts
@@ -348,6 +343,7 @@ impl Segment {
         self.header().flag(FLAG_STAMPS)
     }
 
+    #[cfg(test)] // used by the format tests only
     pub(crate) fn has_tombstones(&self) -> bool {
         self.header().flag(FLAG_TOMBS)
     }
@@ -362,6 +358,7 @@ impl Segment {
         self.header().file_len
     }
 
+    #[cfg(test)] // used by the format tests only
     /// Whether the bytes are a file mapping (rather than owned memory).
     pub(crate) fn is_mapped(&self) -> bool {
         matches!(self.inner.storage, Storage::Mapped(_))
@@ -567,18 +564,20 @@ impl Segment {
         }
     }
 
+    #[cfg(test)] // used by the format tests only
     /// Weight of edge `v -> dst` as a snapshot at `ts` sees it, or `None`
     /// if absent there. Binary search on `v`'s destinations.
     pub(crate) fn visible_weight(&self, v: u32, dst: u32, ts: u64) -> Option<f64> {
-        self.decided(v, dst, ts).flatten()
+        self.decided(v, dst, ts).weight()
     }
 
-    /// What this segment says about edge `v -> dst` at `ts`: `None` if it
-    /// holds no version at or before `ts` (older segments decide),
-    /// `Some(None)` if that version is a tombstone, else `Some(Some(weight))`.
-    pub(crate) fn decided(&self, v: u32, dst: u32, ts: u64) -> Option<Option<f64>> {
-        let (e, tomb) = self.deciding(v, dst, ts)?;
-        Some((!tomb).then(|| self.weight(e)))
+    /// What this segment says about edge `v -> dst` at `ts`.
+    pub(crate) fn decided(&self, v: u32, dst: u32, ts: u64) -> Decided {
+        match self.deciding(v, dst, ts) {
+            None => Decided::Undecided,
+            Some((_, true)) => Decided::Deleted,
+            Some((e, false)) => Decided::Live(self.weight(e)),
+        }
     }
 
     /// `decided` without the weight (which would cost one more memory

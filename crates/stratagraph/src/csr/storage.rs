@@ -28,6 +28,7 @@ impl SegmentBytes {
         }
     }
 
+    #[cfg(test)] // used by the format tests only
     /// An aligned copy of `bytes` (for buffers that arrive unaligned, such as
     /// a file read into a `Vec<u8>`).
     pub(crate) fn copy_from_slice(bytes: &[u8]) -> Self {
@@ -119,10 +120,4 @@ pub(crate) fn map_file(path: &Path) -> Result<Storage> {
     }
     let map = map_readonly(&file).map_err(|e| io_error(path, "mmap", &e))?;
     Ok(Storage::Mapped(map))
-}
-
-/// Reads all of `path` into an owned aligned buffer.
-pub(crate) fn read_file(path: &Path) -> Result<SegmentBytes> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, "read", &e))?;
-    Ok(SegmentBytes::copy_from_slice(&bytes))
 }

@@ -13,9 +13,7 @@ use super::format::{
 use super::storage::SegmentBytes;
 use super::{Direction, SegEntry};
 use crate::error::{Error, Result};
-use crate::util::files::write_atomically;
-use std::io::{Seek, SeekFrom, Write};
-use std::path::Path;
+use std::io::Write;
 
 /// Accumulates one segment's columns in memory.
 #[derive(Debug)]
@@ -65,6 +63,7 @@ impl SegmentWriter {
         }
     }
 
+    #[cfg(test)] // used by the format tests only
     /// Uses checksum blocks of `bytes` bytes (a power of two in
     /// [64, 2^30]; checked by `finish`). Small blocks let tests put many
     /// blocks in a small file.
@@ -84,6 +83,7 @@ impl SegmentWriter {
         u64::from(self.lo) + self.offsets.len() as u64 - 1
     }
 
+    #[cfg(test)] // used by the format tests only
     pub(crate) fn entry_count(&self) -> usize {
         self.dsts.len()
     }
@@ -198,22 +198,6 @@ impl SegmentWriter {
     pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
         let h = self.close(hi)?;
         self.view().bytes(h)
-    }
-
-    /// Ends the segment at `hi` and writes it straight to the file `path`
-    /// (crash-safely, as [`SegmentBytes::write_file`]) without first building
-    /// the whole image in memory. Returns the file length.
-    pub(crate) fn finish_file(mut self, hi: u32, path: &Path) -> Result<u64> {
-        let mut h = self.close(hi)?;
-        write_atomically(path, |f| {
-            let io = |e| (e, "write");
-            f.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
-            let out = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
-            h.table_crc = self.view().emit(&h, out).map_err(io)?;
-            f.seek(SeekFrom::Start(0)).map_err(|e| (e, "seek"))?;
-            f.write_all(&h.encode()).map_err(io)
-        })?;
-        Ok(h.file_len)
     }
 }
 

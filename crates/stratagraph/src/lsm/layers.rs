@@ -4,7 +4,7 @@
 //! `Layers` is immutable and shared through an `Arc`: a flush publishes a new
 //! one with its run in front, and every snapshot and commit keeps the one it
 //! started with. MemGraph versions a run holds are dropped from the MemGraph
-//! only once no holder of an older `Layers` remains (see `maintain`), so a
+//! only once no holder of an older `Layers` remains (see `store::maintain`), so a
 //! reader always finds every version either in the MemGraph or in its runs.
 //!
 //! Readers merge a vertex's versions across these sources

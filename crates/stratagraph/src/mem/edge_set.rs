@@ -15,6 +15,7 @@
 
 use super::run::{stamp, Entry, Run};
 use super::versions::{kept_len, offset_of, pruned_entries, Effect, Stamping};
+use crate::version::Decided;
 use std::sync::Arc;
 
 /// Entries per block (and the largest single run).
@@ -168,15 +169,17 @@ impl EdgeSet {
         }
     }
 
-    /// What this set says about `dst` at `ts` (see `for_each_decided`):
-    /// `None` if it holds no version at or before `ts`.
-    pub(crate) fn decided(&self, dst: u32, ts: u64) -> Option<Option<f64>> {
+    /// What this set says about `dst` at `ts` (see `for_each_decided`).
+    pub(crate) fn decided(&self, dst: u32, ts: u64) -> Decided {
         let run = self.run_for(dst);
         let g = run.group(dst);
         let rel = offset_of(ts, run.base());
         let group = run.stamps().slice(g.clone());
-        let k = group.position(|s| stamp::offset(s) <= rel)?;
-        Some((!stamp::is_tomb(group.get(k))).then(|| run.weight(g.start + k)))
+        match group.position(|s| stamp::offset(s) <= rel) {
+            None => Decided::Undecided,
+            Some(k) if stamp::is_tomb(group.get(k)) => Decided::Deleted,
+            Some(k) => Decided::Live(run.weight(g.start + k)),
+        }
     }
 
     /// Calls `f(dst, ts, tomb, weight)` for every version committed after

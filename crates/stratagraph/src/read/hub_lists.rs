@@ -5,9 +5,9 @@
 //! to hand out: each read merges its slices anew, at a cost proportional to
 //! its degree. Kernels that read a neighbour's list once per edge into it
 //! (LCC, triangle counting, betweenness) then pay the sum of squared hub
-//! degrees: at k20 with 20% of the edges in the MemGraph, LCC ran for over
-//! 15 minutes in `overlay` before this cache (the same kernel on a
-//! compacted store, where lists are slices, takes seconds). A snapshot
+//! degrees: at k20 with 20% of the edges in the MemGraph, LCC runs for
+//! over 15 minutes without this cache (the same kernel on a compacted
+//! store, where lists are slices, takes seconds). A snapshot
 //! never changes, so the first read of a hub's merged list keeps it, and
 //! later reads get it as a slice, as from a CSR, which also lets
 //! intersections gallop into it.

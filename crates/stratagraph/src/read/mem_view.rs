@@ -9,7 +9,7 @@
 //! the MemGraph's decisions for them (per vertex: the destinations live at
 //! the snapshot, then the tombstones, each ascending) into one array, and
 //! every later read in the page takes them as slices, with no lock and no
-//! version check, to be laid over the level's slice (`lsm::union`).
+//! version check, to be laid over the level's slice (`read::union`).
 //!
 //! Whole-graph scans build the pages they cross. A point read uses a page
 //! once it exists and builds it after `BUILD_AFTER` point reads in it, so a

@@ -18,6 +18,7 @@
 use crate::csr::Segment;
 use crate::lsm::layers::Layers;
 use crate::mem::EdgeSet;
+use crate::version::Decided;
 
 /// `set` (vertex `v`'s MemGraph set in one direction) stacked on the
 /// segments of `layers` that may hold `v`, as merge sources, newest first.
@@ -55,7 +56,7 @@ impl Source<'_> {
         }
     }
 
-    fn decided(&self, v: u32, dst: u32, ts: u64) -> Option<Option<f64>> {
+    fn decided(&self, v: u32, dst: u32, ts: u64) -> Decided {
         match self {
             Source::Mem(set) => set.decided(dst, ts),
             Source::Seg(seg) => seg.decided(v, dst, ts),
@@ -74,7 +75,11 @@ impl Source<'_> {
 /// The weight of edge `v -> dst` at `ts` across `sources` (newest first),
 /// or `None` if it is absent there.
 pub(crate) fn weight(sources: &[Source<'_>], v: u32, dst: u32, ts: u64) -> Option<f64> {
-    sources.iter().find_map(|s| s.decided(v, dst, ts)).flatten()
+    sources
+        .iter()
+        .map(|s| s.decided(v, dst, ts))
+        .find(|d| d.decides())
+        .and_then(Decided::weight)
 }
 
 /// Scratch space for merged scans, reused from vertex to vertex.

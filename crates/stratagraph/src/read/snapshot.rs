@@ -206,7 +206,7 @@ impl Snapshot {
         // No lock taken and no list of sources built where one segment
         // answers alone.
         if let Some(seg) = self.settled(s, false) {
-            return seg.decided(s, d, ts).flatten();
+            return seg.decided(s, d, ts).weight();
         }
         self.store.mem.read_or_empty(s, |st| {
             merge::weight(&merge::sources(&self.layers, &st.out, s, false), s, d, ts)
@@ -315,7 +315,7 @@ impl Snapshot {
     /// MemGraph or several segments hold. When every segment holding `v`
     /// reads plain for it (the state after compaction), their slices are
     /// united and the MemGraph's decided list laid over them
-    /// (`lsm::union`), and a vertex found in one slice alone is handed over
+    /// (`read::union`), and a vertex found in one slice alone is handed over
     /// in place; otherwise the general merge runs. `page` is `v`'s MemGraph
     /// page when the caller (a scan) holds it.
     fn with_merged_dsts(

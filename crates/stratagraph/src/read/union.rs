@@ -10,7 +10,7 @@
 //! its decided list is laid over the union last. These loops move
 //! destinations only, with no per-entry version or source bookkeeping,
 //! which is what keeps a scan with a fifth of the graph above the levels
-//! close to a CSR scan (`lsm::merge` handles everything else).
+//! close to a CSR scan (`read::merge` handles everything else).
 
 use crate::util::search::gallop_below;
 

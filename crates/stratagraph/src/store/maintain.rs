@@ -411,7 +411,7 @@ pub(crate) fn hold_flushes(store: &Store) -> parking_lot::MutexGuard<'_, ()> {
     store.lsm.flushing.lock()
 }
 
-/// Puts the levels built straight from a batch (`lsm::bulk`) in place (one
+/// Puts the levels built straight from a batch (`batch::bulk`) in place (one
 /// filled level, the one its size calls for) and publishes the batch's
 /// timestamp, both under the layers' write lock: the parts' entries carry
 /// no stamps, and `Snapshot::open` reads the clock under the read lock, so
