@@ -2,6 +2,7 @@
 //! everything wrong with it (the engine's `open` stops at the first
 //! problem; an operator wants all of them).
 
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
@@ -84,8 +85,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         }
         let mut opened = Vec::new();
         for r in &m.runs {
-            let mut open = |inn: bool| match open_level_file(
-                &RunFiles::path(dir, r.id, inn),
+            let mut open = |side: Direction| match open_level_file(
+                &RunFiles::path(dir, r.id, side),
                 m.vertices.len(),
             ) {
                 Ok(seg) => {
@@ -98,8 +99,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
                     None
                 }
             };
-            let out = open(false);
-            let inn = r.has_in.then(|| open(true));
+            let out = open(Direction::Out);
+            let inn = r.has_in.then(|| open(Direction::In));
             let inn = match inn {
                 None => Some(None),
                 Some(Some(seg)) => Some(Some(seg)),

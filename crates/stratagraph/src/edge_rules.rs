@@ -8,6 +8,7 @@
 //! an insert of an edge that lives only below counts as a re-weight, not a
 //! new edge. Transactions and batches both write through these rules.
 
+use crate::direction::Direction;
 use crate::lsm::layers::Layers;
 use crate::mem::{EdgeSet, Effect, Stamping};
 use crate::read::merge::{self, Merger};
@@ -21,10 +22,10 @@ const LATEST: u64 = u64::MAX;
 pub(crate) trait EdgeRules {
     /// Whether `set` (vertex `v`'s MemGraph set in one direction) holds no
     /// version of `d` while a level holds it live (see `Write::below`).
-    fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> bool;
+    fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> bool;
     /// Weight of `v -> d` in the latest state across the MemGraph and the
     /// levels.
-    fn latest(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> Option<f64>;
+    fn latest(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> Option<f64>;
     /// Inserts or re-weights `v -> d` in `set`; the effect counts the
     /// levels.
     fn put(
@@ -33,23 +34,23 @@ pub(crate) trait EdgeRules {
         v: u32,
         d: u32,
         weight: f64,
-        inn: bool,
+        dir: Direction,
         st: &Stamping,
     ) -> Effect;
     /// Deletes `v -> d` if it is live in the latest state, wherever it is.
-    fn remove(&self, set: &mut EdgeSet, v: u32, d: u32, inn: bool, st: &Stamping) -> Effect;
+    fn remove(&self, set: &mut EdgeSet, v: u32, d: u32, dir: Direction, st: &Stamping) -> Effect;
     /// Destinations of `v` live in the latest state, ascending.
-    fn latest_dsts(&self, set: &EdgeSet, v: u32, inn: bool) -> Vec<u32>;
+    fn latest_dsts(&self, set: &EdgeSet, v: u32, dir: Direction) -> Vec<u32>;
 }
 
 impl EdgeRules for Layers {
-    fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> bool {
-        undecided(self, set, d) && below(self, v, d, inn).is_some()
+    fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> bool {
+        undecided(self, set, d) && below(self, v, d, dir).is_some()
     }
 
-    fn latest(&self, set: &EdgeSet, v: u32, d: u32, inn: bool) -> Option<f64> {
+    fn latest(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> Option<f64> {
         match set.decided(d, LATEST) {
-            Decided::Undecided => below(self, v, d, inn),
+            Decided::Undecided => below(self, v, d, dir),
             state => state.weight(),
         }
     }
@@ -60,32 +61,32 @@ impl EdgeRules for Layers {
         v: u32,
         d: u32,
         weight: f64,
-        inn: bool,
+        dir: Direction,
         st: &Stamping,
     ) -> Effect {
-        let below = self.live_only_below(set, v, d, inn);
+        let below = self.live_only_below(set, v, d, dir);
         match set.put(d, weight, st) {
             Effect::Added if below => Effect::Updated,
             e => e,
         }
     }
 
-    fn remove(&self, set: &mut EdgeSet, v: u32, d: u32, inn: bool, st: &Stamping) -> Effect {
+    fn remove(&self, set: &mut EdgeSet, v: u32, d: u32, dir: Direction, st: &Stamping) -> Effect {
         if !undecided(self, set, d) {
             set.kill(d, st)
-        } else if below(self, v, d, inn).is_some() {
+        } else if below(self, v, d, dir).is_some() {
             set.bury(d, st)
         } else {
             Effect::Unchanged
         }
     }
 
-    fn latest_dsts(&self, set: &EdgeSet, v: u32, inn: bool) -> Vec<u32> {
+    fn latest_dsts(&self, set: &EdgeSet, v: u32, dir: Direction) -> Vec<u32> {
         if self.is_empty() {
             return set.latest_dsts();
         }
         let mut out = Vec::new();
-        Merger::default().visit(&merge::sources(self, set, v, inn), v, LATEST, |d, _| {
+        Merger::default().visit(&merge::sources(self, set, v, dir), v, LATEST, |d, _| {
             out.push(d)
         });
         out
@@ -94,9 +95,9 @@ impl EdgeRules for Layers {
 
 /// Weight of edge `v -> d` in the latest state of the levels alone
 /// (ignoring the MemGraph): the newest source holding a version decides.
-fn below(layers: &Layers, v: u32, d: u32, inn: bool) -> Option<f64> {
+fn below(layers: &Layers, v: u32, d: u32, dir: Direction) -> Option<f64> {
     layers
-        .segments_of(v, inn)
+        .segments_of(v, dir)
         .map(|seg| seg.decided(v, d, LATEST))
         .find(|d| d.decides())
         .and_then(Decided::weight)

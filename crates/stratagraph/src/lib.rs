@@ -38,6 +38,7 @@
 mod batch;
 mod check;
 mod csr;
+mod direction;
 mod edge_rules;
 mod error;
 mod graph;

@@ -20,6 +20,7 @@
 //! crc32c u32 of everything before it
 //! ```
 
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::util::files::{io_error, write_atomically};
 use crate::util::le::{u32_at, u64_at};
@@ -49,11 +50,8 @@ pub(crate) struct RunFiles {
 
 impl RunFiles {
     /// The file of one direction of this run inside `dir`.
-    pub(crate) fn path(dir: &Path, id: u64, inn: bool) -> PathBuf {
-        dir.join(format!(
-            "run-{id:08}-{}.seg",
-            if inn { "in" } else { "out" }
-        ))
+    pub(crate) fn path(dir: &Path, id: u64, side: Direction) -> PathBuf {
+        dir.join(format!("run-{id:08}-{}.seg", side.name()))
     }
 }
 

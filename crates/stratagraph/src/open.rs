@@ -18,6 +18,7 @@
 //! equivalent.
 
 use crate::csr::Segment;
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::{FlushedRun, Layers, Level};
@@ -256,9 +257,12 @@ fn open_layers(dir: &Path, manifest: &Manifest, manifest_path: &str) -> Result<L
     let vertices = manifest.vertices.len();
     let mut runs = Vec::with_capacity(manifest.runs.len());
     for r in &manifest.runs {
-        let out = open_level_file(&RunFiles::path(dir, r.id, false), vertices)?;
+        let out = open_level_file(&RunFiles::path(dir, r.id, Direction::Out), vertices)?;
         let inn = if r.has_in {
-            Some(open_level_file(&RunFiles::path(dir, r.id, true), vertices)?)
+            Some(open_level_file(
+                &RunFiles::path(dir, r.id, Direction::In),
+                vertices,
+            )?)
         } else {
             None
         };
@@ -336,9 +340,9 @@ fn remove_orphans(dir: &Path, live: &Layers) {
     let keep: std::collections::HashSet<PathBuf> = live
         .all()
         .flat_map(|r| {
-            let mut v = vec![RunFiles::path(dir, r.id, false)];
+            let mut v = vec![RunFiles::path(dir, r.id, Direction::Out)];
             if r.inn.is_some() {
-                v.push(RunFiles::path(dir, r.id, true));
+                v.push(RunFiles::path(dir, r.id, Direction::In));
             }
             v
         })

@@ -15,6 +15,7 @@
 //! Conflicting writers are serialised, not aborted: the later commit's
 //! writes win, as with last-writer-wins stores.
 
+use crate::direction::Direction;
 use crate::edge_rules::EdgeRules;
 use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
@@ -397,7 +398,7 @@ impl WriteTxn {
             store.mem.prefetch(v);
         }
         for &(s, _) in self.edges.keys() {
-            layers.prefetch_lists(s, false);
+            layers.prefetch_lists(s, Direction::Out);
         }
         loop {
             ids.sort_unstable();
@@ -407,16 +408,15 @@ impl WriteTxn {
             for &v in &deleted {
                 let i = ids.binary_search(&v).unwrap_or(0);
                 let st = &guards[i];
-                let dirs: &[bool] = if store.opts.directed {
-                    &[false, true]
+                let dirs: &[Direction] = if store.opts.directed {
+                    &[Direction::Out, Direction::In]
                 } else {
-                    &[false]
+                    &[Direction::Out]
                 };
-                for &inn in dirs {
-                    let set = if inn { &st.inn } else { &st.out };
+                for &dir in dirs {
                     missing.extend(
                         layers
-                            .latest_dsts(set, v, inn)
+                            .latest_dsts(st.set(dir), v, dir)
                             .into_iter()
                             .filter(|n| ids.binary_search(n).is_err()),
                     );
@@ -507,7 +507,8 @@ impl WriteTxn {
                             d_vertices += 1;
                         }
                     }
-                    let effect = layers.put(locked.get(s).out_mut(), s, d, weight, false, st);
+                    let effect =
+                        layers.put(locked.get(s).out_mut(), s, d, weight, Direction::Out, st);
                     if directed {
                         if effect == Effect::Added {
                             locked.get(d).in_mut().put(s, 1.0, st);
@@ -518,7 +519,7 @@ impl WriteTxn {
                     d_edges += i64::from(effect == Effect::Added);
                 }
                 None => {
-                    let effect = layers.remove(locked.get(s).out_mut(), s, d, false, st);
+                    let effect = layers.remove(locked.get(s).out_mut(), s, d, Direction::Out, st);
                     if effect == Effect::Removed {
                         // The mirror is live too, maybe only below: bury.
                         if directed {
@@ -583,7 +584,7 @@ fn remove_all_edges(
     st: &Stamping,
 ) -> i64 {
     let mut removed = 0;
-    let outs = layers.latest_dsts(&locked.get(v).out, v, false);
+    let outs = layers.latest_dsts(&locked.get(v).out, v, Direction::Out);
     for d in outs {
         locked.get(v).out_mut().bury(d, st);
         if directed {
@@ -594,7 +595,7 @@ fn remove_all_edges(
         removed += 1;
     }
     if directed {
-        let ins = layers.latest_dsts(&locked.get(v).inn, v, true);
+        let ins = layers.latest_dsts(&locked.get(v).inn, v, Direction::In);
         for s in ins {
             locked.get(v).in_mut().bury(s, st);
             if s != v {

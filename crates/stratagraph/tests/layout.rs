@@ -37,6 +37,7 @@ const RANKS: &[(&str, u32)] = &[
     ("ids", 25),
     ("version", 20),
     ("page", 10),
+    ("direction", 10),
     ("options", 10),
     ("util", 10),
     ("error", 5),

@@ -28,7 +28,8 @@
 //! flush's are for the commits it holds. Logging it too would write every
 //! edge twice more (the record, then the log kept until the next flush).
 
-use crate::csr::{write_columns, Direction, SegmentBytes};
+use crate::csr::{write_columns, SegmentBytes};
+use crate::direction::Direction;
 use crate::error::Result;
 use crate::error::VertexId;
 use crate::lsm::layers::{FlushedRun, Level};

@@ -8,6 +8,7 @@
 
 mod bulk;
 
+use crate::direction::Direction;
 use crate::edge_rules::EdgeRules;
 use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
@@ -166,7 +167,7 @@ fn apply_grouped(
     mode: Mode,
     layers: &Layers,
     items: &[Item],
-    incoming: bool,
+    side: Direction,
     bury: bool,
     st: &Stamping,
 ) -> (Vec<Effect>, i64) {
@@ -192,14 +193,10 @@ fn apply_grouped(
                 state.life.set(st.ts, true, st.watermark);
                 created = 1;
             }
-            let set = if incoming {
-                state.in_mut()
-            } else {
-                state.out_mut()
-            };
+            let set = state.set_mut(side);
             if !layers.is_empty() && !bury {
                 for w in &mut writes {
-                    w.below = layers.live_only_below(set, owner, w.dst, incoming);
+                    w.below = layers.live_only_below(set, owner, w.dst, side);
                 }
             }
             set.apply_sorted(&writes, st, &mut effects);
@@ -299,7 +296,8 @@ pub(crate) fn insert_edges(
     let ticket = store.clock.take();
     let st = store.stamping(ticket.ts())?;
     let (added, created) = mode.run(store, || {
-        let (effects, mut created) = apply_grouped(store, mode, &layers, &items, false, false, &st);
+        let (effects, mut created) =
+            apply_grouped(store, mode, &layers, &items, Direction::Out, false, &st);
         let added = items
             .iter()
             .zip(&effects)
@@ -307,7 +305,7 @@ pub(crate) fn insert_edges(
             .count() as i64;
         if directed {
             let rev = reverse_items(mode, &items, &effects, Effect::Added, store.ids.bound());
-            created += apply_grouped(store, mode, &layers, &rev, true, false, &st).1;
+            created += apply_grouped(store, mode, &layers, &rev, Direction::In, false, &st).1;
         }
         (added, created)
     });
@@ -410,7 +408,7 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
                 let di = store.ids.lookup(d)?;
                 store
                     .mem
-                    .read_or_empty(si, |st| layers.latest(&st.out, si, di, false))
+                    .read_or_empty(si, |st| layers.latest(&st.out, si, di, Direction::Out))
                     .map(|_| (si, di, None))
             })
             .collect();
@@ -423,7 +421,7 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
     let ticket = store.clock.take();
     let st = store.stamping(ticket.ts())?;
     let removed = mode.run(store, || {
-        let (effects, _) = apply_grouped(store, mode, &layers, &items, false, false, &st);
+        let (effects, _) = apply_grouped(store, mode, &layers, &items, Direction::Out, false, &st);
         let removed = items
             .iter()
             .zip(&effects)
@@ -431,7 +429,7 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
             .count() as i64;
         if directed {
             let rev = reverse_items(mode, &items, &effects, Effect::Removed, store.ids.bound());
-            apply_grouped(store, mode, &layers, &rev, true, true, &st);
+            apply_grouped(store, mode, &layers, &rev, Direction::In, true, &st);
         }
         removed
     });

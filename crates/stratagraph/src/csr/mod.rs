@@ -32,15 +32,6 @@ pub(crate) use reader::Segment;
 pub(crate) use storage::SegmentBytes;
 pub(crate) use writer::{write_columns, SegmentWriter};
 
-/// Which adjacency a segment stores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    /// Out-edges (source `v`, destinations listed); also undirected graphs.
-    Out,
-    /// In-edges of a directed graph (target `v`, sources listed).
-    In,
-}
-
 /// One entry handed to the writer: an edge version.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct SegEntry {

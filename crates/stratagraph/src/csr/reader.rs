@@ -307,11 +307,11 @@ impl Segment {
     }
 
     #[cfg(test)] // used by the format tests only
-    pub(crate) fn direction(&self) -> super::Direction {
+    pub(crate) fn direction(&self) -> crate::direction::Direction {
         if self.header().flag(super::format::FLAG_IN) {
-            super::Direction::In
+            crate::direction::Direction::In
         } else {
-            super::Direction::Out
+            crate::direction::Direction::Out
         }
     }
 

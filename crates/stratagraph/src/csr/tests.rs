@@ -4,6 +4,7 @@
 
 use super::format::{self, HEADER_LEN, MAGIC, TS_MASK};
 use super::*;
+use crate::direction::Direction;
 use crate::error::Error;
 use proptest::prelude::*;
 use std::collections::BTreeMap;

@@ -11,7 +11,8 @@ use super::format::{
     FLAG_WEIGHTED, HEADER_LEN, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE, TOMB_BIT, TS_MASK,
 };
 use super::storage::SegmentBytes;
-use super::{Direction, SegEntry};
+use super::SegEntry;
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use std::io::Write;
 

@@ -11,7 +11,8 @@
 //! below `W` has nothing left to hide and goes too, so a quiet graph compacts
 //! to a plain CSR that readers scan as bare slices.
 
-use crate::csr::{Direction, SegEntry, Segment, SegmentBytes, SegmentWriter};
+use crate::csr::{SegEntry, Segment, SegmentBytes, SegmentWriter};
+use crate::direction::Direction;
 use crate::error::Result;
 use std::ops::Range;
 
@@ -34,12 +35,11 @@ struct Version {
 pub(crate) fn compact_direction(
     segs: &[&Segment],
     range: Range<u32>,
-    inn: bool,
+    dir: Direction,
     watermark: u64,
     bottom: bool,
 ) -> Result<SegmentBytes> {
-    let direction = if inn { Direction::In } else { Direction::Out };
-    let mut writer = SegmentWriter::new(range.start, direction);
+    let mut writer = SegmentWriter::new(range.start, dir);
     let mut versions: Vec<Version> = Vec::new();
     let mut entries: Vec<SegEntry> = Vec::new();
     let end = range.end;

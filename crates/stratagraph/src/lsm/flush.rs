@@ -13,7 +13,8 @@
 //! flush's span (after the previous run's cut, up to this one's) are
 //! written, so commits that land during the flush wait for the next one.
 
-use crate::csr::{Direction, SegEntry, SegmentBytes, SegmentWriter};
+use crate::csr::{SegEntry, SegmentBytes, SegmentWriter};
+use crate::direction::Direction;
 use crate::error::Result;
 use crate::mem::{EdgeSet, MemGraph};
 
@@ -33,25 +34,19 @@ fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<Seg
 
 /// Writes the versions committed in `span` = (after, up to] of vertices
 /// `0..bound` of `mem` in one direction as one segment, for snapshots at or
-/// after `watermark`. `inn` selects in-edges (directed graphs only).
+/// after `watermark`. `In` only for directed graphs.
 pub(crate) fn flush_direction(
     mem: &MemGraph,
     bound: u32,
-    inn: bool,
+    dir: Direction,
     watermark: u64,
     span: (u64, u64),
 ) -> Result<SegmentBytes> {
-    let direction = if inn { Direction::In } else { Direction::Out };
-    let mut writer = SegmentWriter::new(0, direction);
+    let mut writer = SegmentWriter::new(0, dir);
     let mut entries = Vec::new();
     for v in 0..bound {
         let present = mem.read(v, |s| {
-            entries_of(
-                if inn { &s.inn } else { &s.out },
-                watermark,
-                span,
-                &mut entries,
-            );
+            entries_of(s.set(dir), watermark, span, &mut entries);
         });
         if present.is_some() && !entries.is_empty() {
             writer.push_vertex(v, &entries)?;
@@ -99,6 +94,14 @@ mod tests {
         out
     }
 
+    fn side(inn: bool) -> Direction {
+        if inn {
+            Direction::In
+        } else {
+            Direction::Out
+        }
+    }
+
     fn from_snapshot(s: &Snapshot, v: u32, inn: bool) -> Vec<(u32, f64)> {
         if inn {
             // In-lists store no weights of their own; compare ids only.
@@ -143,7 +146,8 @@ mod tests {
         let bound = store.ids.bound();
         let directions: &[bool] = if directed { &[false, true] } else { &[false] };
         for &inn in directions {
-            let bytes = flush_direction(&store.mem, bound, inn, watermark, (0, u64::MAX)).unwrap();
+            let bytes =
+                flush_direction(&store.mem, bound, side(inn), watermark, (0, u64::MAX)).unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
             seg.verify().unwrap();
             for s in &held {
@@ -216,7 +220,7 @@ mod tests {
         let segs: Vec<Segment> = directions
             .iter()
             .map(|&inn| {
-                let b = flush_direction(&store.mem, bound, inn, wm, (0, cut)).unwrap();
+                let b = flush_direction(&store.mem, bound, side(inn), wm, (0, cut)).unwrap();
                 Segment::from_bytes(b, "cut").unwrap()
             })
             .collect();
@@ -288,7 +292,14 @@ mod tests {
         // version collapses to one unstamped entry and the tombstone goes.
         let wm = g.snapshot().timestamp();
         let seg = Segment::from_bytes(
-            flush_direction(&store.mem, store.ids.bound(), false, wm, (0, u64::MAX)).unwrap(),
+            flush_direction(
+                &store.mem,
+                store.ids.bound(),
+                Direction::Out,
+                wm,
+                (0, u64::MAX),
+            )
+            .unwrap(),
             "quiet",
         )
         .unwrap();

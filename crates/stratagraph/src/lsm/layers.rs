@@ -12,6 +12,7 @@
 //! same rule (`crate::edge_rules`).
 
 use crate::csr::Segment;
+use crate::direction::Direction;
 use crate::page::PAGE;
 use crate::version::Timestamp;
 use std::any::Any;
@@ -34,9 +35,9 @@ pub(crate) struct FlushedRun {
 impl FlushedRun {
     /// The segment of one direction (undirected graphs keep all in `out`).
     #[inline]
-    pub(crate) fn seg(&self, inn: bool) -> &Segment {
+    pub(crate) fn seg(&self, dir: Direction) -> &Segment {
         match &self.inn {
-            Some(s) if inn => s,
+            Some(s) if dir.is_in() => s,
             _ => &self.out,
         }
     }
@@ -191,7 +192,7 @@ struct SolePage {
 
 impl SolePage {
     fn new(run: &FlushedRun) -> SolePage {
-        let inn = run.seg(true).clone();
+        let inn = run.seg(Direction::In).clone();
         SolePage {
             out_plain_from: run.out.plain_from(),
             inn_plain_from: inn.plain_from(),
@@ -297,29 +298,28 @@ impl Layers {
     /// one table look-up: point reads ask it once per vertex, and walking
     /// level, page index, part and segment cost as much as the read.
     #[inline]
-    pub(crate) fn plain_sole(&self, v: u32, inn: bool, ts: u64) -> Option<&Segment> {
+    pub(crate) fn plain_sole(&self, v: u32, dir: Direction, ts: u64) -> Option<&Segment> {
         let page = self.sole_pages.get((v / PAGE) as usize)?.as_ref()?;
-        let (seg, from) = if inn {
-            (&page.inn, page.inn_plain_from)
-        } else {
-            (&page.out, page.out_plain_from)
+        let (seg, from) = match dir {
+            Direction::In => (&page.inn, page.inn_plain_from),
+            Direction::Out => (&page.out, page.out_plain_from),
         };
         from.is_some_and(|f| ts >= f).then_some(seg)
     }
 
     /// The segments that may hold `v` in one direction, newest first.
-    pub(crate) fn segments_of(&self, v: u32, inn: bool) -> impl Iterator<Item = &Segment> {
+    pub(crate) fn segments_of(&self, v: u32, dir: Direction) -> impl Iterator<Item = &Segment> {
         self.runs
             .iter()
             .map(|r| &**r)
             .chain(self.levels.iter().filter_map(move |l| l.part_of(v)))
-            .map(move |r| r.seg(inn))
+            .map(move |r| r.seg(dir))
     }
 
     /// Starts loading where `v`'s lists begin below the MemGraph, for a
     /// write that will look there (see `util::prefetch`).
-    pub(crate) fn prefetch_lists(&self, v: u32, inn: bool) {
-        for seg in self.segments_of(v, inn) {
+    pub(crate) fn prefetch_lists(&self, v: u32, dir: Direction) {
+        for seg in self.segments_of(v, dir) {
             seg.prefetch_range(v);
         }
     }
@@ -328,7 +328,8 @@ impl Layers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csr::{Direction, SegEntry, SegmentWriter};
+    use crate::csr::{SegEntry, SegmentWriter};
+    use crate::direction::Direction;
 
     /// A part covering `range` with one edge at its first vertex.
     fn part(id: u64, range: Range<u32>) -> Arc<FlushedRun> {

@@ -19,6 +19,7 @@
 use super::compact::compact_direction;
 use super::layers::{FlushedRun, Layers, Level};
 use super::LevelSink;
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::page::PAGE;
@@ -236,19 +237,12 @@ fn write_part(
     bottom: bool,
     cut: u64,
 ) -> Result<Option<Arc<FlushedRun>>> {
-    let segs = |inn: bool| inputs.iter().map(|r| r.seg(inn)).collect::<Vec<_>>();
-    let out = compact_direction(&segs(false), range.clone(), false, watermark, bottom)?;
-    let inn = if directed {
-        Some(compact_direction(
-            &segs(true),
-            range.clone(),
-            true,
-            watermark,
-            bottom,
-        )?)
-    } else {
-        None
+    let one = |dir: Direction| {
+        let segs: Vec<_> = inputs.iter().map(|r| r.seg(dir)).collect();
+        compact_direction(&segs, range.clone(), dir, watermark, bottom)
     };
+    let out = one(Direction::Out)?;
+    let inn = directed.then(|| one(Direction::In)).transpose()?;
     if out.is_empty_segment() && inn.as_ref().is_none_or(|b| b.is_empty_segment()) {
         return Ok(None);
     }

@@ -17,6 +17,7 @@ pub(crate) use life::Life;
 pub(crate) use run::Run;
 pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
 
+use crate::direction::Direction;
 use crate::page::PAGE;
 use crate::util::prefetch;
 use crate::util::segmented::SegmentedTable;
@@ -40,6 +41,25 @@ impl VertexState {
 
     pub(crate) fn in_mut(&mut self) -> &mut EdgeSet {
         &mut self.inn
+    }
+
+    /// The adjacency of one side (already resolved for undirected graphs,
+    /// see `Direction::stored`).
+    #[inline]
+    pub(crate) fn set(&self, dir: Direction) -> &EdgeSet {
+        match dir {
+            Direction::Out => &self.out,
+            Direction::In => &self.inn,
+        }
+    }
+
+    /// `set`, to write.
+    #[inline]
+    pub(crate) fn set_mut(&mut self, dir: Direction) -> &mut EdgeSet {
+        match dir {
+            Direction::Out => &mut self.out,
+            Direction::In => &mut self.inn,
+        }
     }
 
     fn heap_bytes(&self) -> usize {

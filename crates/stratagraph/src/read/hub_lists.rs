@@ -22,6 +22,7 @@
 //! the same `Layers` takes a hub's list from there if no commit wrote an
 //! edge of the hub since it was merged, instead of merging it again.
 
+use crate::direction::Direction;
 use crate::mem::MemGraph;
 use crate::util::kept::Kept;
 use std::sync::{Arc, OnceLock};
@@ -46,11 +47,11 @@ impl HubLists {
     /// `v` at or past `bound`, the snapshot's id bound). The first reader
     /// fills it with `OnceLock::get_or_init`; readers on other threads wait
     /// for that one merge.
-    pub(crate) fn cell(&self, v: u32, inn: bool, bound: u32) -> Option<&OnceLock<Arc<[u32]>>> {
+    pub(crate) fn cell(&self, v: u32, dir: Direction, bound: u32) -> Option<&OnceLock<Arc<[u32]>>> {
         if v >= bound {
             return None;
         }
-        let slot = 2 * v as usize + usize::from(inn);
+        let slot = 2 * v as usize + usize::from(dir.is_in());
         let pages = self.pages.get_or_init(|| {
             let n = (2 * bound as usize).div_ceil(PAGE_SLOTS);
             (0..n).map(|_| OnceLock::new()).collect()
@@ -63,8 +64,8 @@ impl HubLists {
 }
 
 /// Hub lists merged over one `Layers`, for later snapshots of it, keyed
-/// by hub and direction (`inn`).
-pub(crate) type KeptHubs = Kept<(u32, bool), [u32]>;
+/// by hub and direction.
+pub(crate) type KeptHubs = Kept<(u32, Direction), [u32]>;
 
 /// `v`'s list in one direction kept in `kept`, if a snapshot at `ts` may
 /// take it: merged by a snapshot no newer, and no commit wrote an edge of
@@ -73,9 +74,9 @@ pub(crate) fn kept_list(
     kept: &KeptHubs,
     mem: &MemGraph,
     v: u32,
-    inn: bool,
+    dir: Direction,
     ts: u64,
 ) -> Option<Arc<[u32]>> {
-    let (list, merged) = kept.built_by(&(v, inn), ts)?;
+    let (list, merged) = kept.built_by(&(v, dir), ts)?;
     (mem.vertex_written(v) <= merged).then_some(list)
 }

@@ -33,6 +33,7 @@
 //! flush or compaction) and no snapshot holds them, at most one per page
 //! and direction.
 
+use crate::direction::Direction;
 use crate::mem::MemGraph;
 use crate::page::PAGE;
 use crate::util::kept::Kept;
@@ -83,7 +84,7 @@ pub(crate) type KeptPages = Kept<u32, MemPage>;
 
 /// The key of the page starting at `first` in `r`'s direction.
 fn page_key(r: Reader<'_>, first: u32) -> u32 {
-    2 * (first / PAGE) + u32::from(r.inn)
+    2 * (first / PAGE) + u32::from(r.dir.is_in())
 }
 
 /// Whether reader `r` may take `page`, starting at `first` and built by a
@@ -195,7 +196,7 @@ impl<'b> Slices<'b> {
 pub(crate) type Below<'b> = &'b dyn Fn(u32) -> Option<Slices<'b>>;
 
 /// What a snapshot reads the MemGraph with: the graph, the snapshot's
-/// timestamp and id bound, and the direction (`inn` already resolved for
+/// timestamp and id bound, and the direction (already resolved for
 /// undirected graphs).
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
@@ -204,7 +205,7 @@ pub(crate) struct Reader<'a> {
     pub kept: &'a KeptPages,
     pub ts: u64,
     pub bound: u32,
-    pub inn: bool,
+    pub dir: Direction,
 }
 
 impl MemView {
@@ -252,7 +253,7 @@ impl MemView {
             let n = 2 * r.bound.div_ceil(PAGE) as usize;
             (0..n).map(|_| Slot::default()).collect()
         });
-        slots.get(2 * (v / PAGE) as usize + usize::from(r.inn))
+        slots.get(2 * (v / PAGE) as usize + usize::from(r.dir.is_in()))
     }
 }
 
@@ -331,7 +332,7 @@ impl MemPage {
         let is_copied = |i: usize| copied[i / 64] & (1 << (i % 64)) != 0;
         // The end of the run of copied vertices starting at `i`.
         let run_end = |i: usize| (i..n).find(|&k| !is_copied(k)).unwrap_or(n);
-        let keep_weights = !r.inn;
+        let keep_weights = !r.dir.is_in();
         let room = base.map_or(0, |(b, _)| b.dsts.len());
         let mut starts: Vec<u32> = Vec::with_capacity(2 * n + 1);
         let mut dsts = Vec::with_capacity(room);

@@ -16,6 +16,7 @@
 //! source's decided list once (O(entries x sources), sources being few).
 
 use crate::csr::Segment;
+use crate::direction::Direction;
 use crate::lsm::layers::Layers;
 use crate::mem::EdgeSet;
 use crate::version::Decided;
@@ -26,11 +27,11 @@ pub(crate) fn sources<'a>(
     layers: &'a Layers,
     set: &'a EdgeSet,
     v: u32,
-    inn: bool,
+    dir: Direction,
 ) -> Vec<Source<'a>> {
     let mut s = Vec::with_capacity(layers.runs.len() + layers.levels.len() + 1);
     s.push(Source::Mem(set));
-    s.extend(layers.segments_of(v, inn).map(Source::Seg));
+    s.extend(layers.segments_of(v, dir).map(Source::Seg));
     s
 }
 
@@ -156,7 +157,8 @@ fn visit_one(source: &Source<'_>, v: u32, ts: u64, mut f: impl FnMut(u32, f64)) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csr::{Direction, SegEntry, SegmentWriter};
+    use crate::csr::{SegEntry, SegmentWriter};
+    use crate::direction::Direction;
     use crate::mem::Stamping;
     use proptest::prelude::*;
     use std::collections::BTreeMap;

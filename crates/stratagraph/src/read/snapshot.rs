@@ -7,6 +7,7 @@ use super::scan::{self, Neighbors, WeightedNeighbors};
 use super::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use super::KeptReads;
 use crate::csr::Segment;
+use crate::direction::Direction;
 use crate::error::VertexId;
 use crate::lsm::layers::Layers;
 use crate::mem::EdgeSet;
@@ -103,6 +104,14 @@ impl Snapshot {
         }
     }
 
+    /// The side the store keeps lists of direction `dir` on (see
+    /// `Direction::stored`): every public read resolves its direction here
+    /// once, and everything it calls takes the resolved side.
+    #[inline]
+    fn side(&self, dir: Direction) -> Direction {
+        dir.stored(self.store.opts.directed)
+    }
+
     /// The commit timestamp this snapshot reads at.
     pub fn timestamp(&self) -> Timestamp {
         self.ts
@@ -182,7 +191,7 @@ impl Snapshot {
             return false;
         };
         // As `weight_of`, but without reading the weight.
-        match self.settled(s, false) {
+        match self.settled(s, Direction::Out) {
             Some(seg) if d < self.bound => seg.decided_live(s, d, self.ts) == Some(true),
             _ => self.weight_of(s, d).is_some(),
         }
@@ -205,11 +214,16 @@ impl Snapshot {
         }
         // No lock taken and no list of sources built where one segment
         // answers alone.
-        if let Some(seg) = self.settled(s, false) {
+        if let Some(seg) = self.settled(s, Direction::Out) {
             return seg.decided(s, d, ts).weight();
         }
         self.store.mem.read_or_empty(s, |st| {
-            merge::weight(&merge::sources(&self.layers, &st.out, s, false), s, d, ts)
+            merge::weight(
+                &merge::sources(&self.layers, &st.out, s, Direction::Out),
+                s,
+                d,
+                ts,
+            )
         })
     }
 
@@ -218,13 +232,11 @@ impl Snapshot {
     /// `v` and the MemGraph holds nothing of it (see `place` for why no
     /// lock needs to be held afterwards).
     #[inline]
-    fn settled(&self, v: u32, inn: bool) -> Option<&Segment> {
+    fn settled(&self, v: u32, dir: Direction) -> Option<&Segment> {
         if v >= self.bound || self.store.mem.may_hold(v) {
             return None;
         }
-        self.layers
-            .sole(v)
-            .map(|run| run.seg(inn && self.store.opts.directed))
+        self.layers.sole(v).map(|run| run.seg(dir))
     }
 
     /// Where `v`'s edges in one direction are, for a snapshot with runs
@@ -237,14 +249,13 @@ impl Snapshot {
     /// writer adds later is newer than this snapshot, and the clean-up only
     /// drops versions that runs this snapshot holds already have.
     #[inline]
-    fn place(&self, v: u32, inn: bool) -> Place<'_> {
+    fn place(&self, v: u32, dir: Direction) -> Place<'_> {
         if v >= self.bound {
             return Place::Empty;
         }
-        let inn = inn && self.store.opts.directed;
         let mem = &self.store.mem;
         if !mem.may_hold(v) {
-            if let Some(seg) = self.layers.plain_sole(v, inn, self.ts) {
+            if let Some(seg) = self.layers.plain_sole(v, dir, self.ts) {
                 return Place::Plain(seg);
             }
         }
@@ -252,24 +263,16 @@ impl Snapshot {
         // vertex no write touched since the last clean-up, and a built page
         // answers without it.
         let mem_empty = !mem.may_hold(v)
-            || match self.mem_view.built(self.mem_reader(inn), v) {
+            || match self.mem_view.built(self.mem_reader(dir), v) {
                 Some(page) => page.is_empty_for(v),
-                None => mem
-                    .read(v, |st| {
-                        if inn {
-                            st.inn.is_empty()
-                        } else {
-                            st.out.is_empty()
-                        }
-                    })
-                    .unwrap_or(true),
+                None => mem.read(v, |st| st.set(dir).is_empty()).unwrap_or(true),
             };
         if !mem_empty {
             return Place::Merge;
         }
         let mut holders = self
             .layers
-            .segments_of(v, inn)
+            .segments_of(v, dir)
             .filter(|s| !s.entry_range(v).is_empty());
         match (holders.next(), holders.next()) {
             (None, _) => Place::Empty,
@@ -281,18 +284,17 @@ impl Snapshot {
 
     /// `v`'s edges in one direction merged across the MemGraph and the runs
     /// below it, with weights: the read path once anything was flushed.
-    fn merged(&self, v: u32, inn: bool) -> Vec<(u32, f64)> {
+    fn merged(&self, v: u32, dir: Direction) -> Vec<(u32, f64)> {
         let mut out = Vec::new();
         if v >= self.bound {
             return out;
         }
-        let inn = inn && self.store.opts.directed;
         let ts = self.ts;
         self.store.mem.read_or_empty(v, |st| {
-            let set = if inn { &st.inn } else { &st.out };
+            let set = st.set(dir);
             MERGER.with(|m| {
                 m.borrow_mut()
-                    .visit(&merge::sources(&self.layers, set, v, inn), v, ts, |d, w| {
+                    .visit(&merge::sources(&self.layers, set, v, dir), v, ts, |d, w| {
                         out.push((d, w))
                     });
             });
@@ -302,9 +304,9 @@ impl Snapshot {
 
     /// Destinations of `v` in one direction merged across the MemGraph and
     /// the sources below it, appended to `out`.
-    fn merged_dsts(&self, v: u32, inn: bool, out: &mut Vec<u32>) {
+    fn merged_dsts(&self, v: u32, dir: Direction, out: &mut Vec<u32>) {
         SCRATCH.with(|sc| {
-            self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), None, |list| {
+            self.with_merged_dsts(v, dir, &mut sc.borrow_mut(), None, |list| {
                 out.extend_from_slice(list);
             });
         });
@@ -321,7 +323,7 @@ impl Snapshot {
     fn with_merged_dsts(
         &self,
         v: u32,
-        inn: bool,
+        dir: Direction,
         sc: &mut ListScratch,
         page: Option<&MemPage>,
         f: impl FnOnce(&[u32]),
@@ -329,17 +331,16 @@ impl Snapshot {
         if v >= self.bound {
             return f(&[]);
         }
-        let inn = inn && self.store.opts.directed;
         let ts = self.ts;
-        let (lists, n, plain) = self.plain_slices(v, inn);
+        let (lists, n, plain) = self.plain_slices(v, dir);
         if !plain {
             sc.list.clear();
             let out = &mut sc.list;
             self.store.mem.read_or_empty(v, |st| {
-                let set = if inn { &st.inn } else { &st.out };
+                let set = st.set(dir);
                 MERGER.with(|m| {
                     m.borrow_mut().visit(
-                        &merge::sources(&self.layers, set, v, inn),
+                        &merge::sources(&self.layers, set, v, dir),
                         v,
                         ts,
                         |d, _| out.push(d),
@@ -349,20 +350,19 @@ impl Snapshot {
             return f(&sc.list);
         }
         let lists = lists.get(..n).unwrap_or(&[]);
-        if let Some(list) = self.kept_hub(v, inn, lists, sc, page) {
+        if let Some(list) = self.kept_hub(v, dir, lists, sc, page) {
             return f(list);
         }
-        self.unite_plain(v, inn, lists, sc, page, f);
+        self.unite_plain(v, dir, lists, sc, page, f);
     }
 
-    /// The slices of the segments holding `v` in one direction (`inn`
-    /// already resolved for undirected graphs), how many, and whether all
+    /// The slices of the segments holding `v` in one direction (resolved), how many, and whether all
     /// of them read plain for this snapshot (if not, the slices are
     /// incomplete and must not be used).
-    fn plain_slices(&self, v: u32, inn: bool) -> ([&[u32]; MAX_SLICES], usize, bool) {
+    fn plain_slices(&self, v: u32, dir: Direction) -> ([&[u32]; MAX_SLICES], usize, bool) {
         let mut lists: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
         let mut n = 0;
-        for seg in self.layers.segments_of(v, inn) {
+        for seg in self.layers.segments_of(v, dir) {
             let list = seg.entries_of(v);
             if list.is_empty() {
                 continue;
@@ -382,7 +382,7 @@ impl Snapshot {
     fn unite_plain<R>(
         &self,
         v: u32,
-        inn: bool,
+        dir: Direction,
         lists: &[&[u32]],
         sc: &mut ListScratch,
         page: Option<&MemPage>,
@@ -394,7 +394,7 @@ impl Snapshot {
         if !mem.may_hold(v) {
             return sc.lists.resolve(lists, &[], &[], f);
         }
-        let page = page.or_else(|| self.point_page(v, inn));
+        let page = page.or_else(|| self.point_page(v, dir));
         if let Some(page) = page {
             let (adds, kills) = page.lists(v);
             return sc.lists.resolve(lists, adds, kills, f);
@@ -411,7 +411,7 @@ impl Snapshot {
         kills.clear();
         let ts = self.ts;
         mem.read(v, |st| {
-            let set = if inn { &st.inn } else { &st.out };
+            let set = st.set(dir);
             set.for_each_decided_dst(ts, |d, live| {
                 if live {
                     adds.push(d);
@@ -423,28 +423,27 @@ impl Snapshot {
         unions.resolve(lists, adds, kills, f)
     }
 
-    /// `v`'s plain slices below the MemGraph in one direction (`inn`
+    /// `v`'s plain slices below the MemGraph in one direction (`dir`
     /// already resolved); `None` if a segment holding it needs version
     /// checks or more than `MAX_PIECES` hold it.
-    fn plain_below(&self, v: u32, inn: bool) -> Option<Slices<'_>> {
+    fn plain_below(&self, v: u32, dir: Direction) -> Option<Slices<'_>> {
         // After a compaction one plain segment answers for everything.
-        if let Some(seg) = self.layers.plain_sole(v, inn, self.ts) {
+        if let Some(seg) = self.layers.plain_sole(v, dir, self.ts) {
             return Slices::new(&[seg.entries_of(v)]);
         }
-        let (lists, n, plain) = self.plain_slices(v, inn);
+        let (lists, n, plain) = self.plain_slices(v, dir);
         if !plain {
             return None;
         }
         Slices::new(lists.get(..n).unwrap_or(&[]))
     }
 
-    /// `v`'s MemGraph page in one direction (`inn` as given) for a point
+    /// `v`'s MemGraph page in one direction (resolved) for a point
     /// read: built already, or built now after enough point reads.
-    fn point_page(&self, v: u32, inn: bool) -> Option<&MemPage> {
-        let inn = inn && self.store.opts.directed;
-        let below = |u| self.plain_below(u, inn);
+    fn point_page(&self, v: u32, dir: Direction) -> Option<&MemPage> {
+        let below = |u| self.plain_below(u, dir);
         self.mem_view
-            .page_for_point_read(self.mem_reader(inn), &below, v)
+            .page_for_point_read(self.mem_reader(dir), &below, v)
     }
 
     /// `v`'s out-edges with weights as one plain segment's entries and
@@ -452,10 +451,10 @@ impl Snapshot {
     /// MemGraph page has them so and no addition is a new weight for an
     /// edge of the segment (see `mem_view`); `None` otherwise.
     fn weighted_pieces_of(&self, v: u32) -> Option<WeightedNeighbors<'_>> {
-        let (adds, weights) = self.point_page(v, false)?.weighted_pieces(v)?;
+        let (adds, weights) = self.point_page(v, Direction::Out)?.weighted_pieces(v)?;
         let mut held = self
             .layers
-            .segments_of(v, false)
+            .segments_of(v, Direction::Out)
             .map(|s| (s, s.entry_range(v)))
             .filter(|(_, r)| !r.is_empty());
         let (seg, range) = held.next()?;
@@ -465,14 +464,14 @@ impl Snapshot {
         Some(WeightedNeighbors::from_two(seg, range, adds, weights))
     }
 
-    /// `v`'s list in one direction (`inn` as given) as at most two
+    /// `v`'s list in one direction (resolved) as at most two
     /// disjoint ascending pieces (slices below the MemGraph and its
     /// additions, as its page has them; see `mem_view`), which point reads
     /// merge as they go, with no lock, copy or allocation; `None` if it
     /// must be merged first.
-    fn piece_lists(&self, v: u32, inn: bool) -> Option<(&[u32], &[u32])> {
-        let adds = self.point_page(v, inn)?.pieces(v)?;
-        let slices = self.plain_below(v, inn && self.store.opts.directed)?;
+    fn piece_lists(&self, v: u32, dir: Direction) -> Option<(&[u32], &[u32])> {
+        let adds = self.point_page(v, dir)?.pieces(v)?;
+        let slices = self.plain_below(v, dir)?;
         let mut pieces = slices
             .lists()
             .iter()
@@ -486,15 +485,14 @@ impl Snapshot {
         Some((a, b))
     }
 
-    /// How this snapshot reads the MemGraph in one direction (`inn`
-    /// already resolved for undirected graphs).
-    fn mem_reader(&self, inn: bool) -> mem_view::Reader<'_> {
+    /// How this snapshot reads the MemGraph in one direction (resolved).
+    fn mem_reader(&self, dir: Direction) -> mem_view::Reader<'_> {
         mem_view::Reader {
             mem: &self.store.mem,
             kept: &self.kept.pages,
             ts: self.ts,
             bound: self.bound,
-            inn,
+            dir,
         }
     }
 
@@ -504,7 +502,7 @@ impl Snapshot {
     fn kept_hub(
         &self,
         v: u32,
-        inn: bool,
+        dir: Direction,
         lists: &[&[u32]],
         sc: &mut ListScratch,
         page: Option<&MemPage>,
@@ -512,27 +510,26 @@ impl Snapshot {
         if lists.iter().map(|l| l.len()).sum::<usize>() < HUB_ENTRIES {
             return None;
         }
-        let cell = self.hubs.cell(v, inn, self.bound)?;
+        let cell = self.hubs.cell(v, dir, self.bound)?;
         Some(cell.get_or_init(|| {
             let kept = &self.kept.hubs;
-            kept_list(kept, &self.store.mem, v, inn, self.ts).unwrap_or_else(|| {
+            kept_list(kept, &self.store.mem, v, dir, self.ts).unwrap_or_else(|| {
                 let list =
-                    self.unite_plain(v, inn, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));
-                kept.offer((v, inn), &list, self.ts);
+                    self.unite_plain(v, dir, lists, sc, page, |l: &[u32]| Arc::<[u32]>::from(l));
+                kept.offer((v, dir), &list, self.ts);
                 list
             })
         }))
     }
 
     /// `kept_hub` for a vertex whose slices are not at hand yet.
-    fn hub_slice(&self, v: u32, inn: bool) -> Option<&[u32]> {
-        let inn = inn && self.store.opts.directed;
-        let (lists, n, plain) = self.plain_slices(v, inn);
+    fn hub_slice(&self, v: u32, dir: Direction) -> Option<&[u32]> {
+        let (lists, n, plain) = self.plain_slices(v, dir);
         if !plain {
             return None;
         }
         let lists = lists.get(..n).unwrap_or(&[]);
-        SCRATCH.with(|sc| self.kept_hub(v, inn, lists, &mut sc.borrow_mut(), None))
+        SCRATCH.with(|sc| self.kept_hub(v, dir, lists, &mut sc.borrow_mut(), None))
     }
 
     /// Out-degree of `v` (`None` if `v` does not exist).
@@ -556,75 +553,56 @@ impl Snapshot {
         self.internal_id(v).map(|id| self.in_neighbors_of(id))
     }
 
-    fn out_set(&self, v: u32) -> Option<EdgeSet> {
-        if v >= self.bound {
-            return None;
-        }
+    /// A clone of `v`'s MemGraph set on side `dir` (resolved), if it holds
+    /// anything: for iterators that outlive the vertex's lock.
+    fn set_of(&self, v: u32, dir: Direction) -> Option<EdgeSet> {
         // An empty set is not cloned: its run is shared by every empty slot.
-        self.store
-            .mem
-            .read(v, |s| (!s.out.is_empty()).then(|| s.out.clone()))
+        self.with_set(v, dir, |s| (!s.is_empty()).then(|| s.clone()))
             .flatten()
     }
 
-    fn in_set(&self, v: u32) -> Option<EdgeSet> {
-        if !self.store.opts.directed {
-            return self.out_set(v);
-        }
-        if v >= self.bound {
-            return None;
-        }
-        self.store
-            .mem
-            .read(v, |s| (!s.inn.is_empty()).then(|| s.inn.clone()))
-            .flatten()
-    }
-
-    /// Runs `f` on `v`'s out-set (or in-set) under the vertex's shared lock,
+    /// Runs `f` on `v`'s set on side `dir` under the vertex's shared lock,
     /// without cloning it: the cheap path for reads that finish before
     /// returning (one lock/unlock pair, no reference-count traffic).
     #[inline]
-    fn with_set<R>(&self, v: u32, inn: bool, f: impl FnOnce(&EdgeSet) -> R) -> Option<R> {
+    fn with_set<R>(&self, v: u32, dir: Direction, f: impl FnOnce(&EdgeSet) -> R) -> Option<R> {
         if v >= self.bound {
             return None;
         }
-        let inn = inn && self.store.opts.directed;
-        self.store
-            .mem
-            .read(v, |s| f(if inn { &s.inn } else { &s.out }))
+        self.store.mem.read(v, |s| f(s.set(dir)))
     }
 
     /// Out-degree of internal id `v` (0 for absent vertices).
     pub fn out_degree_of(&self, v: u32) -> usize {
-        self.degree(v, false)
+        self.degree(v, Direction::Out)
     }
 
     /// In-degree of internal id `v` (0 for absent vertices).
     pub fn in_degree_of(&self, v: u32) -> usize {
-        self.degree(v, true)
+        self.degree(v, self.side(Direction::In))
     }
 
-    fn degree(&self, v: u32, inn: bool) -> usize {
+    fn degree(&self, v: u32, dir: Direction) -> usize {
         let ts = self.ts;
         if self.layers.is_empty() {
-            return self.with_set(v, inn, |s| scan::degree(s, ts)).unwrap_or(0);
+            return self.with_set(v, dir, |s| scan::degree(s, ts)).unwrap_or(0);
         }
         // The usual lists first, as the unordered reads find them: a BFS
         // asks every frontier vertex's degree as well as its list.
-        if let Some((list, adds)) = self.sole_pieces(v, inn) {
+        if let Some((list, adds)) = self.sole_pieces(v, dir) {
             return list.len() + adds.len();
         }
-        match self.place(v, inn) {
+        match self.place(v, dir) {
             Place::Empty => 0,
             Place::Plain(seg) => seg.entry_range(v).len(),
             Place::Versioned(seg) => seg.degree(v, ts),
             // Disjoint pieces add up; others are counted in the thread's
             // scratch lists: no list is allocated.
-            Place::Merge => match self.piece_lists(v, inn) {
+            Place::Merge => match self.piece_lists(v, dir) {
                 Some((a, b)) => a.len() + b.len(),
                 None => SCRATCH.with(|sc| {
                     let mut n = 0;
-                    self.with_merged_dsts(v, inn, &mut sc.borrow_mut(), None, |list| {
+                    self.with_merged_dsts(v, dir, &mut sc.borrow_mut(), None, |list| {
                         n = list.len();
                     });
                     n
@@ -635,33 +613,35 @@ impl Snapshot {
 
     /// Out-neighbours of internal id `v`, ascending.
     pub fn out_neighbors_of(&self, v: u32) -> Neighbors<'_> {
-        if !self.layers.is_empty() {
-            return self.layered_neighbors(v, false);
-        }
-        Neighbors::new(self.out_set(v), self.ts)
+        self.neighbors_on(v, Direction::Out)
     }
 
     /// In-neighbours of internal id `v`, ascending.
     pub fn in_neighbors_of(&self, v: u32) -> Neighbors<'_> {
-        if !self.layers.is_empty() {
-            return self.layered_neighbors(v, true);
-        }
-        Neighbors::new(self.in_set(v), self.ts)
+        self.neighbors_on(v, self.side(Direction::In))
     }
 
-    fn layered_neighbors(&self, v: u32, inn: bool) -> Neighbors<'_> {
-        match self.place(v, inn) {
+    /// `v`'s neighbours on side `dir` (resolved), ascending.
+    fn neighbors_on(&self, v: u32, dir: Direction) -> Neighbors<'_> {
+        if !self.layers.is_empty() {
+            return self.layered_neighbors(v, dir);
+        }
+        Neighbors::new(self.set_of(v, dir), self.ts)
+    }
+
+    fn layered_neighbors(&self, v: u32, dir: Direction) -> Neighbors<'_> {
+        match self.place(v, dir) {
             Place::Empty => Neighbors::from_list(Vec::new()),
             Place::Plain(seg) => Neighbors::from_segment(seg, seg.entry_range(v)),
             Place::Versioned(_) | Place::Merge => {
-                if let Some(list) = self.hub_slice(v, inn) {
+                if let Some(list) = self.hub_slice(v, dir) {
                     return Neighbors::from_slice(list);
                 }
-                if let Some((a, b)) = self.piece_lists(v, inn) {
+                if let Some((a, b)) = self.piece_lists(v, dir) {
                     return Neighbors::from_two(a, b);
                 }
                 let mut list = Vec::new();
-                self.merged_dsts(v, inn, &mut list);
+                self.merged_dsts(v, dir, &mut list);
                 Neighbors::from_dsts(list)
             }
         }
@@ -723,7 +703,7 @@ impl Snapshot {
     /// vertex the MemGraph may hold). `None` for any other list.
     #[inline]
     fn sole_out(&self, v: u32) -> Option<SoleOut<'_>> {
-        let seg = self.layers.plain_sole(v, false, self.ts)?;
+        let seg = self.layers.plain_sole(v, Direction::Out, self.ts)?;
         if v >= self.bound {
             return None;
         }
@@ -731,7 +711,7 @@ impl Snapshot {
         if !self.store.mem.may_hold(v) {
             return Some(SoleOut::Clean(seg, range));
         }
-        let page = self.point_page(v, false)?;
+        let page = self.point_page(v, Direction::Out)?;
         if let Some((adds, weights)) = page.weighted_pieces(v) {
             return Some(SoleOut::Split(seg, range, adds, weights));
         }
@@ -743,13 +723,13 @@ impl Snapshot {
     #[inline(never)]
     fn out_weighted_other(&self, v: u32) -> WeightedNeighbors<'_> {
         if !self.layers.is_empty() {
-            return match self.place(v, false) {
+            return match self.place(v, Direction::Out) {
                 Place::Plain(seg) => WeightedNeighbors::from_segment(seg, seg.entry_range(v)),
                 Place::Merge if let Some(two) = self.weighted_pieces_of(v) => two,
-                _ => WeightedNeighbors::from_list(self.merged(v, false), None),
+                _ => WeightedNeighbors::from_list(self.merged(v, Direction::Out), None),
             };
         }
-        WeightedNeighbors::new(self.out_set(v), self.ts, None)
+        WeightedNeighbors::new(self.set_of(v, Direction::Out), self.ts, None)
     }
 
     /// In-neighbours of internal id `v` with edge weights. In a directed graph
@@ -761,21 +741,21 @@ impl Snapshot {
         let me = self.clone();
         let lookup = Box::new(move |src: u32| me.weight_of(src, v).unwrap_or(1.0));
         if !self.layers.is_empty() {
-            return WeightedNeighbors::from_list(self.merged(v, true), Some(lookup));
+            return WeightedNeighbors::from_list(self.merged(v, Direction::In), Some(lookup));
         }
-        WeightedNeighbors::new(self.in_set(v), self.ts, Some(lookup))
+        WeightedNeighbors::new(self.set_of(v, Direction::In), self.ts, Some(lookup))
     }
 
     /// Calls `f` with every out-neighbour of internal id `v`, ascending: the
     /// fastest way to scan (no iterator state, plain runs read as slices).
     /// `f` runs with no lock held, so it may read this snapshot freely.
     pub fn for_each_out_of(&self, v: u32, f: impl FnMut(u32)) {
-        self.visit(v, false, f);
+        self.visit(v, Direction::Out, f);
     }
 
     /// Calls `f` with every in-neighbour of internal id `v`, ascending.
     pub fn for_each_in_of(&self, v: u32, f: impl FnMut(u32)) {
-        self.visit(v, true, f);
+        self.visit(v, self.side(Direction::In), f);
     }
 
     /// Calls `f` with every out-neighbour of internal id `v` in no set
@@ -784,13 +764,13 @@ impl Snapshot {
     /// comes piece by piece, not merged. Each id comes once.
     #[inline]
     pub fn for_each_out_unordered_of(&self, v: u32, f: impl FnMut(u32)) {
-        self.visit_unordered(v, false, f);
+        self.visit_unordered(v, Direction::Out, f);
     }
 
     /// `for_each_out_unordered_of` for in-neighbours.
     #[inline]
     pub fn for_each_in_unordered_of(&self, v: u32, f: impl FnMut(u32)) {
-        self.visit_unordered(v, true, f);
+        self.visit_unordered(v, self.side(Direction::In), f);
     }
 
     /// Calls `f` with `v`'s out-neighbours as disjoint ascending pieces
@@ -799,18 +779,18 @@ impl Snapshot {
     /// vertex's list for intersections that count piece by piece, with no
     /// merge. `f` runs with no lock held.
     pub fn with_out_pieces_of<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        self.with_pieces(v, false, f)
+        self.with_pieces(v, Direction::Out, f)
     }
 
     /// `with_out_pieces_of` for in-neighbours (the same as out-neighbours
     /// in an undirected graph).
     pub fn with_in_pieces_of<R>(&self, v: u32, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        self.with_pieces(v, true, f)
+        self.with_pieces(v, self.side(Direction::In), f)
     }
 
     /// The read behind `with_*_pieces_of`.
-    fn with_pieces<R>(&self, v: u32, inn: bool, f: impl FnOnce(&[&[u32]]) -> R) -> R {
-        if let Some((list, adds)) = self.sole_pieces(v, inn) {
+    fn with_pieces<R>(&self, v: u32, dir: Direction, f: impl FnOnce(&[&[u32]]) -> R) -> R {
+        if let Some((list, adds)) = self.sole_pieces(v, dir) {
             return if adds.is_empty() {
                 f(&[list])
             } else {
@@ -819,11 +799,7 @@ impl Snapshot {
         }
         // Found once: a slice as it is, anything else collected into a
         // list from the per-thread pool (see `visit`).
-        let neighbors = if inn {
-            self.in_neighbors_of(v)
-        } else {
-            self.out_neighbors_of(v)
-        };
+        let neighbors = self.neighbors_on(v, dir);
         if let Some(list) = neighbors.as_slice() {
             return f(&[list]);
         }
@@ -857,7 +833,7 @@ impl Snapshot {
     /// vertices written since (`Stats::kept_read_bytes`): repeated
     /// analytics pay the whole copy once, and then what writes change.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        self.scan(range, false, false, |v, pieces| {
+        self.scan(range, Direction::Out, false, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))
         });
     }
@@ -865,7 +841,7 @@ impl Snapshot {
     /// `scan_out` for in-neighbours (the same as `scan_out` on an
     /// undirected graph): the pass pull-based kernels such as PageRank make.
     pub fn scan_in(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        self.scan(range, true, false, |v, pieces| {
+        self.scan(range, self.side(Direction::In), false, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))
         });
     }
@@ -878,34 +854,33 @@ impl Snapshot {
     /// with no merge, where the snapshot knows them to be disjoint (see
     /// `mem_view`); others come merged, as one piece.
     pub fn scan_out_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
-        self.scan(range, false, true, f);
+        self.scan(range, Direction::Out, true, f);
     }
 
     /// `scan_out_unordered` for in-neighbours.
     pub fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
-        self.scan(range, true, true, f);
+        self.scan(range, self.side(Direction::In), true, f);
     }
 
     fn scan(
         &self,
         range: std::ops::Range<u32>,
-        inn: bool,
+        dir: Direction,
         unordered: bool,
         mut f: impl FnMut(u32, &[&[u32]]),
     ) {
-        let inn = inn && self.store.opts.directed;
         let end = range.end.min(self.bound);
         let mut sc = ListScratch::default();
         let layered = !self.layers.is_empty();
-        let reader = self.mem_reader(inn);
-        let below = |u| self.plain_below(u, inn);
+        let reader = self.mem_reader(dir);
+        let below = |u| self.plain_below(u, dir);
         let mem = &self.store.mem;
         // An ordered scan's merge of a vertex's disjoint pieces.
         let mut merged = MergeScratch::default();
         let mut slow = |v: u32, f: &mut ListSink<'_>| {
             if !layered {
                 sc.list.clear();
-                self.visit(v, inn, |d| sc.list.push(d));
+                self.visit(v, dir, |d| sc.list.push(d));
                 return f(v, &[&sc.list]);
             }
             // The scan builds the pages it crosses (see `mem_view`): for
@@ -917,7 +892,7 @@ impl Snapshot {
                 None
             };
             let adds = page.filter(|_| unordered).and_then(|p| p.pieces(v));
-            if let Some((adds, slices)) = adds.zip(self.plain_below(v, inn)) {
+            if let Some((adds, slices)) = adds.zip(self.plain_below(v, dir)) {
                 let mut pieces: [&[u32]; MAX_PIECES + 1] = [&[]; MAX_PIECES + 1];
                 let mut n = 0;
                 for l in slices.lists().iter().chain([&adds]) {
@@ -928,7 +903,7 @@ impl Snapshot {
                 }
                 return f(v, pieces.get(..n).unwrap_or(&[]));
             }
-            self.with_merged_dsts(v, inn, &mut sc, page, |list| f(v, &[list]));
+            self.with_merged_dsts(v, dir, &mut sc, page, |list| f(v, &[list]));
         };
         // Page by page (level parts start on index pages, so the segments
         // holding a page's vertices are the same for all of them): where
@@ -943,7 +918,7 @@ impl Snapshot {
         let mut v = range.start;
         while v < end {
             let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
-            let Some((segs, count)) = self.plain_page_segments(v, inn) else {
+            let Some((segs, count)) = self.plain_page_segments(v, dir) else {
                 for u in v..page_end {
                     slow(u, &mut f);
                 }
@@ -1059,10 +1034,14 @@ impl Snapshot {
     /// or holds `v` (L0 runs and one part per level), in one direction,
     /// and how many, if every one is plain for this snapshot and there are
     /// at most `MAX_PIECES`; `None` otherwise.
-    fn plain_page_segments(&self, v: u32, inn: bool) -> Option<([&Segment; MAX_PIECES], usize)> {
+    fn plain_page_segments(
+        &self,
+        v: u32,
+        dir: Direction,
+    ) -> Option<([&Segment; MAX_PIECES], usize)> {
         let mut segs = [None; MAX_PIECES];
         let mut n = 0;
-        for seg in self.layers.segments_of(v, inn) {
+        for seg in self.layers.segments_of(v, dir) {
             if !seg.is_plain_at(self.ts) {
                 return None;
             }
@@ -1075,33 +1054,31 @@ impl Snapshot {
 
     /// Calls `f` on `v`'s list in ascending order if it is in disjoint
     /// pieces (`piece_lists`); returns whether it was.
-    fn visit_pieces(&self, v: u32, inn: bool, f: &mut impl FnMut(u32)) -> bool {
-        let Some((a, b)) = self.piece_lists(v, inn) else {
+    fn visit_pieces(&self, v: u32, dir: Direction, f: &mut impl FnMut(u32)) -> bool {
+        let Some((a, b)) = self.piece_lists(v, dir) else {
             return false;
         };
         Neighbors::from_two(a, b).for_each(f);
         true
     }
 
-    /// `v`'s list in one direction (`inn` as given) as its slice in the
+    /// `v`'s list in one direction (resolved) as its slice in the
     /// one plain segment below the MemGraph that holds it and the additions
     /// its MemGraph page says that slice lacks (empty where the MemGraph
     /// holds nothing of `v`): the pieces `piece_lists` finds, with the
     /// common case after a compaction first. `None` if the list must be
     /// read otherwise.
     #[inline]
-    fn sole_pieces(&self, v: u32, inn: bool) -> Option<(&[u32], &[u32])> {
+    fn sole_pieces(&self, v: u32, dir: Direction) -> Option<(&[u32], &[u32])> {
         if v >= self.bound {
             return None;
         }
-        let seg = self
-            .layers
-            .plain_sole(v, inn && self.store.opts.directed, self.ts)?;
+        let seg = self.layers.plain_sole(v, dir, self.ts)?;
         let list = seg.entries_of(v);
         if !self.store.mem.may_hold(v) {
             return Some((list, &[]));
         }
-        let adds = self.point_page(v, inn)?.pieces(v)?;
+        let adds = self.point_page(v, dir)?.pieces(v)?;
         Some((list, adds))
     }
 
@@ -1113,9 +1090,9 @@ impl Snapshot {
     /// of line, a call per edge that a CSR's loop does not pay (betweenness
     /// on a compacted store spent a fifth of its time more than the CSR's).
     #[inline]
-    fn visit_unordered(&self, v: u32, inn: bool, mut f: impl FnMut(u32)) {
-        let Some((list, adds)) = self.sole_pieces(v, inn) else {
-            return self.visit_dyn(v, inn, &mut f);
+    fn visit_unordered(&self, v: u32, dir: Direction, mut f: impl FnMut(u32)) {
+        let Some((list, adds)) = self.sole_pieces(v, dir) else {
+            return self.visit_dyn(v, dir, &mut f);
         };
         // As in `for_each_out_weighted_unordered_of`: a count the compiler
         // cannot see through keeps it from unrolling `f` into two loops.
@@ -1131,8 +1108,8 @@ impl Snapshot {
     /// `visit` behind one instance for every callback, for paths that are
     /// not the hot one of their caller (see `visit_unordered`).
     #[inline(never)]
-    fn visit_dyn(&self, v: u32, inn: bool, f: &mut dyn FnMut(u32)) {
-        self.visit(v, inn, f);
+    fn visit_dyn(&self, v: u32, dir: Direction, f: &mut dyn FnMut(u32)) {
+        self.visit(v, dir, f);
     }
 
     /// The scan behind `for_each_*`. The callback must not run under the
@@ -1142,9 +1119,9 @@ impl Snapshot {
     /// the shared lock, one lock round trip and no reference-count traffic;
     /// a larger one is cloned (an `Arc` increment, amortised over its edges).
     #[inline]
-    fn visit(&self, v: u32, inn: bool, mut f: impl FnMut(u32)) {
+    fn visit(&self, v: u32, dir: Direction, mut f: impl FnMut(u32)) {
         if !self.layers.is_empty() {
-            match self.place(v, inn) {
+            match self.place(v, dir) {
                 Place::Empty => {}
                 // Immutable: scanned in place, no lock, no copy.
                 Place::Plain(seg) | Place::Versioned(seg) => {
@@ -1156,11 +1133,11 @@ impl Snapshot {
                 // another), so a kernel visiting many merged vertices does
                 // not allocate for each.
                 // Disjoint pieces are merged as they go.
-                Place::Merge if self.visit_pieces(v, inn, &mut f) => {}
+                Place::Merge if self.visit_pieces(v, dir, &mut f) => {}
                 Place::Merge => {
                     let mut list = LISTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
                     list.clear();
-                    self.merged_dsts(v, inn, &mut list);
+                    self.merged_dsts(v, dir, &mut list);
                     list.iter().for_each(|&d| f(d));
                     LISTS.with(|p| p.borrow_mut().push(list));
                 }
@@ -1170,7 +1147,7 @@ impl Snapshot {
         const COPY: usize = 64;
         let ts = self.ts;
         let mut buf = [0u32; COPY];
-        let got = self.with_set(v, inn, |s| {
+        let got = self.with_set(v, dir, |s| {
             if s.entries() > COPY {
                 return Err(s.clone());
             }

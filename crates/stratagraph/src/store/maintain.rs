@@ -28,6 +28,7 @@
 
 use super::Store;
 use crate::csr::{Segment, SegmentBytes};
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::lsm::flush::flush_direction;
 use crate::lsm::layers::{Layers, Level};
@@ -354,9 +355,15 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     // Versions up to `from` are in earlier runs (and may still sit in the
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
-    let out = flush_direction(&store.mem, bound, false, watermark, span)?;
+    let out = flush_direction(&store.mem, bound, Direction::Out, watermark, span)?;
     let inn = if store.opts.directed {
-        Some(flush_direction(&store.mem, bound, true, watermark, span)?)
+        Some(flush_direction(
+            &store.mem,
+            bound,
+            Direction::In,
+            watermark,
+            span,
+        )?)
     } else {
         None
     };
@@ -581,21 +588,23 @@ fn publish(store: &Store, step: leveling::Step) -> Result<()> {
 
 /// Makes a finished segment readable: in memory as is, on disk as a file
 /// (written, synced, renamed into place) that is then memory-mapped.
-pub(crate) fn seal(store: &Store, bytes: SegmentBytes, id: u64, inn: bool) -> Result<Segment> {
+pub(crate) fn seal(
+    store: &Store,
+    bytes: SegmentBytes,
+    id: u64,
+    side: Direction,
+) -> Result<Segment> {
     store
         .lsm
         .level_bytes_written
         .fetch_add(bytes.len() as u64, Ordering::Relaxed);
     match &store.home {
         Some(dir) => {
-            let path = RunFiles::path(dir, id, inn);
+            let path = RunFiles::path(dir, id, side);
             bytes.write_file(&path)?;
             Segment::open(&path)
         }
-        None => {
-            let dir = if inn { "in" } else { "out" };
-            Segment::from_bytes(bytes, format!("memory run {id} ({dir})"))
-        }
+        None => Segment::from_bytes(bytes, format!("memory run {id} ({})", side.name())),
     }
 }
 
@@ -646,8 +655,8 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         log.retire(manifest.last_ts, manifest.vertices.len() as u32)?;
     }
     for &id in dropped {
-        for inn in [false, true] {
-            let path = RunFiles::path(dir, id, inn);
+        for side in [Direction::Out, Direction::In] {
+            let path = RunFiles::path(dir, id, side);
             match std::fs::remove_file(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -701,9 +710,11 @@ pub(crate) fn flush_and_compact(store: &Store) -> Result<()> {
     let layers = current_runs(store);
     let filled = layers.levels.iter().filter(|l| !l.is_empty()).count();
     // One level that every later snapshot reads plain is already the goal.
-    let versioned = layers
-        .all()
-        .any(|r| !r.seg(false).is_plain_at(u64::MAX) || !r.seg(true).is_plain_at(u64::MAX));
+    let versioned = layers.all().any(|r| {
+        [Direction::Out, Direction::In]
+            .iter()
+            .any(|&d| !r.seg(d).is_plain_at(u64::MAX))
+    });
     if !layers.runs.is_empty() || filled > 1 || versioned {
         let step = leveling::compact_fully(store, &layers)?;
         publish(store, step)?;

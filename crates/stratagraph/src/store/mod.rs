@@ -16,6 +16,7 @@
 pub(crate) mod maintain;
 
 use crate::csr::SegmentBytes;
+use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::{FlushedRun, Layers};
@@ -216,8 +217,10 @@ impl LevelSink for Store {
         cut: Timestamp,
     ) -> Result<Arc<FlushedRun>> {
         let id = self.lsm.next_run_id();
-        let out = maintain::seal(self, out, id, false)?;
-        let inn = inn.map(|b| maintain::seal(self, b, id, true)).transpose()?;
+        let out = maintain::seal(self, out, id, Direction::Out)?;
+        let inn = inn
+            .map(|b| maintain::seal(self, b, id, Direction::In))
+            .transpose()?;
         Ok(Arc::new(FlushedRun { id, out, inn, cut }))
     }
 }
