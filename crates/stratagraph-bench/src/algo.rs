@@ -1,5 +1,5 @@
 //! `stratagraph bench algo`: analytics kernels on an engine snapshot beside
-//! the same kernels on the static CSR, in one process (issue 5's figures).
+//! the same kernels on the static CSR, in one process.
 //!
 //! Both run the identical kernel code through `GraphView`, so the ratio is
 //! the cost of reading the store instead of a CSR. BFS, PageRank, WCC,

@@ -1,4 +1,4 @@
-//! `stratagraph bench core`: the engine-core figures of issue 2 on a W1
+//! `stratagraph bench core`: the engine-core figures on a W1
 //! graph, each beside its static-CSR baseline in the same process.
 //!
 //! Operations (median of `--runs` runs each):
@@ -54,7 +54,7 @@ impl CoreArgs {
 
 type Edges = Vec<(u64, u64, f64)>;
 
-/// Runs the benchmark, printing rows and a summary against the issue-2 targets.
+/// Runs the benchmark, printing rows and a summary against the core targets.
 ///
 /// # Errors
 /// A missing or malformed workload file, a result that disagrees with the
@@ -227,7 +227,7 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
     drop(bulk);
 
     // The same graph flushed into one run below an empty MemGraph: where
-    // the LSM layer (issue 3) keeps most of a graph.
+    // the LSM levels keep most of a graph.
     let t = Instant::now();
     g.flush()?;
     table.push(row(
@@ -426,7 +426,8 @@ fn scan_rows(
     Ok(())
 }
 
-/// The issue-2 targets, as ratios read off the table.
+/// The core targets (load, batch and single-edge rates, scans and memory
+/// against the static CSR), as ratios read off the table.
 fn summary(t: &Table) {
     let get = |s: &str, op: &str, th| t.value(s, op, th).unwrap_or(f64::NAN);
     println!();
@@ -458,16 +459,16 @@ fn summary(t: &Table) {
         get("stratagraph", "memory_accounted", cores),
         get("stratagraph", "memory_bulk", cores)
     );
-    println!("flushed into one run (issue 3 preview):");
+    println!("flushed into one run:");
     let csr_flushed = get("csr", "scan_seq_flushed", 1);
     println!(
-        "  scan_seq_flushed: scan_out {:.2}x the CSR scan (for_each {:.2}x, iterator {:.2}x; issue 3 target <= 1.2x)",
+        "  scan_seq_flushed: scan_out {:.2}x the CSR scan (for_each {:.2}x, iterator {:.2}x; target <= 1.2x)",
         get("stratagraph", "scan_seq_flushed_sequential", 1) / csr_flushed,
         get("stratagraph", "scan_seq_flushed", 1) / csr_flushed,
         get("stratagraph", "scan_seq_flushed_iter", 1) / csr_flushed
     );
     println!(
-        "  memory after flush: {:.1} bytes/edge (CSR {:.1}; issue 3 target <= 1.5x)",
+        "  memory after flush: {:.1} bytes/edge (CSR {:.1}; target <= 1.5x)",
         get("stratagraph", "memory_after_flush", cores),
         get("csr", "memory_accounted", 1)
     );

@@ -1,5 +1,5 @@
 //! `stratagraph bench durability`: the write-ahead log's cost and its
-//! recovery speed (issue 4), on the W1 edge stream.
+//! recovery speed, on the W1 edge stream.
 //!
 //! Operations (median of `--runs` runs each):
 //! - `durable_insert_single`: single-edge transactions on an on-disk store,
@@ -312,7 +312,7 @@ fn recovery_rows(
     Ok(())
 }
 
-/// Ratios the issue asks about: group commit's gain, and the policies
+/// Ratios that say what the log costs: group commit's gain, and the policies
 /// against each other.
 fn print_summary(t: &Table) {
     let get = |name: &str, threads| {

@@ -1,4 +1,4 @@
-//! `stratagraph bench levels`: the multi-level CSR's figures (issue 3) on a
+//! `stratagraph bench levels`: the multi-level CSR's figures on a
 //! W1 graph, each beside its baseline measured in the same process.
 //!
 //! - `scan_compacted`: the graph loaded in batches with the default MemGraph
@@ -398,7 +398,8 @@ fn sustained(
     Ok(())
 }
 
-/// The issue-3 targets, as ratios read off the table.
+/// The levels' targets (scan and size against the static CSR), as ratios
+/// read off the table.
 fn summary(t: &Table) {
     let get = |s: &str, op: &str| t.value(s, op, 1).unwrap_or(f64::NAN);
     println!();

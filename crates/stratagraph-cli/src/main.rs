@@ -154,7 +154,7 @@ enum BenchCommand {
         #[arg(long, default_value = "/work/data/bench-durability")]
         dir: PathBuf,
     },
-    /// The multi-level CSR (issue 3): sequential scan and size after a
+    /// The multi-level CSR: sequential scan and size after a
     /// load and full compaction and with the last 20% of the edges above
     /// it, beside a static CSR; sustained single-edge inserts with flushes
     /// and compactions against a MemGraph that never flushes, with latency

@@ -1,5 +1,5 @@
-//! The Rust side of the Python speed comparisons (`bench/python_speed.py`,
-//! issue 6): the same engine work as a Python call, timed inside Rust, so
+//! The Rust side of the Python speed comparisons (`bench/python_speed.py`):
+//! the same engine work as a Python call, timed inside Rust, so
 //! one process measures both sides of each ratio on the same data. The
 //! names start with an underscore: they are measuring aids, not API.
 
