@@ -588,7 +588,7 @@ fn publish(store: &Store, step: leveling::Step) -> Result<()> {
 
 /// Makes a finished segment readable: in memory as is, on disk as a file
 /// (written, synced, renamed into place) that is then memory-mapped.
-pub(crate) fn seal(
+pub(crate) fn store_segment(
     store: &Store,
     bytes: SegmentBytes,
     id: u64,

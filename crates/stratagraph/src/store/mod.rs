@@ -217,9 +217,9 @@ impl LevelSink for Store {
         cut: Timestamp,
     ) -> Result<Arc<FlushedRun>> {
         let id = self.lsm.next_run_id();
-        let out = maintain::seal(self, out, id, Direction::Out)?;
+        let out = maintain::store_segment(self, out, id, Direction::Out)?;
         let inn = inn
-            .map(|b| maintain::seal(self, b, id, Direction::In))
+            .map(|b| maintain::store_segment(self, b, id, Direction::In))
             .transpose()?;
         Ok(Arc::new(FlushedRun { id, out, inn, cut }))
     }
