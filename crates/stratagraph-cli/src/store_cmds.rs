@@ -202,7 +202,7 @@ pub fn check(dir: &Path) -> Res {
             r.vertices, r.durable_ts
         );
     } else if r.is_healthy() {
-        println!("manifest   none (a store that never flushed, or not a store)");
+        println!("manifest   none (a first open died before writing it: no data, nothing lost)");
     }
     println!(
         "levels     {} files, {} bytes, every block checksum verified",

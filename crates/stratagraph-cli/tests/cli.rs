@@ -284,3 +284,32 @@ fn stats_prints_counts_as_json() {
     assert!(text.contains("L1         1 segments"), "{text}");
     assert!(text.contains("lifetime     write amplification"), "{text}");
 }
+
+#[test]
+fn a_store_that_lost_its_manifest_is_neither_healthy_nor_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3\n3 1\n").unwrap();
+    let store = dir.path().join("s");
+    load_undirected(&store, &input);
+    std::fs::remove_file(store.join("MANIFEST")).unwrap();
+    let files = || {
+        let mut v: Vec<_> = std::fs::read_dir(&store)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (p.clone(), std::fs::read(p).unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files();
+    let out = bin().arg("check").arg(&store).output().unwrap();
+    assert!(!out.status.success(), "check called it healthy");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MANIFEST is missing"));
+    let out = bin().arg("load").arg(&store).arg(&input).output().unwrap();
+    assert!(!out.status.success(), "load went ahead");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MANIFEST is missing"));
+    assert_eq!(files(), before, "the refused commands changed the store");
+}

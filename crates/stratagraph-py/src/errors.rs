@@ -106,7 +106,8 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
         E::VertexDeletedInTransaction { .. }
         | E::InvalidWeight { .. }
         | E::SelfLoop { .. }
-        | E::OptionsMismatch { .. } => InvalidInput::new_err(msg),
+        | E::OptionsMismatch { .. }
+        | E::NotAStore { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
         E::Corrupt { .. } => Corruption::new_err(msg),

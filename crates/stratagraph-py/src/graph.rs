@@ -151,6 +151,12 @@ impl PyGraph {
     /// everything since the last flush). A process crash loses nothing
     /// under any policy.
     ///
+    /// ``create=False`` refuses a directory that holds no store yet
+    /// (``InvalidInput``) instead of creating one there. A directory of
+    /// other files is never made a store (``InvalidInput``), and one whose
+    /// MANIFEST is missing while it holds store data raises ``Corruption``
+    /// and is left as it is.
+    ///
     /// A directory that is already open (here or in another process)
     /// raises ``StoreLocked``; a damaged file raises
     /// ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as
@@ -165,7 +171,8 @@ impl PyGraph {
         threads = 0,
         allow_self_loops = true,
         auto_create_vertices = true,
-        max_vertex_ids = None
+        max_vertex_ids = None,
+        create = true
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn open(
@@ -177,6 +184,7 @@ impl PyGraph {
         allow_self_loops: bool,
         auto_create_vertices: bool,
         max_vertex_ids: Option<i64>,
+        create: bool,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
         let directed = py
@@ -189,6 +197,7 @@ impl PyGraph {
             auto_create_vertices,
             max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
             threads: conv::threads(threads)?,
+            create_if_missing: create,
             ..Options::default()
         };
         let graph = py

@@ -186,6 +186,35 @@ def test_an_existing_store_opens_as_its_manifest_says(tmp_path):
         assert g.directed
 
 
+def test_a_lost_manifest_is_refused_and_nothing_is_deleted(tmp_path):
+    import shutil
+
+    with sg.Graph.open(tmp_path / "store") as g:
+        g.add_edges(np.arange(1000), np.arange(1, 1001))
+    lost = tmp_path / "lost"
+    shutil.copytree(tmp_path / "store", lost)
+    (lost / "MANIFEST").unlink()
+    before = sorted((p.name, p.read_bytes()) for p in lost.iterdir())
+    with pytest.raises(sg.Corruption, match="MANIFEST is missing"):
+        sg.Graph.open(lost)
+    assert sorted((p.name, p.read_bytes()) for p in lost.iterdir()) == before
+
+
+def test_open_creates_a_store_only_where_allowed(tmp_path):
+    with pytest.raises(sg.InvalidInput, match="not a stratagraph store"):
+        sg.Graph.open(tmp_path / "absent", create=False)
+    assert not (tmp_path / "absent").exists()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    with pytest.raises(sg.InvalidInput, match="notes.txt"):
+        sg.Graph.open(tmp_path / "mine")
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+    with sg.Graph.open(tmp_path / "new") as g:  # created by default
+        g.add_edge(1, 2)
+    with sg.Graph.open(tmp_path / "new", create=False) as g:
+        assert g.snapshot().num_edges == 1
+
+
 def test_on_disk_store_refuses_contradicting_options_and_damage(tmp_path):
     with sg.Graph.open(tmp_path) as g:
         g.add_edge(1, 2)

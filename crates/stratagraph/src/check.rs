@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
 use crate::manifest::{Manifest, RunFiles};
-use crate::open::{arrange_layers, lock_dir_if_present, open_level_file};
+use crate::open::{arrange_layers, holds_no_store_data, lock_dir_if_present, open_level_file};
 use crate::wal;
 use std::path::Path;
 
@@ -15,8 +15,10 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct CheckReport {
-    /// Whether a manifest exists (a directory without one holds no store,
-    /// or one that never flushed; its log may still hold commits).
+    /// Whether a manifest exists. Every store writes one when it is first
+    /// opened, so a directory without one is no healthy store: `problems`
+    /// says whether it holds a store's data (a lost MANIFEST), foreign
+    /// files, or nothing.
     pub has_manifest: bool,
     /// Vertex ids the manifest lists.
     pub vertices: u64,
@@ -69,7 +71,25 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         problems: Vec::new(),
     };
     let manifest = match Manifest::read(dir) {
-        Ok(m) => m,
+        Ok(Some(m)) => Some(m),
+        Ok(None) => {
+            // No MANIFEST: a store whose MANIFEST was lost (damage), files
+            // that are not a store's, or nothing at all (no store either).
+            // A first open that died before writing its MANIFEST leaves
+            // the lock file and empty log segments: a store with nothing
+            // to lose, which the next open starts.
+            let started =
+                dir.join("LOCK").exists() || wal::list_segments(dir).is_ok_and(|s| !s.is_empty());
+            match holds_no_store_data(dir) {
+                Err(e) => report.problems.push(e),
+                Ok(()) if !started => report.problems.push(Error::NotAStore {
+                    dir: dir.display().to_string(),
+                    what: "it holds no MANIFEST".into(),
+                }),
+                Ok(()) => {}
+            }
+            None
+        }
         Err(e) => {
             report.problems.push(e);
             None

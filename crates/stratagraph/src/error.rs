@@ -200,6 +200,15 @@ pub enum Error {
         /// The first log error, as text.
         cause: String,
     },
+    /// The directory given as a store holds files that are not a store's:
+    /// a store is never started over them.
+    #[error("{dir} is not a stratagraph store: {what}")]
+    NotAStore {
+        /// The directory.
+        dir: String,
+        /// What was found there.
+        what: String,
+    },
     /// The store was closed (`Graph::close`, or its last `Graph` handle was
     /// dropped): it takes no more writes or maintenance. Snapshots taken
     /// before keep reading what they saw.

@@ -211,7 +211,11 @@ impl Graph {
     /// foreign manifest, level file or log record (a torn last record is
     /// not damage: it is dropped); `OptionsMismatch` if `opts` contradicts
     /// the stored graph (directed vs undirected; [`stored_kind`] tells
-    /// which a store is). Nothing is modified when opening fails.
+    /// which a store is); `NotAStore` if `dir` holds files that are not a
+    /// store's, or no store while `Options::create_if_missing` is off; a
+    /// MANIFEST missing from a directory that holds level files or logged
+    /// commits is `Corrupt` (never an empty new store over them). Nothing
+    /// is modified when opening fails.
     pub fn open(dir: impl AsRef<Path>, opts: Options) -> Result<Graph> {
         crate::open::open(dir.as_ref(), opts).map(Graph::over)
     }

@@ -41,9 +41,29 @@ use std::sync::Arc;
 /// recovered, checkpointed and logging.
 pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
     let dir = dir.to_path_buf();
+    if !opts.create_if_missing && !dir.join(crate::manifest::FILE).exists() {
+        return Err(Error::NotAStore {
+            dir: dir.display().to_string(),
+            what: "it holds no store (no MANIFEST), and the options do not allow \
+                   creating one"
+                .into(),
+        });
+    }
+    if dir.is_dir() && !dir.join(crate::manifest::FILE).exists() {
+        // Before the lock file is made: a refused directory stays as it
+        // was. Checked again under the lock below.
+        holds_no_store_data(&dir)?;
+    }
     std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
     let lock = lock_dir(&dir)?;
-    let manifest = Manifest::read(&dir)?.unwrap_or(Manifest {
+    let manifest = match Manifest::read(&dir)? {
+        Some(m) => Some(m),
+        None => {
+            holds_no_store_data(&dir)?;
+            None
+        }
+    };
+    let manifest = manifest.unwrap_or(Manifest {
         directed: opts.directed,
         last_ts: 0,
         next_run: 0,
@@ -106,6 +126,70 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
     maintain::checkpoint(&store)?;
     remove_orphans(&dir, &store.layers.read());
     Ok(store)
+}
+
+/// Refuses to start a new store in `dir`, which has no MANIFEST, when it
+/// holds anything a new store could not: level files or log records (a
+/// store whose MANIFEST was lost: starting an empty one would hide them and
+/// remove the level files as orphans), or files that are not a store's.
+/// What may be there is what a first open that died before writing its
+/// MANIFEST leaves: the lock file and log segments without a record.
+pub(crate) fn holds_no_store_data(dir: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, "list directory", &e))?;
+    let mut data = Vec::new();
+    let mut foreign = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| io_error(dir, "list directory", &e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "LOCK" {
+            continue;
+        }
+        if wal::segment_number(&name).is_some() {
+            // Read as a newest segment: a torn tail is no reason to refuse.
+            let scan = wal::frame::read_segment(&e.path(), true)?;
+            if !scan.records.is_empty() {
+                data.push(name);
+            }
+        } else if name.starts_with("run-") || name.starts_with(crate::manifest::FILE) {
+            data.push(name);
+        } else {
+            foreign.push(name);
+        }
+    }
+    data.sort();
+    foreign.sort();
+    let some = |names: &[String]| {
+        let shown: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+        let more = names.len().saturating_sub(3);
+        if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    if !data.is_empty() {
+        return Err(Error::Corrupt {
+            file: dir.join(crate::manifest::FILE).display().to_string(),
+            offset: 0,
+            what: format!(
+                "the MANIFEST is missing but the directory holds store data ({}); \
+                 opening would start an empty store over it, so nothing was changed \
+                 (restore the MANIFEST from a copy)",
+                some(&data)
+            ),
+        });
+    }
+    if !foreign.is_empty() {
+        return Err(Error::NotAStore {
+            dir: dir.display().to_string(),
+            what: format!(
+                "it holds files that are not a store's ({}); open an empty or new \
+                 directory",
+                some(&foreign)
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Whether the store in `dir` is directed, as its manifest says: `None` if

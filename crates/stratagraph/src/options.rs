@@ -67,6 +67,11 @@ pub struct Options {
     /// bound `u32::MAX` (internal ids are `u32`, and `u32::MAX` itself is
     /// kept as a sentinel).
     pub max_vertex_ids: u64,
+    /// Whether `Graph::open` may create a store where there is none (an
+    /// absent directory, or one holding no store yet). Off, such a
+    /// directory is refused with `Error::NotAStore` and left untouched: for
+    /// callers that mean to open an existing store only. Default on.
+    pub create_if_missing: bool,
 }
 
 impl Default for Options {
@@ -82,6 +87,7 @@ impl Default for Options {
             sync: SyncPolicy::Always,
             bulk_load_min_edges: 1 << 16,
             max_vertex_ids: u64::from(u32::MAX),
+            create_if_missing: true,
         }
     }
 }

@@ -289,3 +289,112 @@ fn lifetime_counters_add_up_across_sessions() {
     }
     assert!(last.flushes >= 3 && last.compactions >= 3, "{last:?}");
 }
+
+/// Every file of `from` copied into a new directory `to`, but `skip`.
+fn copy_dir_without(from: &Path, to: &Path, skip: &str) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name != skip && name != "LOCK" {
+            std::fs::copy(e.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_store_without_its_manifest_is_refused_and_nothing_is_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    closed_store(&store);
+    let lost = dir.path().join("lost");
+    copy_dir_without(&store, &lost, "MANIFEST");
+    let before = snapshot_of_dir(&lost);
+    assert!(before.iter().any(|(p, _)| p.contains("run-")), "{before:?}");
+    let err = Graph::open(&lost, Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { file, what, .. } if file.ends_with("MANIFEST") && what.contains("run-")),
+        "{err:?}"
+    );
+    assert_eq!(
+        snapshot_of_dir(&lost),
+        before,
+        "a refused open changed files"
+    );
+    let report = stratagraph::check(&lost).unwrap();
+    assert!(!report.is_healthy(), "{report:?}");
+    assert!(
+        matches!(report.problems[0], Error::Corrupt { .. }),
+        "{report:?}"
+    );
+    // The original, with its MANIFEST, still opens with everything.
+    let g = Graph::open(&store, Options::default()).unwrap();
+    assert!(g.snapshot().edge_count() > 0);
+}
+
+#[test]
+fn a_log_with_commits_but_no_manifest_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let g = Graph::open(&store, Options::default()).unwrap();
+    g.insert_edge(1, 2, 1.0).unwrap(); // synced to the log, not flushed
+    let lost = dir.path().join("lost");
+    copy_dir_without(&store, &lost, "MANIFEST");
+    drop(g);
+    let before = snapshot_of_dir(&lost);
+    let err = Graph::open(&lost, Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { what, .. } if what.contains("wal-")),
+        "{err:?}"
+    );
+    assert_eq!(snapshot_of_dir(&lost), before);
+}
+
+#[test]
+fn a_directory_of_other_files_is_not_a_store_and_stays_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
+    let before = snapshot_of_dir(dir.path());
+    let err = Graph::open(dir.path(), Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::NotAStore { what, .. } if what.contains("notes.txt")),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("is not a stratagraph store"),
+        "{err}"
+    );
+    assert_eq!(
+        snapshot_of_dir(dir.path()),
+        before,
+        "no LOCK or log was made"
+    );
+    let report = stratagraph::check(dir.path()).unwrap();
+    assert!(!report.is_healthy(), "{report:?}");
+    // An empty directory holds no store either.
+    let empty = tempfile::tempdir().unwrap();
+    assert!(!stratagraph::check(empty.path()).unwrap().is_healthy());
+}
+
+#[test]
+fn without_create_if_missing_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        create_if_missing: false,
+        ..Options::default()
+    };
+    let absent = dir.path().join("absent");
+    let err = Graph::open(&absent, opts.clone()).unwrap_err();
+    assert!(matches!(err, Error::NotAStore { .. }), "{err:?}");
+    assert!(!absent.exists(), "the directory was created");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert!(matches!(
+        Graph::open(&empty, opts.clone()).unwrap_err(),
+        Error::NotAStore { .. }
+    ));
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    // An existing store opens as usual.
+    closed_store(&empty);
+    Graph::open(&empty, opts).unwrap();
+}

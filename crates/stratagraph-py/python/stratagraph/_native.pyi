@@ -115,6 +115,7 @@ class Graph:
         allow_self_loops: bool = True,
         auto_create_vertices: bool = True,
         max_vertex_ids: Optional[int] = None,
+        create: bool = True,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out and releases the
@@ -132,7 +133,11 @@ class Graph:
         directory raises ``StoreLocked``; a damaged file raises
         ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as for
         ``in_memory`` but not stored: a store holding more ids keeps them
-        and takes no new one."""
+        and takes no new one. ``create=False`` refuses a directory holding
+        no store (``InvalidInput``) instead of creating one; a directory of
+        other files is never made a store (``InvalidInput``), and one whose
+        MANIFEST is lost while it holds store data raises ``Corruption``,
+        changing nothing."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""

@@ -16,4 +16,4 @@ pub(crate) mod record;
 pub(crate) mod recover;
 mod writer;
 
-pub(crate) use writer::{list_segments, Wal};
+pub(crate) use writer::{list_segments, segment_number, Wal};
