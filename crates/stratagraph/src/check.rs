@@ -73,11 +73,10 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
     let manifest = match Manifest::read(dir) {
         Ok(Some(m)) => Some(m),
         Ok(None) => {
-            // No MANIFEST: a store whose MANIFEST was lost (damage), files
-            // that are not a store's, or nothing at all (no store either).
-            // A first open that died before writing its MANIFEST leaves
-            // the lock file and empty log segments: a store with nothing
-            // to lose, which the next open starts.
+            // No MANIFEST: a store that lost it (damage), files that are
+            // not a store's, or nothing (no store). Only the lock file and
+            // empty log segments a first open left before it died are a
+            // store with nothing to lose, which the next open starts.
             let started =
                 dir.join("LOCK").exists() || wal::list_segments(dir).is_ok_and(|s| !s.is_empty());
             match holds_no_store_data(dir) {

@@ -18,79 +18,78 @@ use crate::version::Decided;
 /// `LATEST`" is the latest state.
 const LATEST: u64 = u64::MAX;
 
-/// The write rules, as methods of the layers a write consults.
-pub(crate) trait EdgeRules {
-    /// Whether `set` (vertex `v`'s MemGraph set in one direction) holds no
-    /// version of `d` while a level holds it live (see `Write::below`).
-    fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> bool;
-    /// Weight of `v -> d` in the latest state across the MemGraph and the
-    /// levels.
-    fn latest(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> Option<f64>;
-    /// Inserts or re-weights `v -> d` in `set`; the effect counts the
-    /// levels.
-    fn put(
-        &self,
-        set: &mut EdgeSet,
-        v: u32,
-        d: u32,
-        weight: f64,
-        dir: Direction,
-        st: &Stamping,
-    ) -> Effect;
-    /// Deletes `v -> d` if it is live in the latest state, wherever it is.
-    fn remove(&self, set: &mut EdgeSet, v: u32, d: u32, dir: Direction, st: &Stamping) -> Effect;
-    /// Destinations of `v` live in the latest state, ascending.
-    fn latest_dsts(&self, set: &EdgeSet, v: u32, dir: Direction) -> Vec<u32>;
+/// Whether `set` (vertex `v`'s MemGraph set in one direction) holds no
+/// version of `d` while a level holds it live (see `Write::below`).
+pub(crate) fn live_only_below(
+    layers: &Layers,
+    set: &EdgeSet,
+    v: u32,
+    d: u32,
+    dir: Direction,
+) -> bool {
+    undecided(layers, set, d) && below(layers, v, d, dir).is_some()
 }
 
-impl EdgeRules for Layers {
-    fn live_only_below(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> bool {
-        undecided(self, set, d) && below(self, v, d, dir).is_some()
+/// Weight of `v -> d` in the latest state across the MemGraph and the
+/// levels.
+pub(crate) fn latest(
+    layers: &Layers,
+    set: &EdgeSet,
+    v: u32,
+    d: u32,
+    dir: Direction,
+) -> Option<f64> {
+    match set.decided(d, LATEST) {
+        Decided::Undecided => below(layers, v, d, dir),
+        state => state.weight(),
     }
+}
 
-    fn latest(&self, set: &EdgeSet, v: u32, d: u32, dir: Direction) -> Option<f64> {
-        match set.decided(d, LATEST) {
-            Decided::Undecided => below(self, v, d, dir),
-            state => state.weight(),
-        }
+/// Inserts or re-weights `v -> d` in `set`; the effect counts the levels.
+pub(crate) fn put(
+    layers: &Layers,
+    set: &mut EdgeSet,
+    v: u32,
+    d: u32,
+    weight: f64,
+    dir: Direction,
+    st: &Stamping,
+) -> Effect {
+    let below = live_only_below(layers, set, v, d, dir);
+    match set.put(d, weight, st) {
+        Effect::Added if below => Effect::Updated,
+        e => e,
     }
+}
 
-    fn put(
-        &self,
-        set: &mut EdgeSet,
-        v: u32,
-        d: u32,
-        weight: f64,
-        dir: Direction,
-        st: &Stamping,
-    ) -> Effect {
-        let below = self.live_only_below(set, v, d, dir);
-        match set.put(d, weight, st) {
-            Effect::Added if below => Effect::Updated,
-            e => e,
-        }
+/// Deletes `v -> d` if it is live in the latest state, wherever it is.
+pub(crate) fn remove(
+    layers: &Layers,
+    set: &mut EdgeSet,
+    v: u32,
+    d: u32,
+    dir: Direction,
+    st: &Stamping,
+) -> Effect {
+    if !undecided(layers, set, d) {
+        set.kill(d, st)
+    } else if below(layers, v, d, dir).is_some() {
+        set.bury(d, st)
+    } else {
+        Effect::Unchanged
     }
+}
 
-    fn remove(&self, set: &mut EdgeSet, v: u32, d: u32, dir: Direction, st: &Stamping) -> Effect {
-        if !undecided(self, set, d) {
-            set.kill(d, st)
-        } else if below(self, v, d, dir).is_some() {
-            set.bury(d, st)
-        } else {
-            Effect::Unchanged
-        }
+/// Destinations of `v` live in the latest state, ascending.
+pub(crate) fn latest_dsts(layers: &Layers, set: &EdgeSet, v: u32, dir: Direction) -> Vec<u32> {
+    if layers.is_empty() {
+        return set.latest_dsts();
     }
-
-    fn latest_dsts(&self, set: &EdgeSet, v: u32, dir: Direction) -> Vec<u32> {
-        if self.is_empty() {
-            return set.latest_dsts();
-        }
-        let mut out = Vec::new();
-        Merger::default().visit(&merge::sources(self, set, v, dir), v, LATEST, |d, _| {
-            out.push(d)
-        });
-        out
-    }
+    let mut out = Vec::new();
+    Merger::default().visit(&merge::sources(layers, set, v, dir), v, LATEST, |d, _| {
+        out.push(d)
+    });
+    out
 }
 
 /// Weight of edge `v -> d` in the latest state of the levels alone

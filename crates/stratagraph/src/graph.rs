@@ -5,8 +5,7 @@
 //! snapshot or transaction that outlived it goes (see `crate::store`).
 
 use crate::batch;
-use crate::error::Result;
-use crate::error::VertexId;
+use crate::error::{Result, VertexId};
 use crate::ids::IdMap;
 use crate::lsm::layers::Layers;
 use crate::manifest::Totals;

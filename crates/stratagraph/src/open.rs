@@ -41,37 +41,39 @@ use std::sync::Arc;
 /// recovered, checkpointed and logging.
 pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
     let dir = dir.to_path_buf();
-    if !opts.create_if_missing && !dir.join(crate::manifest::FILE).exists() {
-        return Err(Error::NotAStore {
-            dir: dir.display().to_string(),
-            what: "it holds no store (no MANIFEST), and the options do not allow \
-                   creating one"
-                .into(),
-        });
-    }
-    if dir.is_dir() && !dir.join(crate::manifest::FILE).exists() {
-        // Before the lock file is made: a refused directory stays as it
-        // was. Checked again under the lock below.
-        holds_no_store_data(&dir)?;
+    let manifest_file = dir.join(crate::manifest::FILE);
+    // Before the lock file is made, so a refused directory stays as it
+    // was; the MANIFEST is looked for again under the lock below.
+    if !manifest_file.exists() {
+        if !opts.create_if_missing {
+            return Err(Error::NotAStore {
+                dir: dir.display().to_string(),
+                what: "it holds no store (no MANIFEST), and the options do not allow \
+                       creating one"
+                    .into(),
+            });
+        }
+        if dir.is_dir() {
+            holds_no_store_data(&dir)?;
+        }
     }
     std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
     let lock = lock_dir(&dir)?;
     let manifest = match Manifest::read(&dir)? {
-        Some(m) => Some(m),
+        Some(m) => m,
         None => {
             holds_no_store_data(&dir)?;
-            None
+            Manifest {
+                directed: opts.directed,
+                last_ts: 0,
+                next_run: 0,
+                vertices: Vec::new(),
+                runs: Vec::new(),
+                totals: Totals::default(),
+            }
         }
     };
-    let manifest = manifest.unwrap_or(Manifest {
-        directed: opts.directed,
-        last_ts: 0,
-        next_run: 0,
-        vertices: Vec::new(),
-        runs: Vec::new(),
-        totals: Totals::default(),
-    });
-    let manifest_path = dir.join(crate::manifest::FILE).display().to_string();
+    let manifest_path = manifest_file.display().to_string();
     if manifest.directed != opts.directed {
         return Err(mismatch(&dir, manifest.directed, opts.directed));
     }

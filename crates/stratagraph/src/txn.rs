@@ -16,7 +16,7 @@
 //! writes win, as with last-writer-wins stores.
 
 use crate::direction::Direction;
-use crate::edge_rules::EdgeRules;
+use crate::edge_rules;
 use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::lsm::layers::Layers;
@@ -415,8 +415,7 @@ impl WriteTxn {
                 };
                 for &dir in dirs {
                     missing.extend(
-                        layers
-                            .latest_dsts(st.set(dir), v, dir)
+                        edge_rules::latest_dsts(layers, st.set(dir), v, dir)
                             .into_iter()
                             .filter(|n| ids.binary_search(n).is_err()),
                     );
@@ -507,8 +506,15 @@ impl WriteTxn {
                             d_vertices += 1;
                         }
                     }
-                    let effect =
-                        layers.put(locked.get(s).out_mut(), s, d, weight, Direction::Out, st);
+                    let effect = edge_rules::put(
+                        layers,
+                        locked.get(s).out_mut(),
+                        s,
+                        d,
+                        weight,
+                        Direction::Out,
+                        st,
+                    );
                     if directed {
                         if effect == Effect::Added {
                             locked.get(d).in_mut().put(s, 1.0, st);
@@ -519,7 +525,14 @@ impl WriteTxn {
                     d_edges += i64::from(effect == Effect::Added);
                 }
                 None => {
-                    let effect = layers.remove(locked.get(s).out_mut(), s, d, Direction::Out, st);
+                    let effect = edge_rules::remove(
+                        layers,
+                        locked.get(s).out_mut(),
+                        s,
+                        d,
+                        Direction::Out,
+                        st,
+                    );
                     if effect == Effect::Removed {
                         // The mirror is live too, maybe only below: bury.
                         if directed {
@@ -584,7 +597,7 @@ fn remove_all_edges(
     st: &Stamping,
 ) -> i64 {
     let mut removed = 0;
-    let outs = layers.latest_dsts(&locked.get(v).out, v, Direction::Out);
+    let outs = edge_rules::latest_dsts(layers, &locked.get(v).out, v, Direction::Out);
     for d in outs {
         locked.get(v).out_mut().bury(d, st);
         if directed {
@@ -595,7 +608,7 @@ fn remove_all_edges(
         removed += 1;
     }
     if directed {
-        let ins = layers.latest_dsts(&locked.get(v).inn, v, Direction::In);
+        let ins = edge_rules::latest_dsts(layers, &locked.get(v).inn, v, Direction::In);
         for s in ins {
             locked.get(v).in_mut().bury(s, st);
             if s != v {

@@ -9,7 +9,7 @@
 mod bulk;
 
 use crate::direction::Direction;
-use crate::edge_rules::EdgeRules;
+use crate::edge_rules;
 use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::lsm::layers::Layers;
@@ -196,7 +196,7 @@ fn apply_grouped(
             let set = state.set_mut(side);
             if !layers.is_empty() && !bury {
                 for w in &mut writes {
-                    w.below = layers.live_only_below(set, owner, w.dst, side);
+                    w.below = edge_rules::live_only_below(layers, set, owner, w.dst, side);
                 }
             }
             set.apply_sorted(&writes, st, &mut effects);
@@ -408,7 +408,9 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
                 let di = store.ids.lookup(d)?;
                 store
                     .mem
-                    .read_or_empty(si, |st| layers.latest(&st.out, si, di, Direction::Out))
+                    .read_or_empty(si, |st| {
+                        edge_rules::latest(&layers, &st.out, si, di, Direction::Out)
+                    })
                     .map(|_| (si, di, None))
             })
             .collect();

@@ -87,7 +87,7 @@ pub(crate) struct LsmState {
     /// Background flush threads that may still run (a finished flush's
     /// thread can linger for its clean-up while the next flush runs).
     workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
-    /// Set when the last `Graph` handle goes: lingering threads stop.
+    /// Set when the store closes (`Store::close`): lingering threads stop.
     closing: AtomicBool,
     /// Edge versions written before the latest flush began (`written`
     /// counts the rest), for write amplification.
@@ -302,9 +302,9 @@ pub(crate) fn wait_idle(store: &Store) {
     clean_up(store);
 }
 
-/// Waits for background flush threads: called when the last `Graph`
-/// handle goes, so that the store is closed by the caller's thread and a
-/// reopen right after finds it closed.
+/// Stops background work and waits for its threads: called by
+/// `Store::close`, so the close work runs on the closing thread alone and
+/// a reopen right after finds the store closed.
 pub(crate) fn join_worker(store: &Store) {
     store.lsm.closing.store(true, Ordering::Release);
     // A flush thread joined here may have started a compaction thread

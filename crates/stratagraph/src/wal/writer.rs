@@ -207,8 +207,6 @@ pub(crate) struct Wal {
     /// by a sync that found records appended while it ran, cleared by a
     /// leader that waited for another record in vain.
     crowded: AtomicBool,
-    /// Set by `close`: the interval syncer stops.
-    closed: AtomicBool,
 }
 
 /// A commit that will append a record soon (see `Wal::enter`).
@@ -274,7 +272,6 @@ impl Wal {
             inflight: AtomicUsize::new(0),
             appended: AtomicU64::new(0),
             crowded: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
         });
         if let SyncPolicy::Interval(every) = policy {
             spawn_syncer(Arc::downgrade(&wal), every);
@@ -441,7 +438,6 @@ impl Wal {
             .check()
             .and_then(|()| self.write_pending(&mut cur))
             .and_then(|()| self.sync(&mut cur));
-        self.closed.store(true, Ordering::Release);
         self.fail(Error::Closed {
             op: "log write",
             store: Some(self.dir.display().to_string()),
@@ -553,7 +549,11 @@ fn spawn_syncer(wal: Weak<Wal>, every: Duration) {
         .name("stratagraph-wal-sync".into())
         .spawn(move || loop {
             std::thread::sleep(every);
-            let Some(wal) = wal.upgrade().filter(|w| !w.closed.load(Ordering::Acquire)) else {
+            // A closed or failed log refuses every later sync: stop.
+            let Some(wal) = wal
+                .upgrade()
+                .filter(|w| !w.has_failed.load(Ordering::Acquire))
+            else {
                 return;
             };
             // A failure is recorded in `failed` and reported to writers.
