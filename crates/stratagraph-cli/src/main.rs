@@ -84,6 +84,19 @@ enum Command {
         /// The store's directory.
         dir: PathBuf,
     },
+    /// Salvages the store in DIR whose log is damaged (a lost or shortened
+    /// segment, a damaged record: what `check` reports and opening
+    /// refuses): keeps every commit logged before the first damage, sets
+    /// the damaged segment and the ones after it aside as `<name>.lost`
+    /// files, and prints exactly what was lost. The store then opens
+    /// normally. Damage to a level file or the MANIFEST is not repaired.
+    Repair {
+        /// The store's directory.
+        dir: PathBuf,
+        /// Required: the commits after the damage are given up.
+        #[arg(long)]
+        accept_loss: bool,
+    },
     /// Opens the on-disk store in DIR (replaying its log if it crashed) and
     /// prints its counts: vertices, edges, per-level sizes and segment
     /// counts, runs with their sizes, MemGraph and level bytes, bytes per
@@ -264,6 +277,7 @@ fn main() -> ExitCode {
             out: out.as_deref(),
         }),
         Command::Check { dir } => store_cmds::check(&dir),
+        Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
         Command::Bench(BenchCommand::Algo {
             w1,

@@ -226,6 +226,43 @@ pub fn check(dir: &Path) -> Res {
     }
 }
 
+/// Salvages a store with a damaged log (see the `repair` command's help).
+pub fn repair(dir: &Path, accept_loss: bool) -> Res {
+    if !accept_loss {
+        return Err("repair gives up the commits logged after the damage; \
+                    run `stratagraph check` to see it, then pass --accept-loss"
+            .into());
+    }
+    if !dir.join("MANIFEST").exists() {
+        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
+    }
+    let r = stratagraph::repair(dir, options(dir, None)?)?;
+    println!("store      {}", dir.display());
+    match &r.loss {
+        None => println!("log        no damage: nothing lost"),
+        Some(loss) => {
+            println!("damage     {}", loss.damage);
+            println!(
+                "kept       every commit up to {} ({} replayed from the log)",
+                loss.kept_through_ts, r.commits_recovered
+            );
+            for f in &loss.set_aside {
+                println!("set aside  {f} (kept as {f}.lost)");
+            }
+            match loss.dropped_ts {
+                Some((a, b)) => println!(
+                    "lost       the rest of the damaged segment, and {} commit(s) after it \
+                     (timestamps {a} to {b})",
+                    loss.dropped_commits
+                ),
+                None => println!("lost       the rest of the damaged segment"),
+            }
+        }
+    }
+    println!("repaired: the store opens normally");
+    Ok(())
+}
+
 /// Opens an existing store, of whichever kind its manifest says.
 fn open_existing(dir: &Path) -> Res<Graph> {
     if !dir.join("MANIFEST").exists() {

@@ -313,3 +313,54 @@ fn a_store_that_lost_its_manifest_is_neither_healthy_nor_overwritten() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("MANIFEST is missing"));
     assert_eq!(files(), before, "the refused commands changed the store");
 }
+
+/// A crash image whose newest log segment was then emptied: `check` names
+/// the segment and fails, `repair` wants `--accept-loss`, then keeps what
+/// the level files hold, says what was lost, and leaves a healthy store.
+#[test]
+fn repair_salvages_a_store_whose_log_segment_was_emptied() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let image = dir.path().join("image");
+    let g = stratagraph::Graph::open(
+        &live,
+        stratagraph::Options {
+            memgraph_bytes: usize::MAX,
+            ..stratagraph::Options::default()
+        },
+    )
+    .unwrap();
+    g.insert_edges(&[(1, 2, 1.0), (2, 3, 1.0)]).unwrap();
+    g.flush().unwrap();
+    for k in 0..50 {
+        g.insert_edge(10 + k, 11 + k, 1.0).unwrap();
+    }
+    std::fs::create_dir_all(&image).unwrap();
+    for e in std::fs::read_dir(&live).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), image.join(e.file_name())).unwrap();
+    }
+    drop(g);
+    let log = std::fs::read_dir(&image)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".log"))
+        .max()
+        .unwrap();
+    std::fs::write(&log, b"").unwrap();
+    let name = log.file_name().unwrap().to_string_lossy().into_owned();
+    let out = bin().arg("check").arg(&image).output().unwrap();
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("DAMAGE") && text.contains(&name), "{text}");
+    let out = bin().arg("repair").arg(&image).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--accept-loss"));
+    let text = run_ok(bin().arg("repair").arg(&image).arg("--accept-loss"));
+    assert!(text.contains("damage") && text.contains(&name), "{text}");
+    assert!(text.contains("set aside"), "{text}");
+    assert!(image.join(format!("{name}.lost")).exists());
+    run_ok(bin().arg("check").arg(&image));
+    let stats = run_ok(bin().arg("stats").arg(&image).arg("--json"));
+    assert!(stats.contains("\"edges\": 2"), "{stats}");
+}

@@ -112,7 +112,9 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
         E::Corrupt { .. } => Corruption::new_err(msg),
         E::UnsupportedFormat { .. } => UnsupportedFormat::new_err(msg),
-        E::Io { .. } | E::LogFailed { .. } => StorageError::new_err(msg),
+        E::Io { .. } | E::LogFailed { .. } | E::CommitUnresolved { .. } => {
+            StorageError::new_err(msg)
+        }
         E::StoreLocked { .. } => StoreLocked::new_err(msg),
         E::Closed { .. } => Closed::new_err(msg),
         E::InvalidSegmentInput { .. } => InternalError::new_err(msg),

@@ -144,7 +144,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         }
     }
     let last_ts = manifest.as_ref().map_or(0, |m| m.last_ts);
-    match wal::recover::read(dir, &ids, last_ts) {
+    let expected = manifest.as_ref().and_then(|m| m.log.as_deref());
+    match wal::recover::read(dir, &ids, last_ts, expected, false) {
         Ok(log) => {
             report.log_segments = log.segments.len();
             report.log_records = log.records;

@@ -191,13 +191,24 @@ pub enum Error {
         /// The store directory.
         dir: String,
     },
-    /// An earlier write or sync of the write-ahead log failed, so the log
-    /// may lack commits that were applied in memory. The store refuses
-    /// writes from then on; reopening it recovers every commit the log
-    /// holds. Reads keep working.
+    /// A write or sync of the write-ahead log failed (a full disk, an I/O
+    /// error). The commits it held failed and are not visible; the store
+    /// refuses writes from then on, until it is reopened, which recovers
+    /// every commit that succeeded and none that failed. Reads keep
+    /// working, and `close` succeeds.
     #[error("the store refuses writes because its log failed earlier: {cause}")]
     LogFailed {
         /// The first log error, as text.
+        cause: String,
+    },
+    /// A commit failed because its log record could not be made durable,
+    /// and cutting the record back off the log failed as well (the device
+    /// refuses every write): unlike every other commit error, the commit
+    /// may then be recovered when the store is reopened. The store refuses
+    /// writes from then on, as with `LogFailed`.
+    #[error("the commit failed, but its log record could not be removed, so reopening the store may recover it: {cause}")]
+    CommitUnresolved {
+        /// The log errors, as text.
         cause: String,
     },
     /// The directory given as a store holds files that are not a store's:

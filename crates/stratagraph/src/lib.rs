@@ -61,9 +61,13 @@ pub use error::{BatchIndex, Error, Op, Result, VertexId};
 pub use graph::{Graph, LevelStats, RunInfo, Stats};
 pub use manifest::Totals;
 pub use mem::MemoryUsage;
-pub use open::{resolve_directed, stored_kind};
+pub use open::{repair, resolve_directed, stored_kind, RepairReport};
 pub use options::{Options, SyncPolicy};
 pub use read::{Neighbors, Snapshot, WeightedNeighbors};
 pub use txn::WriteTxn;
+/// Failing the store's file operations on purpose, for fault tests.
+#[cfg(feature = "fault-injection")]
+pub use util::faults as fault_injection;
 pub use util::huge::on_huge_pages;
 pub use version::Timestamp;
+pub use wal::recover::LogLoss;

@@ -17,6 +17,10 @@
 //! totals: 7 x u64 (edge versions written, log bytes, level bytes written,
 //!     flushes, compactions, stalls, nanoseconds stalled) since the store
 //!     was created (version 3; versions 1 and 2 read as zeros)
+//! log: segments u64, then segments x (number u64, length u64): the log
+//!     segments holding commits this manifest does not, oldest first,
+//!     each sealed with that length, and last the one being appended to
+//!     (length 0: still growing) (version 4; before it, nothing recorded)
 //! crc32c u32 of everything before it
 //! ```
 
@@ -28,8 +32,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"SGMANIF\x01";
-/// The manifest format this build writes (it also reads versions 1 and 2).
-pub(crate) const VERSION: u32 = 3;
+/// The manifest format this build writes (it also reads versions 1 to 3).
+pub(crate) const VERSION: u32 = 4;
 const FLAG_DIRECTED: u32 = 1;
 const FIXED: usize = 8 + 4 + 4 + 8 * 4;
 /// Bytes of the totals block (version 3).
@@ -55,6 +59,15 @@ impl RunFiles {
     }
 }
 
+/// A log segment a manifest counts on for the commits after its cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LogSegment {
+    pub number: u64,
+    /// The length it was sealed with; `None` for the segment that was being
+    /// appended to (only its header was known to be synced).
+    pub sealed_len: Option<u64>,
+}
+
 /// Everything a store needs besides its run files to reopen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Manifest {
@@ -69,6 +82,9 @@ pub(crate) struct Manifest {
     pub runs: Vec<RunFiles>,
     /// The store's work since it was created, as of this manifest.
     pub totals: Totals,
+    /// The log segments the store needs besides its runs (`None`: written
+    /// before manifests recorded them).
+    pub log: Option<Vec<LogSegment>>,
 }
 
 /// What a store has done since it was created, kept in its manifest so
@@ -170,6 +186,12 @@ impl Manifest {
         for n in self.totals.words() {
             b.extend_from_slice(&n.to_le_bytes());
         }
+        let log = self.log.as_deref().unwrap_or(&[]);
+        b.extend_from_slice(&(log.len() as u64).to_le_bytes());
+        for s in log {
+            b.extend_from_slice(&s.number.to_le_bytes());
+            b.extend_from_slice(&s.sealed_len.unwrap_or(0).to_le_bytes());
+        }
         let crc = crc32c::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
         b
@@ -211,6 +233,17 @@ impl Manifest {
         let totals_len = if version >= 3 { TOTALS } else { 0 };
         let need =
             (n_vertices as u128) * 9 + (n_runs as u128) * run_len + (FIXED + totals_len) as u128;
+        // Version 4 ends in the log block: its count, then 16 bytes each.
+        let n_log = if version >= 4 && need + 8 <= body as u128 {
+            u64_at(bytes, need as usize)
+        } else {
+            0
+        };
+        let need = if version >= 4 {
+            need + 8 + (n_log as u128) * 16
+        } else {
+            need
+        };
         if need != body as u128 {
             return Err(corrupt(
                 16 + 16,
@@ -265,7 +298,34 @@ impl Manifest {
                 stalls: w(5),
                 stall_nanos: w(6),
             };
+            at += TOTALS;
         }
+        let log = (version >= 4)
+            .then(|| -> Result<Vec<LogSegment>> {
+                at += 8;
+                let mut log = Vec::with_capacity(n_log as usize);
+                for k in 0..n_log {
+                    let number = u64_at(bytes, at);
+                    let len = u64_at(bytes, at + 8);
+                    if log.last().is_some_and(|p: &LogSegment| p.number >= number) {
+                        return Err(corrupt(at, "log segments are not in ascending order"));
+                    }
+                    let last = k + 1 == n_log;
+                    if (len == 0) != last {
+                        return Err(corrupt(
+                            at + 8,
+                            "only the last log segment listed may be open (length 0)",
+                        ));
+                    }
+                    log.push(LogSegment {
+                        number,
+                        sealed_len: (len > 0).then_some(len),
+                    });
+                    at += 16;
+                }
+                Ok(log)
+            })
+            .transpose()?;
         Ok(Manifest {
             directed: flags & FLAG_DIRECTED != 0,
             last_ts,
@@ -273,6 +333,7 @@ impl Manifest {
             vertices,
             runs,
             totals,
+            log,
         })
     }
 
@@ -334,13 +395,23 @@ mod tests {
                 stalls: 1,
                 stall_nanos: 123_456,
             },
+            log: Some(vec![
+                LogSegment {
+                    number: 4,
+                    sealed_len: Some(4096),
+                },
+                LogSegment {
+                    number: 5,
+                    sealed_len: None,
+                },
+            ]),
         }
     }
 
-    /// `sample` as the version 2 format had it: no totals block.
+    /// `sample` as the version 2 format had it: no totals block, no log.
     fn version_2_bytes() -> Vec<u8> {
         let mut b = sample().encode();
-        let body = b.len() - 4 - TOTALS;
+        let body = b.len() - 4 - TOTALS - 8 - 2 * 16;
         b.truncate(body);
         b[8..12].copy_from_slice(&2u32.to_le_bytes());
         let crc = crc32c::crc32c(&b);
@@ -356,6 +427,7 @@ mod tests {
             m,
             Manifest {
                 totals: Totals::default(),
+                log: None,
                 ..sample()
             }
         );

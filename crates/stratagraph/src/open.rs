@@ -27,10 +27,11 @@ use crate::options::Options;
 use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
+use crate::util::faults::{hit, FileOp};
 use crate::util::files::io_error;
 use crate::version::Clock;
 use crate::wal::record::Record;
-use crate::wal::recover::Logged;
+use crate::wal::recover::{LogLoss, Logged};
 use crate::wal::{self, Wal};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,41 @@ use std::sync::Arc;
 /// Nothing is modified when it fails, and the store it returns is
 /// recovered, checkpointed and logging.
 pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
+    open_with(dir, opts, false).map(|(store, _)| store)
+}
+
+/// What `repair` did to a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RepairReport {
+    /// What could not be kept of the log (`None`: nothing was lost, and
+    /// the store opened as it would have without repair).
+    pub loss: Option<LogLoss>,
+    /// Logged commits newer than the level files that were kept and
+    /// replayed.
+    pub commits_recovered: usize,
+}
+
+/// Opens the store in `dir` keeping every commit its log holds before the
+/// first damage (a lost or shortened segment, a damaged record), sets the
+/// segments from the damage on aside as `<name>.lost` files, makes the
+/// store consistent on disk and closes it: afterwards it opens normally.
+/// Damage outside the log (a level file, the MANIFEST) is not repaired:
+/// the error says what it is.
+///
+/// # Errors
+/// As [`crate::Graph::open`], except for log damage.
+pub fn repair(dir: impl AsRef<Path>, opts: Options) -> Result<RepairReport> {
+    let opts = Options {
+        create_if_missing: false,
+        ..opts
+    };
+    let (store, report) = open_with(dir.as_ref(), opts, true)?;
+    store.close()?;
+    Ok(report)
+}
+
+fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, RepairReport)> {
     let dir = dir.to_path_buf();
     let manifest_file = dir.join(crate::manifest::FILE);
     // Before the lock file is made, so a refused directory stays as it
@@ -70,6 +106,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
                 vertices: Vec::new(),
                 runs: Vec::new(),
                 totals: Totals::default(),
+                log: None,
             }
         }
     };
@@ -89,7 +126,26 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
         }
     }
     // Checks the whole log before anything is changed.
-    let mut log = wal::recover::read(&dir, &ids, manifest.last_ts)?;
+    let mut log = wal::recover::read(
+        &dir,
+        &ids,
+        manifest.last_ts,
+        manifest.log.as_deref(),
+        salvage,
+    )?;
+    if let Some(loss) = &log.loss {
+        // Kept as `.lost` files before anything changes; the segments
+        // themselves go with the garbage once the store is consistent.
+        for name in &loss.set_aside {
+            let lost = PathBuf::from(format!("{name}.lost"));
+            let _ = std::fs::remove_file(&lost);
+            std::fs::hard_link(name, &lost).map_err(|e| io_error(&lost, "link", &e))?;
+        }
+    }
+    let report = RepairReport {
+        loss: log.loss.take(),
+        commits_recovered: log.commits.len(),
+    };
     let policy = opts.sync;
     let store = Arc::new(Store::new(
         opts,
@@ -118,7 +174,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
         &dir,
         policy,
         log.next_segment,
-        log.segments,
+        std::mem::take(&mut log.segments),
         store.ids.bound(),
     )?;
     // After recovery, which must take back every id the log assigned.
@@ -127,7 +183,20 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<Store>> {
     let _ = store.wal.set(wal);
     maintain::checkpoint(&store)?;
     remove_orphans(&dir, &store.layers.read());
-    Ok(store)
+    // The manifest just written needs none of these: segments older than
+    // the ones the last manifest listed, and (salvage) those set aside.
+    let set_aside = report
+        .loss
+        .iter()
+        .flat_map(|l| l.set_aside.iter().map(PathBuf::from));
+    for path in log.garbage.iter().cloned().chain(set_aside) {
+        match hit(&path, FileOp::Remove).and_then(|()| std::fs::remove_file(&path)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error(&path, "remove", &e)),
+        }
+    }
+    Ok((store, report))
 }
 
 /// Refuses to start a new store in `dir`, which has no MANIFEST, when it
@@ -420,9 +489,6 @@ pub(crate) fn open_level_file(path: &Path, vertices: usize) -> Result<Segment> {
 /// or between a compaction's manifest and the deletion of what it replaced.
 /// Best effort: a file that cannot be removed only wastes space.
 fn remove_orphans(dir: &Path, live: &Layers) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
     let keep: std::collections::HashSet<PathBuf> = live
         .all()
         .flat_map(|r| {
@@ -433,14 +499,5 @@ fn remove_orphans(dir: &Path, live: &Layers) {
             v
         })
         .collect();
-    for e in entries.flatten() {
-        let path = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        let ours = (name.starts_with("run-")
-            && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
-            || name == format!("{}.tmp", crate::manifest::FILE);
-        if ours && !keep.contains(&path) {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
+    maintain::remove_runs_except(dir, &keep);
 }

@@ -9,8 +9,11 @@
 //! 2. lock every vertex the commit writes, in ascending id order, so two
 //!    commits never deadlock and never abort; deleting a vertex also locks its
 //!    current neighbours, re-checked once the locks are held;
-//! 3. take the commit timestamp, check, then apply the net writes;
-//! 4. release the vertex locks and publish the timestamp in order.
+//! 3. take the commit timestamp and append the log record together (so
+//!    the log is in timestamp order), then apply the net writes;
+//! 4. release the vertex locks, wait until the record is durable, and
+//!    publish the timestamp in order (a commit whose record failed is
+//!    published unseen: `version::Ticket::fail`).
 //!
 //! Conflicting writers are serialised, not aborted: the later commit's
 //! writes win, as with last-writer-wins stores.
@@ -328,15 +331,6 @@ impl WriteTxn {
         // until all holders of older ones (this commit too) are gone.
         let layers = store.layers.read().clone();
         let (lockset, mut guards) = self.lock_all(&store, &layers);
-        let inflight = log.map(|log| log.enter());
-        let ticket = store.clock.take();
-        let ts = ticket.ts();
-        let st = store.stamping(ts)?;
-        // Before `ts` is published: kept read pages of these vertices are
-        // stale from it on (see `mem_view`).
-        for &v in &lockset {
-            store.mem.note_write(v, ts);
-        }
         let mut locked = Locked {
             ids: &lockset,
             guards: &mut guards,
@@ -344,21 +338,41 @@ impl WriteTxn {
         if !store.opts.auto_create_vertices {
             self.check_endpoints_alive(&mut locked)?;
         }
+        let inflight = log.map(|log| log.enter());
+        // The timestamp and the log record are taken together, so the log
+        // is in timestamp order (see `wal::writer`).
+        let (ticket, prepared) = match log {
+            Some(log) => log.append_commit(
+                &store.clock,
+                |ts| store.stamping(ts),
+                |b, ts| self.encode(b, ts),
+            ),
+            None => {
+                let ticket = store.clock.take();
+                let st = store.stamping(ticket.ts()).map(|st| (st, 0));
+                (ticket, st)
+            }
+        };
+        let (st, pos) = prepared?;
+        let ts = ticket.ts();
+        // Before `ts` is published: kept read pages of these vertices are
+        // stale from it on (see `mem_view`).
+        for &v in locked.ids {
+            store.mem.note_write(v, ts);
+        }
         let (d_edges, d_vertices) = self.apply(&mut locked, &layers, &st);
-        // Logged while the vertex locks are held, so commits that touch a
-        // common vertex are logged in timestamp order; durable before it
-        // is published (see `wal::writer`).
-        let pos = log.map(|log| log.append(ts, |b| self.encode(b, ts)));
         drop(inflight);
         drop(guards);
-        let durable = match (log, pos) {
-            (Some(log), Some(pos)) => log.wait(pos),
-            _ => Ok(()),
-        };
-        // Published even if the log failed: a gap would stall every later
-        // commit. The store refuses writes from now on (`Wal::check`).
+        // Durable before it is published.
+        if let Some(log) = log {
+            if let Err(e) = log.wait(pos) {
+                // Published (a gap would stall every later commit) but never
+                // seen; the store refuses writes from now on (`Wal::check`).
+                ticket.fail();
+                return Err(e);
+            }
+        }
         let ts = ticket.publish(d_edges, d_vertices);
-        durable?;
         drop(layers);
         maintain::note_writes(&store, 2 * self.edges.len());
         Ok(ts)

@@ -76,6 +76,10 @@ pub(crate) struct Clock {
     oldest: AtomicU64,
     /// Oldest internal pin (`u64::MAX`: none).
     oldest_pin: AtomicU64,
+    /// The newest timestamp readers may see (`u64::MAX`: no limit): set
+    /// below the first commit that failed to reach the log, which stays
+    /// published (later commits wait for it) but is never seen.
+    cap: AtomicU64,
     state: Mutex<State>,
 }
 
@@ -99,6 +103,17 @@ impl Ticket<'_> {
         self.clock.publish(self.ts, d_edges, d_vertices);
         self.ts
     }
+
+    /// Publishes a commit that applied its writes but then failed to reach
+    /// the log: readers never see it, nor any later timestamp (a commit
+    /// after it in the log failed too, as the log is written in timestamp
+    /// order), so its versions in the MemGraph stay hidden until the store
+    /// is reopened without them.
+    pub(crate) fn fail(mut self) {
+        self.done = true;
+        self.clock.cap.fetch_min(self.ts - 1, Ordering::SeqCst);
+        self.clock.publish(self.ts, 0, 0);
+    }
 }
 
 impl Drop for Ticket<'_> {
@@ -116,6 +131,7 @@ impl Clock {
             visible: AtomicU64::new(0),
             oldest: AtomicU64::new(u64::MAX),
             oldest_pin: AtomicU64::new(u64::MAX),
+            cap: AtomicU64::new(u64::MAX),
             state: Mutex::new(State {
                 edges: 0,
                 vertices: 0,
@@ -161,7 +177,7 @@ impl Clock {
     /// No open or future snapshot or pin is older than this: versions it
     /// hides may be dropped.
     pub(crate) fn watermark(&self) -> Timestamp {
-        let v = self.visible.load(Ordering::SeqCst);
+        let v = self.seen();
         let o = self.oldest.load(Ordering::SeqCst);
         let p = self.oldest_pin.load(Ordering::SeqCst);
         v.min(o).min(p)
@@ -170,7 +186,7 @@ impl Clock {
     /// The watermark callers' snapshots alone would give: what the age
     /// limit of `Options::stamp_window` is checked against.
     pub(crate) fn snapshot_watermark(&self) -> Timestamp {
-        let v = self.visible.load(Ordering::SeqCst);
+        let v = self.seen();
         v.min(self.oldest.load(Ordering::SeqCst))
     }
 
@@ -179,9 +195,15 @@ impl Clock {
         self.state.lock().edges
     }
 
-    /// The newest published timestamp.
+    /// The newest published timestamp readers may see.
     pub(crate) fn visible(&self) -> Timestamp {
-        self.visible.load(Ordering::Acquire)
+        self.seen()
+    }
+
+    /// `visible` held at the cap a failed commit set.
+    fn seen(&self) -> Timestamp {
+        let v = self.visible.load(Ordering::SeqCst);
+        v.min(self.cap.load(Ordering::SeqCst))
     }
 
     fn publish(&self, ts: Timestamp, d_edges: i64, d_vertices: i64) {
@@ -203,7 +225,7 @@ impl Clock {
     /// Registers a snapshot at the newest published timestamp.
     pub(crate) fn open_snapshot(&self) -> Published {
         let mut st = self.state.lock();
-        let ts = self.visible.load(Ordering::SeqCst);
+        let ts = self.seen();
         register(&mut st.snapshots, &self.oldest, ts);
         Published {
             ts,
@@ -225,7 +247,7 @@ impl Clock {
     /// timestamp, returned; release it with `unpin`.
     pub(crate) fn pin(&self) -> Timestamp {
         let mut st = self.state.lock();
-        let ts = self.visible.load(Ordering::SeqCst);
+        let ts = self.seen();
         register(&mut st.pins, &self.oldest_pin, ts);
         ts
     }
@@ -292,5 +314,22 @@ mod tests {
         assert_eq!(clock.watermark(), 3);
         drop(clock.take()); // an abandoned ticket still publishes
         assert_eq!(clock.visible(), 4);
+    }
+
+    #[test]
+    fn a_failed_commit_and_every_later_one_stay_unseen() {
+        let clock = Clock::new();
+        clock.take().publish(1, 0);
+        let (a, b, c) = (clock.take(), clock.take(), clock.take());
+        a.publish(1, 0);
+        b.fail();
+        c.publish(0, 0); // published, so a later commit is not held up
+        assert_eq!(clock.visible(), 2);
+        let p = clock.open_snapshot();
+        assert_eq!((p.ts, p.edges), (2, 2));
+        clock.close_snapshot(p.ts);
+        assert_eq!(clock.watermark(), 2);
+        clock.take().publish(0, 0);
+        assert_eq!(clock.pin(), 2);
     }
 }

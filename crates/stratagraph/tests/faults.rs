@@ -335,3 +335,84 @@ fn a_missing_level_file_is_refused_by_name() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The newest log segment removed, or cut to nothing, after a crash: the
+/// MANIFEST lists it (the one being appended to), so opening refuses it by
+/// name instead of starting without its commits, and `check` says so.
+#[test]
+fn a_lost_or_emptied_newest_segment_is_refused_by_name() {
+    let img = image(50);
+    let name = img.log.file_name().unwrap().to_string_lossy().into_owned();
+    for lose in ["remove", "truncate"] {
+        let work = tempfile::tempdir().unwrap();
+        copy_dir(img.dir.path(), work.path());
+        let log = work.path().join(&name);
+        match lose {
+            "remove" => std::fs::remove_file(&log).unwrap(),
+            _ => std::fs::write(&log, b"").unwrap(),
+        }
+        let before = contents(work.path());
+        match Graph::open(work.path(), options()) {
+            Err(Error::Corrupt { file, what, .. }) => {
+                assert!(file.ends_with(&name), "{lose}: {file}: {what}");
+            }
+            Err(e) => panic!("{lose}: {e}"),
+            Ok(_) => panic!("{lose}: a lost segment was accepted"),
+        }
+        assert_eq!(
+            contents(work.path()),
+            before,
+            "{lose}: a refused open wrote"
+        );
+        let report = stratagraph::check(work.path()).unwrap();
+        assert!(!report.is_healthy(), "{lose}: {report:?}");
+        assert!(
+            report.problems[0].to_string().contains(&name),
+            "{lose}: {:?}",
+            report.problems
+        );
+    }
+}
+
+/// `repair` keeps every commit before the damage, sets the damaged segment
+/// aside, says what was lost, and leaves a store that opens normally.
+#[test]
+fn repair_keeps_the_commits_before_the_damage_and_reports_the_rest() {
+    let img = image(30);
+    let name = img.log.file_name().unwrap().to_string_lossy().into_owned();
+    let full = std::fs::read(&img.log).unwrap();
+    // A flipped byte inside record 10's payload, with 20 records after it:
+    // damage, not a torn tail.
+    let k = 10;
+    let at = img.ends[k - 1] as usize + 20;
+    let work = tempfile::tempdir().unwrap();
+    copy_dir(img.dir.path(), work.path());
+    let mut damaged = full.clone();
+    damaged[at] ^= 0x10;
+    std::fs::write(work.path().join(&name), &damaged).unwrap();
+    assert!(matches!(
+        Graph::open(work.path(), options()),
+        Err(Error::Corrupt { .. })
+    ));
+    let report = stratagraph::repair(work.path(), options()).unwrap();
+    let loss = report.loss.expect("a loss is reported");
+    assert!(loss.damage.contains(&name), "{}", loss.damage);
+    assert_eq!(loss.set_aside.len(), 1);
+    assert!(loss.set_aside[0].ends_with(&name));
+    assert_eq!(report.commits_recovered, k - 1);
+    // The damaged segment is kept beside the store, byte for byte.
+    let lost = std::fs::read(work.path().join(format!("{name}.lost"))).unwrap();
+    assert_eq!(lost, damaged);
+    assert!(!work.path().join(&name).exists());
+    // What is left opens without repair, twice, and holds the commits
+    // before the damaged record.
+    for _ in 0..2 {
+        let g = Graph::open(work.path(), options()).unwrap();
+        assert_eq!(read(&g), img.models[k - 1]);
+        g.close().unwrap();
+    }
+    assert!(stratagraph::check(work.path()).unwrap().is_healthy());
+    // A healthy store is left as it is.
+    let again = stratagraph::repair(work.path(), options()).unwrap();
+    assert_eq!(again.loss, None);
+}

@@ -312,8 +312,12 @@ pub(crate) fn insert_edges(
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_edges(b, ts, edges)
     });
+    if let Err(e) = durable {
+        ticket.fail();
+        return Err(e);
+    }
     let ts = ticket.publish(added, created);
-    durable.map(|()| (ts, 2 * edges.len()))
+    Ok((ts, 2 * edges.len()))
 }
 
 /// Refuses the batch at its first edge with a bad weight or a refused
@@ -438,8 +442,11 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_delete_edges(b, ts, edges)
     });
-    let ts = ticket.publish(-removed, 0);
-    durable.map(|()| ts)
+    if let Err(e) = durable {
+        ticket.fail();
+        return Err(e);
+    }
+    Ok(ticket.publish(-removed, 0))
 }
 
 /// See [`crate::Graph::insert_vertices`] (and `insert_edges` for the gate).
@@ -475,8 +482,11 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_vertices(b, ts, vertices)
     });
-    let ts = ticket.publish(0, created);
-    durable.map(|()| ts)
+    if let Err(e) = durable {
+        ticket.fail();
+        return Err(e);
+    }
+    Ok(ticket.publish(0, created))
 }
 
 #[cfg(test)]

@@ -34,7 +34,8 @@ use crate::lsm::flush::flush_direction;
 use crate::lsm::layers::{Layers, Level};
 use crate::lsm::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
 use crate::lsm::LevelSink;
-use crate::manifest::{Manifest, RunFiles, Totals};
+use crate::manifest::{LogSegment, Manifest, RunFiles, Totals};
+use crate::util::faults::{hit, FileOp};
 use crate::version::Timestamp;
 use crate::wal::Wal;
 use parking_lot::Mutex;
@@ -649,15 +650,27 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         totals: store
             .lsm
             .lifetime(&store.lsm.session(store.log().map_or(0, Wal::appended))),
+        log: None,
+    };
+    let manifest = Manifest {
+        log: store.log().map(|log| {
+            log.live_segments(manifest.last_ts, manifest.vertices.len() as u32)
+                .into_iter()
+                .map(|(number, sealed_len)| LogSegment { number, sealed_len })
+                .collect()
+        }),
+        ..manifest
     };
     manifest.write(dir)?;
     if let Some(log) = store.log() {
-        log.retire(manifest.last_ts, manifest.vertices.len() as u32)?;
+        if let Some(first) = manifest.log.as_ref().and_then(|l| l.first()) {
+            log.retire(first.number)?;
+        }
     }
     for &id in dropped {
         for side in [Direction::Out, Direction::In] {
             let path = RunFiles::path(dir, id, side);
-            match std::fs::remove_file(&path) {
+            match hit(&path, FileOp::Remove).and_then(|()| std::fs::remove_file(&path)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(crate::util::files::io_error(&path, "remove", &e)),
@@ -665,6 +678,44 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Removes the run files (and temporaries) in `dir` that its manifest does
+/// not name: what a flush or compaction that failed part way left. Best
+/// effort: a file that cannot be removed only wastes space, and the next
+/// open removes it.
+pub(crate) fn remove_unnamed_runs(dir: &std::path::Path) {
+    if let Ok(Some(m)) = Manifest::read(dir) {
+        let keep = m
+            .runs
+            .iter()
+            .flat_map(|r| {
+                let inn = r.has_in.then(|| RunFiles::path(dir, r.id, Direction::In));
+                std::iter::once(RunFiles::path(dir, r.id, Direction::Out)).chain(inn)
+            })
+            .collect();
+        remove_runs_except(dir, &keep);
+    }
+}
+
+/// Removes the run files and temporaries in `dir` not in `keep`.
+pub(crate) fn remove_runs_except(
+    dir: &std::path::Path,
+    keep: &std::collections::HashSet<std::path::PathBuf>,
+) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = (name.starts_with("run-")
+            && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
+            || name == format!("{}.tmp", crate::manifest::FILE);
+        if ours && !keep.contains(&path) && hit(&path, FileOp::Remove).is_ok() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// Every assigned id's external id and existence at `cut`. The caller

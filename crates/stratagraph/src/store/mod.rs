@@ -187,13 +187,28 @@ impl Store {
         }
         maintain::join_worker(self);
         let background = maintain::take_background_error(self).map_or(Ok(()), Err);
-        let settled = match self.home {
-            Some(_) => maintain::flush_and_compact(self),
-            None => Ok(()),
+        let log_failed = self.log().is_some_and(Wal::has_failed);
+        let settled = match &self.home {
+            // The commits the log failed are in the MemGraph, unseen: they
+            // must not reach a level file. The log and the last manifest
+            // hold every commit that succeeded, so nothing is flushed, and
+            // the failure was reported to the commits it took down.
+            Some(dir) if log_failed => {
+                maintain::remove_unnamed_runs(dir);
+                Ok(())
+            }
+            Some(dir) => {
+                let settled = maintain::flush_and_compact(self);
+                if settled.is_err() {
+                    maintain::remove_unnamed_runs(dir);
+                }
+                background.and(settled)
+            }
+            None => background,
         };
         let log = self.log().map_or(Ok(()), Wal::close);
         drop(self.dir_lock.lock().take());
-        background.and(settled).and(log)
+        settled.and(log)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Writing files so that a crash leaves either the old state or the new
 //! one, and I/O errors that name the file: shared by every file format.
 
+use super::faults::{hit, FileOp};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -32,11 +33,18 @@ pub(crate) fn write_atomically(
 ) -> Result<()> {
     let tmp = tmp_path(path);
     let result = (|| {
-        let mut f = File::create(&tmp).map_err(|e| io_error(&tmp, "create", &e))?;
+        let mut f = hit(&tmp, FileOp::Create)
+            .and_then(|()| File::create(&tmp))
+            .map_err(|e| io_error(&tmp, "create", &e))?;
+        hit(&tmp, FileOp::Write).map_err(|e| io_error(&tmp, "write", &e))?;
         fill(&mut f).map_err(|(e, op)| io_error(&tmp, op, &e))?;
-        f.sync_all().map_err(|e| io_error(&tmp, "sync", &e))?;
+        hit(&tmp, FileOp::Sync)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| io_error(&tmp, "sync", &e))?;
         drop(f);
-        std::fs::rename(&tmp, path).map_err(|e| io_error(path, "rename", &e))?;
+        hit(path, FileOp::Rename)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|e| io_error(path, "rename", &e))?;
         sync_parent(path)
     })();
     if result.is_err() {
@@ -61,7 +69,8 @@ fn sync_parent(path: &Path) -> Result<()> {
 #[cfg(unix)]
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     let d = File::open(dir).map_err(|e| io_error(dir, "open directory", &e))?;
-    d.sync_all()
+    hit(dir, FileOp::Sync)
+        .and_then(|()| d.sync_all())
         .map_err(|e| io_error(dir, "sync directory", &e))
 }
 

@@ -1,6 +1,7 @@
 //! Small building blocks shared by the engine's modules.
 
 pub(crate) mod bucket;
+pub mod faults;
 pub(crate) mod files;
 pub(crate) mod huge;
 pub(crate) mod kept;

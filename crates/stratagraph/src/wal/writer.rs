@@ -15,6 +15,16 @@
 //! threads commit 1.5-2.1 times as fast as one; sleeping waiters woke too
 //! late for the next sync and gained 1.0-1.3 times).
 //!
+//! A commit takes its timestamp and appends its record under one lock
+//! (`append_commit`), so the log holds commits in timestamp order. When a
+//! write or sync fails, the commits whose records it held fail, and so
+//! does every commit after them: the ones that succeeded are exactly the
+//! timestamps before the first failure, which is what readers are then
+//! held to (`version::Ticket::fail`). The failed records are cut off the
+//! segment, so reopening does not bring back a commit that was told it
+//! failed; if even the cut fails, those commits get
+//! `Error::CommitUnresolved`.
+//!
 //! Internal id assignments are appended to the same buffer (under the same
 //! lock that hands out the id), so the log lists ids in assignment order and
 //! every id precedes the first record that uses it.
@@ -26,7 +36,9 @@
 //! two thirds as much (5.1k against 8.2k syncs per second measured on this
 //! project's ext4 disk). The zeros are not damage: a segment's records end
 //! where only zeros follow (see `frame.rs`), and a segment is cut to its
-//! last record when the next one starts.
+//! last record when the next one starts. The zeros are written before the
+//! records that go into them, so a full disk fails a commit before any of
+//! its bytes reach the file.
 
 use super::frame::{self, file_header, FILE_HEADER};
 use super::record;
@@ -34,7 +46,9 @@ use crate::error::VertexId;
 use crate::error::{Error, Result};
 use crate::ids::IdJournal;
 use crate::options::SyncPolicy;
+use crate::util::faults::{hit, FileOp};
 use crate::util::files::{io_error, sync_dir};
+use crate::version::{Clock, Ticket, Timestamp};
 use parking_lot::Mutex;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
@@ -98,12 +112,16 @@ impl Pending {
 }
 
 /// A segment that is no longer appended to.
-struct Sealed {
-    path: PathBuf,
+#[derive(Debug, Clone)]
+pub(crate) struct Sealed {
+    pub number: u64,
+    pub path: PathBuf,
     /// Its newest commit (0: none).
-    max_ts: u64,
+    pub max_ts: u64,
     /// One past the newest internal id it assigns.
-    id_end: u32,
+    pub id_end: u32,
+    /// Its length, records only (it was cut to them and synced).
+    pub len: u64,
 }
 
 /// The segment being appended to.
@@ -116,6 +134,8 @@ struct Current {
     len: u64,
     /// The file's length: `len` and the zeros written ahead of it.
     filled: u64,
+    /// Bytes known synced (a prefix of `len`).
+    synced_len: u64,
     max_ts: u64,
     sealed: Vec<Sealed>,
 }
@@ -142,18 +162,33 @@ impl Current {
             .ok_or_else(|| std::io::Error::other("the log is closed"))
     }
 
-    /// Writes `buf` at the end of the records, then zero-fills ahead if the
-    /// zeros are running out (positioned at the end of the records again).
+    /// Writes `buf` at the end of the records. The zeros it goes into (and
+    /// some ahead, when they run low) are written first: a full disk then
+    /// fails before any byte of `buf` is in the file.
     fn append(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.file()?.write_all(buf)?;
-        self.len += buf.len() as u64;
-        self.filled = self.filled.max(self.len);
-        let ahead = fill_ahead(self.len);
-        if self.filled - self.len < ahead / 4 {
+        let need = self.len + buf.len() as u64;
+        let ahead = fill_ahead(need);
+        if self.filled < need || self.filled - need < ahead / 4 {
             let (len, filled) = (self.len, self.filled);
-            fill_zeros(self.file()?, len, filled, len + ahead)?;
-            self.filled = self.len + ahead;
+            hit(&self.path, FileOp::Write)?;
+            fill_zeros(self.file()?, len, filled.max(len), need + ahead)?;
+            self.filled = need + ahead;
         }
+        hit(&self.path, FileOp::Write)?;
+        self.file()?.write_all(buf)?;
+        self.len = need;
+        Ok(())
+    }
+
+    /// After a failed write or sync: cuts the file back to `keep` bytes
+    /// (the records commits were told are durable) and syncs it, so the
+    /// failed records are not read back when the store is reopened.
+    fn cut_back(&mut self, keep: u64) -> std::io::Result<()> {
+        hit(&self.path, FileOp::Write)?;
+        self.file()?.set_len(keep)?;
+        hit(&self.path, FileOp::Sync)?;
+        self.file()?.sync_all()?;
+        self.filled = keep;
         Ok(())
     }
 
@@ -162,9 +197,13 @@ impl Current {
     /// end in zeros.
     fn seal(&mut self) -> std::io::Result<()> {
         let len = self.len;
+        hit(&self.path, FileOp::Write)?;
         self.file()?.set_len(len)?;
         self.filled = len;
-        self.file()?.sync_all()
+        hit(&self.path, FileOp::Sync)?;
+        self.file()?.sync_all()?;
+        self.synced_len = len;
+        Ok(())
     }
 }
 
@@ -197,6 +236,9 @@ pub(crate) struct Wal {
     /// that commits were told are durable, so the store refuses writes.
     failed: Mutex<Option<Error>>,
     has_failed: AtomicBool,
+    /// Log position up to which records of failed commits may still be in
+    /// the file, because cutting them off failed too (0: none).
+    unresolved: AtomicU64,
     /// Commits between `enter` and their `append`: a leader about to sync
     /// waits briefly for them, so one sync covers them too (see `wait`).
     inflight: AtomicUsize,
@@ -229,13 +271,13 @@ const POLL: Duration = Duration::from_micros(500);
 
 impl Wal {
     /// Starts a log in `dir` with a fresh segment `first`, after older
-    /// segments `older` (each: path, newest commit, id end) that recovery
-    /// read. `next_id` is the first internal id not yet assigned.
+    /// segments `older` that recovery read. `next_id` is the first internal
+    /// id not yet assigned.
     pub(crate) fn create(
         dir: &Path,
         policy: SyncPolicy,
         first: u64,
-        older: Vec<(PathBuf, u64, u32)>,
+        older: Vec<Sealed>,
         next_id: u32,
     ) -> Result<Arc<Wal>> {
         let (file, path, filled) = new_segment(dir, first)?;
@@ -255,20 +297,15 @@ impl Wal {
                 number: first,
                 len: FILE_HEADER as u64,
                 filled,
+                synced_len: FILE_HEADER as u64,
                 max_ts: 0,
-                sealed: older
-                    .into_iter()
-                    .map(|(path, max_ts, id_end)| Sealed {
-                        path,
-                        max_ts,
-                        id_end,
-                    })
-                    .collect(),
+                sealed: older,
             }),
             written: AtomicU64::new(0),
             synced: AtomicU64::new(0),
             failed: Mutex::new(None),
             has_failed: AtomicBool::new(false),
+            unresolved: AtomicU64::new(0),
             inflight: AtomicUsize::new(0),
             appended: AtomicU64::new(0),
             crowded: AtomicBool::new(false),
@@ -301,10 +338,45 @@ impl Wal {
         InFlight(self)
     }
 
+    /// Whether a write or sync failed (the log refuses writes for good).
+    pub(crate) fn has_failed(&self) -> bool {
+        self.has_failed.load(Ordering::Acquire)
+            && !matches!(&*self.failed.lock(), Some(Error::Closed { .. }))
+    }
+
     /// Appends a commit record written by `encode` (a payload encoder from
     /// `record`) for commit `ts`; returns the log position to wait for.
+    /// The caller keeps every other commit from taking a timestamp until
+    /// this returns (a batch holds the writers' gate exclusively);
+    /// transactions use `append_commit`.
     pub(crate) fn append(&self, ts: u64, encode: impl FnOnce(&mut Vec<u8>)) -> u64 {
         let mut p = self.pending.lock();
+        self.append_locked(&mut p, ts, encode)
+    }
+
+    /// Takes the next commit timestamp from `clock` and, if `prepare`
+    /// accepts it, appends the record `encode` writes for it, both under
+    /// the log's lock: records are then in timestamp order, so the commits
+    /// a failed write takes down are the newest ones (see the module
+    /// notes). Returns the ticket (always: it must be published) and
+    /// `prepare`'s value with the log position to wait for.
+    pub(crate) fn append_commit<'c, T>(
+        &self,
+        clock: &'c Clock,
+        prepare: impl FnOnce(Timestamp) -> Result<T>,
+        encode: impl FnOnce(&mut Vec<u8>, Timestamp),
+    ) -> (Ticket<'c>, Result<(T, u64)>) {
+        let mut p = self.pending.lock();
+        let ticket = clock.take();
+        let ts = ticket.ts();
+        let prepared = prepare(ts).map(|t| (t, self.append_locked(&mut p, ts, |b| encode(b, ts))));
+        // The caller publishes the ticket once this lock is let go:
+        // publishing waits for earlier commits, which may need it.
+        drop(p);
+        (ticket, prepared)
+    }
+
+    fn append_locked(&self, p: &mut Pending, ts: u64, encode: impl FnOnce(&mut Vec<u8>)) -> u64 {
         p.frame_ids();
         let start = p.buf.len();
         let at = frame::open_record(&mut p.buf);
@@ -318,8 +390,21 @@ impl Wal {
 
     /// Returns once the log up to `pos` is durable as the sync policy
     /// defines it: synced for `Always`, handed to the operating system for
-    /// `Interval` and `Never`.
+    /// `Interval` and `Never`. After an error the record at `pos` is not
+    /// recovered by a reopen, unless the error is `CommitUnresolved`.
     pub(crate) fn wait(&self, pos: u64) -> Result<()> {
+        self.wait_inner(pos).map_err(|e| {
+            if pos <= self.unresolved.load(Ordering::Acquire) {
+                Error::CommitUnresolved {
+                    cause: e.to_string(),
+                }
+            } else {
+                e
+            }
+        })
+    }
+
+    fn wait_inner(&self, pos: u64) -> Result<()> {
         let done = || match self.policy {
             SyncPolicy::Always => self.synced.load(Ordering::Acquire) >= pos,
             _ => self.written.load(Ordering::Acquire) >= pos,
@@ -388,7 +473,9 @@ impl Wal {
         cur.max_ts = cur.max_ts.max(max_ts);
         if !buf.is_empty() {
             if let Err(e) = cur.append(&buf) {
-                return Err(self.fail(io_error(&cur.path, "write", &e)));
+                let err = io_error(&cur.path, "write", &e);
+                let keep = self.acknowledged_len(cur);
+                return Err(self.fail_and_cut(cur, err, keep, end));
             }
         }
         self.written.store(end, Ordering::Release);
@@ -400,14 +487,45 @@ impl Wal {
         if self.synced.load(Ordering::Acquire) >= pos {
             return Ok(());
         }
-        if let Err(e) = cur.file().and_then(|f| f.sync_data()) {
-            return Err(self.fail(io_error(&cur.path, "sync", &e)));
+        let synced = hit(&cur.path, FileOp::Sync).and_then(|()| cur.file()?.sync_data());
+        if let Err(e) = synced {
+            let err = io_error(&cur.path, "sync", &e);
+            let keep = self.acknowledged_len(cur);
+            return Err(self.fail_and_cut(cur, err, keep, pos));
         }
+        cur.synced_len = cur.len;
         self.synced.store(pos, Ordering::Release);
         if self.appended.load(Ordering::Acquire) > pos {
             self.crowded.store(true, Ordering::Release);
         }
         Ok(())
+    }
+
+    /// The length of the current segment that commits were told is
+    /// durable: synced under `Always`, written under the other policies.
+    fn acknowledged_len(&self, cur: &Current) -> u64 {
+        match self.policy {
+            SyncPolicy::Always => cur.synced_len,
+            _ => cur.len,
+        }
+    }
+
+    /// A write or sync of the records up to log position `end` failed with
+    /// `err`: makes the log refuse every later write, then cuts the segment
+    /// back to `keep` bytes so the failed records are not recovered. If the
+    /// cut fails too, commits up to `end` are unresolved (see `wait`).
+    fn fail_and_cut(&self, cur: &mut Current, err: Error, keep: u64, end: u64) -> Error {
+        let err = self.fail(err);
+        if let Err(e) = cur.cut_back(keep) {
+            self.unresolved.fetch_max(end, Ordering::AcqRel);
+            return Error::LogFailed {
+                cause: format!(
+                    "{err}; cutting {} back to {keep} bytes failed too ({e})",
+                    cur.path.display()
+                ),
+            };
+        }
+        err
     }
 
     /// Makes the log refuse every later write with `e` and returns it: after
@@ -432,12 +550,17 @@ impl Wal {
     /// the store is closing and its directory may be opened again at once,
     /// so no handle of this log may stay open. Every later write or sync
     /// is refused.
+    /// A log that failed earlier closes without error: its failure was
+    /// reported to the commits it took down, and what it holds is what
+    /// they were told.
     pub(crate) fn close(&self) -> Result<()> {
         let mut cur = self.current.lock();
-        let synced = self
-            .check()
-            .and_then(|()| self.write_pending(&mut cur))
-            .and_then(|()| self.sync(&mut cur));
+        let synced = match self.check() {
+            Err(Error::LogFailed { .. }) => Ok(()),
+            checked => checked
+                .and_then(|()| self.write_pending(&mut cur))
+                .and_then(|()| self.sync(&mut cur)),
+        };
         self.fail(Error::Closed {
             op: "log write",
             store: Some(self.dir.display().to_string()),
@@ -454,7 +577,10 @@ impl Wal {
         self.check()?;
         self.write_pending(&mut cur)?;
         if let Err(e) = cur.seal() {
-            return Err(self.fail(io_error(&cur.path, "cut and sync", &e)));
+            let err = io_error(&cur.path, "cut and sync", &e);
+            let keep = self.acknowledged_len(&cur);
+            let end = self.written.load(Ordering::Acquire);
+            return Err(self.fail_and_cut(&mut cur, err, keep, end));
         }
         self.synced
             .store(self.written.load(Ordering::Acquire), Ordering::Release);
@@ -462,28 +588,53 @@ impl Wal {
         let (file, path, filled) =
             new_segment(&self.dir, cur.number + 1).map_err(|e| self.fail(e))?;
         let old_path = std::mem::replace(&mut cur.path, path);
+        let len = std::mem::replace(&mut cur.len, FILE_HEADER as u64);
         cur.file = Some(file);
-        cur.len = FILE_HEADER as u64;
         cur.filled = filled;
+        cur.synced_len = FILE_HEADER as u64;
         cur.number += 1;
         let max_ts = std::mem::take(&mut cur.max_ts);
+        let number = cur.number - 1;
         cur.sealed.push(Sealed {
+            number,
             path: old_path,
             max_ts,
             id_end,
+            len,
         });
         Ok(())
     }
 
-    /// Deletes sealed segments whose commits are all at or before
-    /// `durable_ts` and whose ids are all below `id_bound`: what a manifest
-    /// with those values (and its level files) already holds.
-    pub(crate) fn retire(&self, durable_ts: u64, id_bound: u32) -> Result<()> {
+    /// The segments a manifest holding commits up to `durable_ts` and ids
+    /// below `id_bound` still needs, oldest first: number and length of
+    /// every sealed one from the first that holds a newer commit or id on,
+    /// then the current one (length `None`: still growing; its header is
+    /// synced). Whatever the order of commits in the segments, the list is
+    /// a run of consecutive numbers, as a reopen checks (`wal::recover`),
+    /// and `retire` deletes exactly the segments before it.
+    pub(crate) fn live_segments(&self, durable_ts: u64, id_bound: u32) -> Vec<(u64, Option<u64>)> {
+        let cur = self.current.lock();
+        let first = cur
+            .sealed
+            .iter()
+            .find(|s| s.max_ts > durable_ts || s.id_end > id_bound)
+            .map_or(cur.number, |s| s.number);
+        cur.sealed
+            .iter()
+            .filter(|s| s.number >= first)
+            .map(|s| (s.number, Some(s.len)))
+            .chain(std::iter::once((cur.number, None)))
+            .collect()
+    }
+
+    /// Deletes the sealed segments numbered below `first_needed`: the
+    /// first segment a manifest just written lists (see `live_segments`).
+    pub(crate) fn retire(&self, first_needed: u64) -> Result<()> {
         let mut cur = self.current.lock();
         let mut kept = Vec::new();
         for s in std::mem::take(&mut cur.sealed) {
-            if s.max_ts <= durable_ts && s.id_end <= id_bound {
-                match std::fs::remove_file(&s.path) {
+            if s.number < first_needed {
+                match hit(&s.path, FileOp::Remove).and_then(|()| std::fs::remove_file(&s.path)) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => {
@@ -527,17 +678,22 @@ impl IdJournal for Wal {
 /// Returns the file (positioned after the header), its path and length.
 fn new_segment(dir: &Path, n: u64) -> Result<(File, PathBuf, u64)> {
     let path = segment_path(dir, n);
-    let mut file = std::fs::OpenOptions::new()
-        .create_new(true)
-        .write(true)
-        .open(&path)
+    let mut file = hit(&path, FileOp::Create)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create_new(true)
+                .write(true)
+                .open(&path)
+        })
         .map_err(|e| io_error(&path, "create", &e))?;
     let header = FILE_HEADER as u64;
-    file.write_all(&file_header(n))
+    hit(&path, FileOp::Write)
+        .and_then(|()| file.write_all(&file_header(n)))
+        .and_then(|()| fill_zeros(&mut file, header, header, header + FILL_FIRST))
         .map_err(|e| io_error(&path, "write", &e))?;
-    fill_zeros(&mut file, header, header, header + FILL_FIRST)
-        .map_err(|e| io_error(&path, "write", &e))?;
-    file.sync_all().map_err(|e| io_error(&path, "sync", &e))?;
+    hit(&path, FileOp::Sync)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io_error(&path, "sync", &e))?;
     sync_dir(dir)?;
     Ok((file, path, header + FILL_FIRST))
 }
