@@ -363,16 +363,11 @@ impl WriteTxn {
         let (d_edges, d_vertices) = self.apply(&mut locked, &layers, &st);
         drop(inflight);
         drop(guards);
-        // Durable before it is published.
-        if let Some(log) = log {
-            if let Err(e) = log.wait(pos) {
-                // Published (a gap would stall every later commit) but never
-                // seen; the store refuses writes from now on (`Wal::check`).
-                ticket.fail();
-                return Err(e);
-            }
-        }
-        let ts = ticket.publish(d_edges, d_vertices);
+        // Durable before it is published; a commit whose record failed is
+        // published unseen, and the store refuses writes from now on
+        // (`Wal::check`).
+        let durable = log.map_or(Ok(()), |log| log.wait(pos));
+        let ts = ticket.settle(durable, d_edges, d_vertices)?;
         drop(layers);
         maintain::note_writes(&store, 2 * self.edges.len());
         Ok(ts)

@@ -104,12 +104,29 @@ impl Ticket<'_> {
         self.ts
     }
 
+    /// Publishes the commit if its log record became `durable`, and fails
+    /// it (see `fail`) if not, returning the log's error.
+    pub(crate) fn settle(
+        self,
+        durable: crate::error::Result<()>,
+        d_edges: i64,
+        d_vertices: i64,
+    ) -> crate::error::Result<Timestamp> {
+        match durable {
+            Ok(()) => Ok(self.publish(d_edges, d_vertices)),
+            Err(e) => {
+                self.fail();
+                Err(e)
+            }
+        }
+    }
+
     /// Publishes a commit that applied its writes but then failed to reach
     /// the log: readers never see it, nor any later timestamp (a commit
     /// after it in the log failed too, as the log is written in timestamp
     /// order), so its versions in the MemGraph stay hidden until the store
     /// is reopened without them.
-    pub(crate) fn fail(mut self) {
+    fn fail(mut self) {
         self.done = true;
         self.clock.cap.fetch_min(self.ts - 1, Ordering::SeqCst);
         self.clock.publish(self.ts, 0, 0);

@@ -312,11 +312,7 @@ pub(crate) fn insert_edges(
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_edges(b, ts, edges)
     });
-    if let Err(e) = durable {
-        ticket.fail();
-        return Err(e);
-    }
-    let ts = ticket.publish(added, created);
+    let ts = ticket.settle(durable, added, created)?;
     Ok((ts, 2 * edges.len()))
 }
 
@@ -442,11 +438,7 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_delete_edges(b, ts, edges)
     });
-    if let Err(e) = durable {
-        ticket.fail();
-        return Err(e);
-    }
-    Ok(ticket.publish(-removed, 0))
+    ticket.settle(durable, -removed, 0)
 }
 
 /// See [`crate::Graph::insert_vertices`] (and `insert_edges` for the gate).
@@ -482,11 +474,7 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_vertices(b, ts, vertices)
     });
-    if let Err(e) = durable {
-        ticket.fail();
-        return Err(e);
-    }
-    Ok(ticket.publish(0, created))
+    ticket.settle(durable, 0, created)
 }
 
 #[cfg(test)]

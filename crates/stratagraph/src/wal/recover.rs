@@ -126,6 +126,7 @@ pub(crate) fn read(
         let (mut max_ts, mut id_end) = (0, 0);
         let mut stop = problem;
         for (offset, record) in scan.records {
+            out.records += 1;
             if let Record::Ids { first, exts } = &record {
                 if let Err(e) = learn_ids(ids, *first, exts, &file, offset) {
                     stop = Some(Damage {
@@ -134,11 +135,9 @@ pub(crate) fn read(
                     });
                     break;
                 }
-                out.records += 1;
                 id_end = first + exts.len() as u32;
                 continue;
             }
-            out.records += 1;
             let ts = record.ts().unwrap_or(0);
             max_ts = u64::max(max_ts, ts);
             if ts > last_ts {
@@ -311,13 +310,8 @@ fn scan_segment(
             // The whole records before the damage: a prefix read as if it
             // ended the log.
             let cut = (offset as usize).min(bytes.len());
-            let prefix = frame::scan_bytes(&bytes[..cut], &file, true).ok();
-            let scan = prefix.unwrap_or(frame::Scan {
-                segment: n,
-                records: Vec::new(),
-                valid_end: 0,
-                torn: None,
-            });
+            let prefix = frame::scan_bytes(&bytes[..cut], &file, true);
+            let scan = prefix.unwrap_or_else(|_| scan_empty(n));
             return Ok((scan, Some(recorded.unwrap_or(damage(offset, what)))));
         }
         Err(e) => return Err(e),
@@ -334,6 +328,7 @@ fn scan_segment(
     Ok((scan, recorded))
 }
 
+/// A scan of segment `n` that found no record.
 fn scan_empty(n: u64) -> frame::Scan {
     frame::Scan {
         segment: n,
