@@ -1,11 +1,13 @@
 //! Runs kernels on a dedicated rayon pool so the caller controls parallelism per call.
 
-/// Runs `f` inside a rayon pool with `threads` workers (0 = rayon's default, all cores).
+/// Runs `f` inside a rayon pool with `threads` workers (0 = rayon's default, all cores; at
+/// most `stratagraph::MAX_THREADS`).
 ///
 /// A per-call pool (rather than the global one) is what lets benchmarks sweep thread counts
 /// in one process. If the pool cannot be built (the OS refused to spawn threads) the work
 /// still runs, on the current global pool, because a slower answer beats no answer.
 pub(crate) fn run_in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    let threads = threads.min(stratagraph::MAX_THREADS);
     match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(f),
         Err(_) => f(),

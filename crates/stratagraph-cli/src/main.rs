@@ -1,6 +1,5 @@
 //! The `stratagraph` command-line tool.
 
-mod edgelist;
 mod store_cmds;
 
 use clap::{Parser, Subcommand};
@@ -32,8 +31,8 @@ enum Command {
     Graphalytics {
         /// Folder of Graphalytics graphs with reference outputs.
         dir: PathBuf,
-        /// Worker threads for the kernels (0 = all cores).
-        #[arg(long, default_value_t = 0)]
+        /// Worker threads for the kernels (0 = all cores; at most 1024).
+        #[arg(long, default_value_t = 0, value_parser = threads_arg)]
         threads: usize,
     },
     /// Loads vertex (`.v`) and edge files (`src dst [weight]` per line, `#`
@@ -53,21 +52,24 @@ enum Command {
     /// Runs one analytics kernel on the store in DIR and writes Graphalytics
     /// output (`vertex value` per line, external ids; `tc` prints one count).
     Algo {
-        /// bfs, sssp, wcc, pr, lcc, cdlp, tc or bc.
-        kernel: String,
+        /// The kernel.
+        #[arg(value_enum)]
+        kernel: store_cmds::Kernel,
         /// The store's directory.
         dir: PathBuf,
-        /// Source vertex (external id) for bfs, sssp and bc.
+        /// Source vertex (external id) for bfs, sssp and bc (required by
+        /// them, refused by the others).
         #[arg(long)]
         source: Option<u64>,
-        /// Iterations for pr and cdlp.
-        #[arg(long, default_value_t = 10)]
-        iterations: u32,
-        /// Damping factor for pr.
-        #[arg(long, default_value_t = 0.85)]
-        damping: f64,
-        /// Worker threads (0 = all cores).
-        #[arg(long, default_value_t = 0)]
+        /// Iterations for pr and cdlp [default: 10] (refused by the others).
+        #[arg(long)]
+        iterations: Option<u32>,
+        /// Damping factor for pr, in [0, 1] [default: 0.85] (refused by the
+        /// others).
+        #[arg(long, value_parser = damping_arg, allow_negative_numbers = true)]
+        damping: Option<f64>,
+        /// Worker threads (0 = all cores; at most 1024).
+        #[arg(long, default_value_t = 0, value_parser = threads_arg)]
         threads: usize,
         /// Write the output here instead of standard output.
         #[arg(long)]
@@ -113,6 +115,22 @@ enum Command {
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `--threads`, bounded as every front end bounds it.
+fn threads_arg(text: &str) -> Result<usize, String> {
+    let value: i128 = text
+        .parse()
+        .map_err(|_| format!("expected an integer, got {text:?}"))?;
+    stratagraph_algo::params::threads(value).map_err(|e| e.to_string())
+}
+
+/// `--damping`, checked as every front end checks it.
+fn damping_arg(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a number, got {text:?}"))?;
+    stratagraph_algo::params::damping(value).map_err(|e| e.to_string())
 }
 
 /// Whether a store is directed: read from its MANIFEST when it exists, so
@@ -267,7 +285,7 @@ fn main() -> ExitCode {
             out,
             kind,
         } => store_cmds::algo(&store_cmds::AlgoArgs {
-            kernel: &kernel,
+            kernel,
             dir: &dir,
             directed: kind.asked(),
             source,
@@ -387,7 +405,11 @@ fn graphalytics(dir: &std::path::Path, threads: usize) -> Result<(), Box<dyn std
 
 fn demo(path: &std::path::Path, directed: bool) -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
-    let edges = edgelist::read(path)?;
+    let mut reader = stratagraph_io::Reader::open(path, stratagraph_io::Grammar::default())?;
+    let (mut edges, mut batch) = (Vec::new(), Vec::new());
+    while reader.read_edges(1 << 20, &mut batch)? > 0 {
+        edges.extend_from_slice(&batch);
+    }
     println!(
         "read {} edge lines from {} in {:.2?}",
         edges.len(),
@@ -400,13 +422,12 @@ fn demo(path: &std::path::Path, directed: bool) -> Result<(), Box<dyn std::error
     };
     let g = Graph::in_memory(opts);
     let t = Instant::now();
-    let weighted: Vec<(u64, u64, f64)> = edges.iter().map(|&(s, d)| (s, d, 1.0)).collect();
-    g.insert_edges(&weighted)?;
+    g.insert_edges(&edges)?;
     println!("batch load: {:.2?}", t.elapsed());
     let loaded = g.snapshot();
 
     // Stream: delete every 10th edge one transaction at a time, then put it back.
-    let stream: Vec<(u64, u64)> = edges.iter().step_by(10).copied().collect();
+    let stream: Vec<(u64, u64)> = edges.iter().step_by(10).map(|&(s, d, _)| (s, d)).collect();
     let t = Instant::now();
     let mut deleted = 0;
     for &(s, d) in &stream {

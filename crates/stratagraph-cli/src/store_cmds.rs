@@ -2,7 +2,6 @@
 //! from files, running an analytics kernel on it with Graphalytics output,
 //! inspecting it for damage, and describing it.
 
-use crate::edgelist;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -11,10 +10,15 @@ use stratagraph_algo::{
     betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc,
     BFS_UNREACHABLE, WCC_HOLE,
 };
+use stratagraph_io::{Grammar, Reader, Records};
 
 /// Edges per atomic batch while loading: large enough to amortise a batch,
 /// small enough that the MemGraph flushes in between.
 const BATCH: usize = 1 << 20;
+
+/// Below this many directed edges, `stats` says its bytes per edge are
+/// mostly fixed costs.
+const SMALL_STORE_EDGES: u64 = 100_000;
 
 /// Files at least this large get a progress bar.
 const BAR_BYTES: u64 = 64 << 20;
@@ -33,15 +37,20 @@ fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
 }
 
 /// Loads `inputs` into the store in `dir` (created if missing): `.v` files
-/// list vertices, anything else is an edge list (`src dst [weight]` lines,
-/// `#`/`%` comments, optionally gzipped; Graphalytics `.e` files are such
-/// lists). Every batch is atomic; the store is closed at the end.
+/// list vertices, anything else is an edge list in the grammar of
+/// `stratagraph_io::edgelist` (Graphalytics `.e` files are such lists).
+/// Every batch is atomic; the store is closed at the end.
 pub fn load(dir: &Path, inputs: &[std::path::PathBuf], directed: Option<bool>) -> Res {
     let g = Graph::open(dir, options(dir, directed)?)?;
     for input in inputs {
-        let bytes = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
-        let bar = if bytes >= BAR_BYTES {
-            let bar = ProgressBar::new(bytes);
+        let records = Records::for_file(input);
+        let grammar = Grammar {
+            records,
+            ..Grammar::default()
+        };
+        let mut reader = Reader::open(input, grammar)?;
+        let bar = if reader.file_size() >= BAR_BYTES {
+            let bar = ProgressBar::new(reader.file_size());
             bar.set_style(
                 ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {eta}")?
                     .progress_chars("=> "),
@@ -51,53 +60,111 @@ pub fn load(dir: &Path, inputs: &[std::path::PathBuf], directed: Option<bool>) -
         } else {
             ProgressBar::hidden()
         };
-        let is_vertices = input.extension().is_some_and(|e| e == "v");
-        let mut edges: Vec<(u64, u64, f64)> = Vec::with_capacity(BATCH);
-        let mut vertices: Vec<u64> = Vec::new();
         let mut count = 0u64;
-        edgelist::for_each_line(input, &bar, is_vertices, |rec| {
-            match rec {
-                edgelist::Record::Vertex(v) => vertices.push(v),
-                edgelist::Record::Edge(s, d, w) => edges.push((s, d, w)),
+        loop {
+            let n = reader.load_batch(&g, BATCH)?;
+            bar.set_position(reader.bytes_read());
+            if n == 0 {
+                break;
             }
-            count += 1;
-            if edges.len() >= BATCH {
-                g.insert_edges(&edges)?;
-                edges.clear();
-            }
-            if vertices.len() >= BATCH {
-                g.insert_vertices(&vertices)?;
-                vertices.clear();
-            }
-            Ok(())
-        })?;
-        g.insert_edges(&edges)?;
-        g.insert_vertices(&vertices)?;
+            count += n as u64;
+        }
         bar.finish_and_clear();
-        let what = if is_vertices { "vertices" } else { "edges" };
+        let what = match records {
+            Records::Vertices => "vertices",
+            Records::Edges => "edges",
+        };
         println!("{}: {count} {what}", input.display());
     }
     g.close()?;
     let s = g.snapshot();
+    // Every run file, in L0 and in the levels (`stats().runs` counts L0
+    // only, which `close` has just merged into a level).
     println!(
         "{}: {} vertices, {} edges, {} run(s) on disk",
         dir.display(),
         s.vertex_count(),
         s.edge_count(),
-        g.stats().runs
+        g.runs().len()
     );
     Ok(())
 }
 
+/// The kernels `algo` runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Kernel {
+    /// Breadth-first search depths from --source.
+    Bfs,
+    /// Weighted shortest-path distances from --source.
+    Sssp,
+    /// Weakly connected components.
+    Wcc,
+    /// PageRank (--iterations, --damping).
+    Pr,
+    /// Local clustering coefficient.
+    Lcc,
+    /// Community detection by label propagation (--iterations).
+    Cdlp,
+    /// Global triangle count.
+    Tc,
+    /// Betweenness centrality from --source.
+    Bc,
+}
+
+impl Kernel {
+    fn takes_source(self) -> bool {
+        matches!(self, Kernel::Bfs | Kernel::Sssp | Kernel::Bc)
+    }
+
+    fn takes_iterations(self) -> bool {
+        matches!(self, Kernel::Pr | Kernel::Cdlp)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kernel::Bfs => "bfs",
+            Kernel::Sssp => "sssp",
+            Kernel::Wcc => "wcc",
+            Kernel::Pr => "pr",
+            Kernel::Lcc => "lcc",
+            Kernel::Cdlp => "cdlp",
+            Kernel::Tc => "tc",
+            Kernel::Bc => "bc",
+        }
+    }
+
+    /// Refuses a parameter given to a kernel that does not take it, rather
+    /// than ignoring it: the user meant something by it.
+    fn check(self, a: &AlgoArgs<'_>) -> Res {
+        let refuse = |flag: &str, takers: &str| -> Res {
+            Err(format!("{} takes no {flag}; {takers}", self.name()).into())
+        };
+        if a.source.is_some() && !self.takes_source() {
+            return refuse("--source", "bfs, sssp and bc do");
+        }
+        if a.iterations.is_some() && !self.takes_iterations() {
+            return refuse("--iterations", "pr and cdlp do");
+        }
+        if a.damping.is_some() && self != Kernel::Pr {
+            return refuse("--damping", "pr does");
+        }
+        if self.takes_source() && a.source.is_none() {
+            return Err(format!("{} needs --source ID", self.name()).into());
+        }
+        Ok(())
+    }
+}
+
 /// What `algo` computes, with its parameters.
 pub struct AlgoArgs<'a> {
-    pub kernel: &'a str,
+    pub kernel: Kernel,
     pub dir: &'a Path,
     /// `--directed`/`--undirected`, if given: must match the store.
     pub directed: Option<bool>,
     pub source: Option<u64>,
-    pub iterations: u32,
-    pub damping: f64,
+    pub iterations: Option<u32>,
+    /// Checked by the argument parser (`stratagraph_algo::params`).
+    pub damping: Option<f64>,
     pub threads: usize,
     pub out: Option<&'a Path>,
 }
@@ -107,17 +174,13 @@ pub struct AlgoArgs<'a> {
 /// 9223372036854775807, unreachable SSSP distances as `infinity`); `tc`
 /// prints the global triangle count.
 pub fn algo(a: &AlgoArgs<'_>) -> Res {
-    if !a.dir.join("MANIFEST").exists() {
-        return Err(format!(
-            "{}: no stratagraph store here (no MANIFEST)",
-            a.dir.display()
-        )
-        .into());
-    }
-    let g = Graph::open(a.dir, options(a.dir, a.directed)?)?;
+    a.kernel.check(a)?;
+    let g = open_read_only(a.dir, a.directed)?;
     let s = g.snapshot();
     let source = || -> Res<u32> {
-        let ext = a.source.ok_or("this kernel needs --source ID")?;
+        let ext = a
+            .source
+            .ok_or_else(|| format!("{} needs --source ID", a.kernel.name()))?;
         s.internal_id(ext)
             .ok_or_else(|| format!("source vertex {ext} is not in the store").into())
     };
@@ -128,48 +191,43 @@ pub fn algo(a: &AlgoArgs<'_>) -> Res {
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let t = a.threads;
+    let iterations = a.iterations.unwrap_or(10);
     match a.kernel {
-        "bfs" => {
+        Kernel::Bfs => {
             let d = bfs(&s, source()?, t);
             write_values(&mut out, &s, |v| match d[v as usize] {
                 BFS_UNREACHABLE => i64::MAX.to_string(),
                 x => x.to_string(),
             })?;
         }
-        "sssp" => {
+        Kernel::Sssp => {
             let d = sssp(&s, source()?, t)?;
             write_values(&mut out, &s, |v| float(d[v as usize]))?;
         }
-        "wcc" => {
+        Kernel::Wcc => {
             let c = wcc(&s, t);
             write_values(&mut out, &s, |v| match c[v as usize] {
                 WCC_HOLE => String::from("-1"),
                 root => s.external_id_unchecked(root).to_string(),
             })?;
         }
-        "pr" => {
-            let r = pagerank(&s, a.damping, a.iterations, t);
+        Kernel::Pr => {
+            let r = pagerank(&s, a.damping.unwrap_or(0.85), iterations, t);
             write_values(&mut out, &s, |v| float(r[v as usize]))?;
         }
-        "lcc" => {
+        Kernel::Lcc => {
             let c = lcc(&s, t);
             write_values(&mut out, &s, |v| float(c[v as usize]))?;
         }
-        "cdlp" => {
-            let l = cdlp(&s, a.iterations, t);
+        Kernel::Cdlp => {
+            let l = cdlp(&s, iterations, t);
             write_values(&mut out, &s, |v| l[v as usize].to_string())?;
         }
-        "bc" => {
+        Kernel::Bc => {
             let b = betweenness_single_source(&s, source()?, t);
             write_values(&mut out, &s, |v| float(b[v as usize]))?;
         }
-        "tc" => writeln!(out, "{}", triangle_count(&s, t))?,
-        other => {
-            return Err(format!(
-                "unknown kernel {other:?}: expected bfs, sssp, wcc, pr, lcc, cdlp, tc or bc"
-            )
-            .into())
-        }
+        Kernel::Tc => writeln!(out, "{}", triangle_count(&s, t))?,
     }
     out.flush()?;
     Ok(())
@@ -196,6 +254,14 @@ fn write_values(out: &mut dyn Write, s: &Snapshot, value: impl Fn(u32) -> String
 pub fn check(dir: &Path) -> Res {
     let r = stratagraph::check(dir)?;
     println!("store      {}", dir.display());
+    let not_a_store = r
+        .problems
+        .iter()
+        .find(|p| matches!(p, stratagraph::Error::NotAStore { .. }));
+    if let Some(p) = not_a_store {
+        println!("NOT STORE  {p}");
+        return Err(format!("{} is not a stratagraph store", dir.display()).into());
+    }
     if r.has_manifest {
         println!(
             "manifest   ok: {} vertex ids, level files hold commits up to {}",
@@ -203,17 +269,41 @@ pub fn check(dir: &Path) -> Res {
         );
     } else if r.is_healthy() {
         println!("manifest   none (a first open died before writing it: no data, nothing lost)");
+    } else {
+        println!("manifest   missing or unreadable (see DAMAGE below)");
     }
-    println!(
-        "levels     {} files, {} bytes, every block checksum verified",
-        r.level_files, r.level_bytes
-    );
-    println!(
-        "log        {} segments, {} records, {} commits to replay on open",
-        r.log_segments, r.log_records, r.commits_to_replay
-    );
+    if r.levels_verified {
+        println!(
+            "levels     {} files, {} bytes, every block checksum verified",
+            r.level_files, r.level_bytes
+        );
+    } else {
+        println!(
+            "levels     {} run files on disk, {} bytes, not verified (no readable MANIFEST names them)",
+            r.level_files, r.level_bytes
+        );
+    }
+    if r.log_verified {
+        println!(
+            "log        {} segments, {} records, {} commits to replay on open",
+            r.log_segments, r.log_records, r.commits_to_replay
+        );
+    } else if r.has_manifest {
+        println!(
+            "log        {} segments, {} intact records before the damage, not all read",
+            r.log_segments, r.log_records
+        );
+    } else {
+        println!(
+            "log        {} segments, {} intact records, not checked (no readable MANIFEST)",
+            r.log_segments, r.log_records
+        );
+    }
     if let Some((file, offset, why)) = &r.torn_tail {
         println!("torn tail  {file} at byte {offset}: {why} (dropped by the next open; normal after a crash)");
+    }
+    for (file, why) in &r.orphans {
+        println!("orphan     {file}: {why}");
     }
     for p in &r.problems {
         println!("DAMAGE     {p}");
@@ -263,17 +353,24 @@ pub fn repair(dir: &Path, accept_loss: bool) -> Res {
     Ok(())
 }
 
-/// Opens an existing store, of whichever kind its manifest says.
-fn open_existing(dir: &Path) -> Res<Graph> {
+/// Opens an existing store read-only (`Options::read_only`): it needs read
+/// access only, changes no file, and may be open in other readers at the
+/// same time, not in a writer. Its kind is the manifest's; `asked`, if
+/// given, must match it.
+fn open_read_only(dir: &Path, asked: Option<bool>) -> Res<Graph> {
     if !dir.join("MANIFEST").exists() {
         return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
     }
-    Ok(Graph::open(dir, options(dir, None)?)?)
+    let opts = Options {
+        read_only: true,
+        ..options(dir, asked)?
+    };
+    Ok(Graph::open(dir, opts)?)
 }
 
 /// Prints the store's counts (see the `stats` command's help).
 pub fn stats(dir: &Path, json: bool) -> Res {
-    let g = open_existing(dir)?;
+    let g = open_read_only(dir, None)?;
     let s = g.stats();
     let runs = g.runs();
     let memgraph = s.memory.slot_bytes + s.memory.adjacency_bytes;
@@ -282,11 +379,14 @@ pub fn stats(dir: &Path, json: bool) -> Res {
     } else {
         2 * s.edges
     };
-    let per_edge = if directed_edges > 0 {
-        s.total_bytes() as f64 / directed_edges as f64
-    } else {
-        0.0
+    let per_edge = |bytes: usize| {
+        if directed_edges > 0 {
+            bytes as f64 / directed_edges as f64
+        } else {
+            0.0
+        }
     };
+    let in_memory = s.total_bytes() - s.run_bytes;
     let value = serde_json::json!({
         "store": dir.display().to_string(),
         "directed": g.options().directed,
@@ -298,7 +398,9 @@ pub fn stats(dir: &Path, json: bool) -> Res {
         "id_bytes": s.id_bytes,
         "level_bytes": s.run_bytes,
         "kept_read_bytes": s.kept_read_bytes,
-        "bytes_per_directed_edge": per_edge,
+        "bytes_per_directed_edge": per_edge(s.total_bytes()),
+        "level_bytes_per_directed_edge": per_edge(s.run_bytes),
+        "memory_bytes_per_directed_edge": per_edge(in_memory),
         "l0_runs": s.runs,
         "levels": s.levels.iter().enumerate().map(|(i, l)| serde_json::json!({
             "level": i + 1, "segments": l.parts, "entries": l.entries, "bytes": l.bytes,
@@ -359,7 +461,20 @@ pub fn stats(dir: &Path, json: bool) -> Res {
                 r.id, r.level, r.vertices.start, r.vertices.end, r.bytes, r.entries, r.cut
             );
         }
-        println!("per edge     {per_edge:.2} bytes (all memory and levels / directed edges)");
+        // Per stored direction of an edge (an undirected edge is stored
+        // twice); fixed costs (page-sized tables, file headers) dominate
+        // small stores, so the figure only means something for large ones.
+        println!(
+            "per edge     {:.2} bytes of level files + {:.2} bytes of memory (MemGraph, ids, \
+             kept reads), per directed edge{}",
+            per_edge(s.run_bytes),
+            per_edge(in_memory),
+            if directed_edges < SMALL_STORE_EDGES {
+                "; fixed costs dominate a store this small"
+            } else {
+                ""
+            }
+        );
         println!("log          {} segments", s.log_segments);
         let life = &s.lifetime;
         println!(

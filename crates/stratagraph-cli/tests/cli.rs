@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
+#[path = "../../stratagraph/tests/support/tmpfs.rs"]
+mod tmpfs;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use stratagraph_algo::graphalytics::{
@@ -130,11 +133,57 @@ fn a_malformed_line_is_refused_naming_file_and_line() {
     assert!(err.contains("\"x\""), "{err}");
 }
 
+/// The grammar `stratagraph.read_edgelist` reads too (one parser,
+/// `stratagraph_io`): `%` and trailing `#` comments, tabs and spaces mixed,
+/// a fourth column ignored, weighted and unweighted lines mixed with no
+/// weight dropped. SSSP distances show the weights the store holds.
+#[test]
+fn load_reads_the_shared_edge_list_grammar() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g.txt");
+    let text = "% KONECT header\n1 2 # no weight: 1.0\n2\t3 \t0.5\n3 4 2 1190000000\n";
+    std::fs::write(&input, text).unwrap();
+    let store = dir.path().join("s");
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let out = run_ok(bin().args(["algo", "sssp", "--source", "1"]).arg(&store));
+    let mut rows: Vec<(u64, f64)> = out
+        .lines()
+        .map(|l| {
+            let (v, d) = l.split_once(' ').unwrap();
+            (v.parse().unwrap(), d.parse().unwrap())
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    assert_eq!(rows, [(1, 0.0), (2, 1.0), (3, 1.5), (4, 3.5)], "{out}");
+}
+
+#[test]
+fn a_nan_weight_is_refused_naming_file_and_line_and_loads_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("nan.txt");
+    std::fs::write(&input, "1 2 1.0\n2 3 NaN\n").unwrap();
+    let store = dir.path().join("s");
+    let out = bin().arg("load").arg(&store).arg(&input).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nan.txt:2: the weight \"NaN\" is not a finite number"),
+        "{err}"
+    );
+    assert!(!err.contains("batch element"), "{err}");
+    let stats = run_ok(bin().arg("stats").arg(&store).arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(
+        v["edges"], 0,
+        "the batch with the bad line wrote nothing: {stats}"
+    );
+}
+
 #[test]
 fn algo_refuses_a_directory_without_a_store_and_unknown_kernels() {
     let dir = tempfile::tempdir().unwrap();
     let out = bin()
-        .args(["algo", "bfs"])
+        .args(["algo", "bfs", "--source", "1"])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -149,7 +198,52 @@ fn algo_refuses_a_directory_without_a_store_and_unknown_kernels() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown kernel"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'nope'"));
+}
+
+/// The issue's cases: `--damping 5` gave negative ranks and `nan` NaN ranks
+/// with exit 0; `--source` on a kernel without one was ignored; a huge
+/// `--threads` hung. Each is refused now, naming the parameter, with the
+/// bounds Python uses too (`stratagraph_algo::params`).
+#[test]
+fn algo_refuses_parameters_out_of_range_or_for_another_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3\n").unwrap();
+    let store = dir.path().join("s");
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let refused = |args: &[&str], want: &str| {
+        let out = bin().arg("algo").args(args).arg(&store).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(out.stdout.is_empty(), "{args:?} printed results");
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    refused(
+        &["pr", "--damping", "5"],
+        "damping: expected a number in [0, 1], got 5",
+    );
+    refused(
+        &["pr", "--damping", "nan"],
+        "damping: expected a number in [0, 1], got NaN",
+    );
+    refused(&["pr", "--damping", "-0.1"], "got -0.1");
+    refused(
+        &["wcc", "--source", "1"],
+        "wcc takes no --source; bfs, sssp and bc do",
+    );
+    refused(&["bfs"], "bfs needs --source ID");
+    refused(&["lcc", "--iterations", "3"], "lcc takes no --iterations");
+    refused(
+        &["cdlp", "--damping", "0.5"],
+        "cdlp takes no --damping; pr does",
+    );
+    refused(
+        &["pr", "--threads", "65536"],
+        "threads: expected an integer in 0..=1024",
+    );
+    let ranks = run_ok(bin().args(["algo", "pr", "--damping", "1"]).arg(&store));
+    assert_eq!(ranks.lines().count(), 3, "{ranks}");
 }
 
 #[test]
@@ -363,4 +457,130 @@ fn repair_salvages_a_store_whose_log_segment_was_emptied() {
     run_ok(bin().arg("check").arg(&image));
     let stats = run_ok(bin().arg("stats").arg(&image).arg("--json"));
     assert!(stats.contains("\"edges\": 2"), "{stats}");
+}
+
+/// The issue's case: `stats`, `check` and `algo` failed with `LOCK:
+/// Permission denied` on a store the user cannot write. They open it
+/// read-only now. The store sits on a read-only mount (needs root), or in
+/// a directory without write permission (binds users other than root).
+#[test]
+fn stats_check_and_algo_read_a_store_the_user_cannot_write() {
+    let Some(place) = tmpfs::Unwritable::new() else {
+        return;
+    };
+    let input = place.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3\n3 1\n").unwrap();
+    let store = place.path().join("s");
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    place.seal(&store);
+    let stats = run_ok(bin().arg("stats").arg(&store).arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(
+        (v["vertices"].as_u64(), v["edges"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert!(run_ok(bin().arg("check").arg(&store)).contains("healthy"));
+    let wcc = run_ok(bin().args(["algo", "wcc"]).arg(&store));
+    assert_eq!(wcc.lines().count(), 3, "{wcc}");
+    let out = bin().arg("load").arg(&store).arg(&input).output().unwrap();
+    assert!(!out.status.success(), "a load cannot work here");
+}
+
+/// Copies every file of `from` into a new directory `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
+}
+
+/// The issue's case: with a damaged MANIFEST, `check` printed "levels 0
+/// files ... every block checksum verified" and "log 0 records" over a
+/// store of 2 level files and 100 logged commits. It counts what is on
+/// disk now and says it could not verify it.
+#[test]
+fn check_counts_files_and_records_it_cannot_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let g = stratagraph::Graph::open(&live, stratagraph::Options::default()).unwrap();
+    let edges: Vec<(u64, u64, f64)> = (0..100).map(|i| (i, i + 2, 1.0)).collect();
+    g.insert_edges(&edges).unwrap();
+    g.flush().unwrap(); // one run: an out file and an in file
+    for i in 0..100u64 {
+        g.insert_edge(i, i + 1, 1.0).unwrap(); // no new ids: one record each
+    }
+    g.wait_idle();
+    let store = dir.path().join("crashed");
+    copy_dir(&live, &store);
+    drop(g);
+    let manifest = store.join("MANIFEST");
+    let mut bytes = std::fs::read(&manifest).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&manifest, &bytes).unwrap();
+    let out = bin().arg("check").arg(&store).output().unwrap();
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("levels     2 run files on disk") && text.contains("not verified"),
+        "{text}"
+    );
+    assert!(!text.contains("every block checksum verified"), "{text}");
+    assert!(text.contains("100 intact records, not checked"), "{text}");
+    assert!(
+        text.contains("DAMAGE") && text.contains("MANIFEST"),
+        "{text}"
+    );
+    assert!(!text.contains("healthy"), "{text}");
+}
+
+/// `check` lists the files the store does not need, with why, and they do
+/// not make it unhealthy; `load` counts the run files `stats` lists.
+#[test]
+fn check_lists_orphans_and_load_counts_the_runs_stats_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3\n3 1\n").unwrap();
+    let store = dir.path().join("s");
+    let loaded = run_ok(bin().arg("load").arg(&store).arg(&input));
+    let stats = run_ok(bin().arg("stats").arg(&store).arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    let runs = v["runs"].as_array().unwrap().len();
+    assert!(runs > 0, "{stats}");
+    assert!(
+        loaded.contains(&format!("{runs} run(s) on disk")),
+        "load said {loaded:?}, stats lists {runs} runs"
+    );
+    let out = run_ok(bin().arg("check").arg(&store));
+    assert!(!out.contains("orphan"), "{out}");
+    std::fs::write(store.join("run-99999999-out.seg"), b"left by a crash").unwrap();
+    std::fs::write(
+        store.join("wal-00000000000000000007.log.lost"),
+        b"set aside",
+    )
+    .unwrap();
+    std::fs::write(store.join("notes.txt"), b"mine").unwrap();
+    let out = run_ok(bin().arg("check").arg(&store));
+    for (file, why) in [
+        ("run-99999999-out.seg", "not named by the MANIFEST"),
+        (
+            "wal-00000000000000000007.log.lost",
+            "set aside by `stratagraph repair`",
+        ),
+        ("notes.txt", "not a stratagraph file"),
+    ] {
+        assert!(out.contains(&format!("orphan     {file}: {why}")), "{out}");
+    }
+    assert!(out.trim_end().ends_with("healthy"), "{out}");
+    // A directory is healthy only if it is a store.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = bin().arg("check").arg(&empty).output().unwrap();
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("NOT STORE") && !text.contains("healthy"),
+        "{text}"
+    );
 }

@@ -79,9 +79,18 @@ pub fn max_vertex_ids(value: Option<i64>) -> PyResult<u64> {
     value.map_or(Ok(most), |v| count(v, "max_vertex_ids", most))
 }
 
-/// A thread count (0 = all cores).
+/// A thread count (0 = all cores), bounded as every front end bounds it.
 pub fn threads(value: i64) -> PyResult<usize> {
-    count(value, "threads", 1 << 16).map(|t| t as usize)
+    stratagraph_algo::params::threads(i128::from(value)).map_err(value_error)
+}
+
+/// PageRank's damping factor, checked as every front end checks it.
+pub fn damping(value: f64) -> PyResult<f64> {
+    stratagraph_algo::params::damping(value).map_err(value_error)
+}
+
+fn value_error(e: stratagraph_algo::InvalidParameter) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
 /// The log's sync policy from its Python spelling: `"always"`, `"never"`

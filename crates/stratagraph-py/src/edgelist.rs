@@ -1,124 +1,95 @@
-//! Parsing one chunk of a SNAP-style edge list for `read_edgelist`.
-//!
-//! The Python side reads the file (gzip or not) in chunks that end on a line
-//! boundary and shows progress; this parses a chunk without the GIL into
-//! numpy arrays, and knows the line numbers, so a malformed line is reported
-//! as `InvalidInput` naming the file and line, which numpy's text readers do
-//! not do for chunked, commented input.
+//! `read_edgelist`'s reader: the edge-list grammar of `stratagraph_io`, the
+//! same parser `stratagraph load` uses, driven batch by batch from Python
+//! so the Python side can show progress between batches.
 
-use numpy::IntoPyArray;
+use parking_lot::Mutex;
+use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use stratagraph_io::{EdgeListError, Grammar, Reader, Weights};
 
-use crate::errors::InvalidInput;
+use crate::errors::{self, InvalidInput};
+use crate::graph::PyGraph;
 
-struct Parsed {
-    src: Vec<u64>,
-    dst: Vec<u64>,
-    weights: Vec<f64>,
-    weighted: Option<bool>,
+/// An edge-list file being loaded into a graph. Not API: `read_edgelist`
+/// is.
+#[pyclass(frozen, module = "stratagraph._native", name = "_EdgeListReader")]
+pub struct PyEdgeListReader {
+    /// Locked only by the one call that reads the next batch.
+    reader: Mutex<Reader>,
 }
 
-fn show(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    let text = text.trim();
-    match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
-fn number<T: std::str::FromStr>(token: &[u8]) -> Option<T> {
-    std::str::from_utf8(token).ok()?.parse().ok()
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Parses `buf`, whose first line is line `first_line` of the file.
-fn parse(
-    buf: &[u8],
-    first_line: u64,
-    comments: Option<&[u8]>,
-    mut weighted: Option<bool>,
-) -> Result<Parsed, String> {
-    let mut out = Parsed {
-        src: Vec::new(),
-        dst: Vec::new(),
-        weights: Vec::new(),
-        weighted,
-    };
-    for (lineno, raw) in (first_line..).zip(buf.split(|&b| b == b'\n')) {
-        let mut line = raw;
-        if let Some(at) = comments.and_then(|c| find(line, c)) {
-            line = &line[..at];
+/// Converts a read or load failure into the Python exception of its kind:
+/// `OSError` (with errno and file name) when the file cannot be read,
+/// `InvalidInput` for a malformed line or a damaged gzip stream, and the
+/// engine's class for a refused record or a failed store, with the file
+/// and line in front of the engine's message.
+fn error(err: EdgeListError) -> PyErr {
+    let msg = err.to_string();
+    match err {
+        EdgeListError::Io { path, source } => match source.raw_os_error() {
+            Some(code) => PyOSError::new_err((code, source.to_string(), path.into_os_string())),
+            None => PyOSError::new_err(msg),
+        },
+        EdgeListError::Compressed { .. } | EdgeListError::Malformed { .. } => {
+            InvalidInput::new_err(msg)
         }
-        let mut tokens = line
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|t| !t.is_empty());
-        let Some(first) = tokens.next() else {
-            continue;
-        };
-        let bad = |what: &str| format!("line {lineno}: {what}: {:?}", show(raw));
-        let Some(second) = tokens.next() else {
-            return Err(bad("expected a source and a target id, found one column"));
-        };
-        let (Some(s), Some(d)) = (number::<u64>(first), number::<u64>(second)) else {
-            return Err(bad("vertex ids must be integers in 0..2**64"));
-        };
-        let third = tokens.next();
-        let has_weight = *weighted.get_or_insert(third.is_some());
-        if has_weight {
-            let Some(token) = third else {
-                return Err(bad("expected a weight in the third column"));
-            };
-            match number::<f64>(token) {
-                Some(w) if w.is_finite() => out.weights.push(w),
-                _ => return Err(bad("the weight must be a finite number")),
-            }
+        EdgeListError::Refused { source, .. } | EdgeListError::Store { source, .. } => {
+            errors::engine_with_message(source, msg)
         }
-        out.src.push(s);
-        out.dst.push(d);
     }
-    out.weighted = weighted;
-    Ok(out)
 }
 
-/// Parses one chunk of an edge list (whole lines) into ``(src, dst,
-/// weights)`` numpy arrays; ``weights`` is ``None`` for unweighted input.
-///
-/// ``weighted=None`` decides from the first data line (three or more
-/// columns: weighted); columns beyond the ones used are ignored. Raises
-/// ``InvalidInput`` naming ``source`` and the line for a malformed line.
-#[pyfunction]
-#[pyo3(name = "_parse_edgelist_chunk")]
-#[pyo3(signature = (data, first_line, comments, weighted, source))]
-pub fn parse_edgelist_chunk<'py>(
-    py: Python<'py>,
-    data: &Bound<'py, PyBytes>,
-    first_line: u64,
-    comments: Option<&[u8]>,
-    weighted: Option<bool>,
-    source: &str,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let buf = data.as_bytes();
-    let parsed = py
-        .detach(|| parse(buf, first_line, comments, weighted))
-        .map_err(|e| InvalidInput::new_err(format!("{source}: {e}")))?;
-    let weights = match parsed.weighted {
-        Some(true) => parsed.weights.into_pyarray(py).into_any(),
-        _ => py.None().into_bound(py),
-    };
-    PyTuple::new(
-        py,
-        [
-            parsed.src.into_pyarray(py).into_any(),
-            parsed.dst.into_pyarray(py).into_any(),
-            weights,
-        ],
-    )
+#[pymethods]
+impl PyEdgeListReader {
+    /// Opens ``path``. ``comments`` lists the comment markers;
+    /// ``weighted`` is ``None`` (a line's third field is its weight, 1.0
+    /// when absent), ``True`` (every line must have one) or ``False``
+    /// (weights ignored).
+    #[new]
+    #[pyo3(signature = (path, comments, weighted))]
+    fn new(
+        path: std::path::PathBuf,
+        comments: Vec<String>,
+        weighted: Option<bool>,
+    ) -> PyResult<Self> {
+        if comments.iter().any(String::is_empty) {
+            return Err(PyTypeError::new_err("comments: a marker cannot be empty"));
+        }
+        let grammar = Grammar {
+            comments: comments.into_iter().map(String::into_bytes).collect(),
+            weights: match weighted {
+                None => Weights::PerLine,
+                Some(true) => Weights::Required,
+                Some(false) => Weights::Ignore,
+            },
+            ..Grammar::default()
+        };
+        let reader = Reader::open(path, grammar).map_err(error)?;
+        Ok(PyEdgeListReader {
+            reader: Mutex::new(reader),
+        })
+    }
+
+    /// Size of the file in bytes.
+    #[getter]
+    fn file_size(&self) -> u64 {
+        self.reader.lock().file_size()
+    }
+
+    /// Bytes of the file read so far.
+    #[getter]
+    fn bytes_read(&self) -> u64 {
+        self.reader.lock().bytes_read()
+    }
+
+    /// Reads up to ``max_edges`` edges and inserts them into ``graph`` as
+    /// one batch, without the GIL; returns how many (0 at the end).
+    fn load_batch(&self, py: Python<'_>, graph: &PyGraph, max_edges: usize) -> PyResult<usize> {
+        graph.with(|g| {
+            let mut guard = self.reader.lock();
+            // The guard stays on this thread; the reader it lends is Send.
+            let reader: &mut Reader = &mut guard;
+            py.detach(|| reader.load_batch(g, max_edges)).map_err(error)
+        })
+    }
 }

@@ -79,6 +79,12 @@ mod classes {
     );
     pyo3::create_exception!(
         stratagraph,
+        ReadOnly,
+        Error,
+        "The graph was opened with read_only=True: every write is refused."
+    );
+    pyo3::create_exception!(
+        stratagraph,
         InternalError,
         Error,
         "The engine detected a bug in itself; please report it."
@@ -93,14 +99,20 @@ mod classes {
 }
 
 pub use classes::{
-    CapacityExceeded, Closed, Corruption, Error, InternalError, InvalidInput, NotFound,
+    CapacityExceeded, Closed, Corruption, Error, InternalError, InvalidInput, NotFound, ReadOnly,
     SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
 };
 
 /// Converts an engine error into the Python exception of its class.
 pub fn engine(err: stratagraph::Error) -> PyErr {
-    use stratagraph::Error as E;
     let msg = err.to_string();
+    engine_with_message(err, msg)
+}
+
+/// The Python exception of `err`'s class carrying `msg`, for callers that
+/// add context (a file and line) to the engine's message.
+pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
+    use stratagraph::Error as E;
     match err {
         E::VertexNotFound { .. } | E::EdgeNotFound { .. } => NotFound::new_err(msg),
         E::VertexDeletedInTransaction { .. }
@@ -117,6 +129,7 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
         }
         E::StoreLocked { .. } => StoreLocked::new_err(msg),
         E::Closed { .. } => Closed::new_err(msg),
+        E::ReadOnly { .. } => ReadOnly::new_err(msg),
         E::InvalidSegmentInput { .. } => InternalError::new_err(msg),
         // The engine's enum is non-exhaustive: a variant added later still
         // reaches Python as a stratagraph.Error until it gets its own class.
@@ -146,6 +159,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UnsupportedFormat", py.get_type::<UnsupportedFormat>())?;
     m.add("StorageError", py.get_type::<StorageError>())?;
     m.add("StoreLocked", py.get_type::<StoreLocked>())?;
+    m.add("ReadOnly", py.get_type::<ReadOnly>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
     m.add("Closed", py.get_type::<Closed>())?;
     Ok(())

@@ -157,8 +157,16 @@ impl PyGraph {
     /// MANIFEST is missing while it holds store data raises ``Corruption``
     /// and is left as it is.
     ///
-    /// A directory that is already open (here or in another process)
-    /// raises ``StoreLocked``; a damaged file raises
+    /// ``read_only=True`` opens an existing store without changing any
+    /// file, so it needs only read access: the log is replayed in memory,
+    /// nothing is flushed or written, and every write (single, batch or
+    /// transaction commit) raises ``ReadOnly``. Several read-only handles (and
+    /// ``stratagraph check``) may have a store open at once, a writer may
+    /// not. It never creates a store (``InvalidInput`` where there is none).
+    ///
+    /// A directory that is already open (here or in another process; for
+    /// ``read_only``, open for writing) raises ``StoreLocked``; a damaged
+    /// file raises
     /// ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as
     /// for ``in_memory`` and is not stored: a store holding more ids than
     /// it keeps them but takes no new one.
@@ -172,7 +180,8 @@ impl PyGraph {
         allow_self_loops = true,
         auto_create_vertices = true,
         max_vertex_ids = None,
-        create = true
+        create = true,
+        read_only = false
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn open(
@@ -185,6 +194,7 @@ impl PyGraph {
         auto_create_vertices: bool,
         max_vertex_ids: Option<i64>,
         create: bool,
+        read_only: bool,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
         let directed = py
@@ -197,7 +207,8 @@ impl PyGraph {
             auto_create_vertices,
             max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
             threads: conv::threads(threads)?,
-            create_if_missing: create,
+            create_if_missing: create && !read_only,
+            read_only,
             ..Options::default()
         };
         let graph = py
@@ -210,6 +221,12 @@ impl PyGraph {
     #[getter]
     fn directed(&self) -> bool {
         self.directed
+    }
+
+    /// Whether the store was opened with ``read_only=True``.
+    #[getter]
+    fn read_only(&self) -> PyResult<bool> {
+        self.with(|g| Ok(g.options().read_only))
     }
 
     /// Whether ``close()`` has been called.

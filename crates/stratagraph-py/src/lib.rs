@@ -31,7 +31,7 @@ fn stratagraph_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<snapshot::PySnapshot>()?;
     m.add_class::<transaction::PyTransaction>()?;
     errors::register(m)?;
-    m.add_function(wrap_pyfunction!(edgelist::parse_edgelist_chunk, m)?)?;
+    m.add_class::<edgelist::PyEdgeListReader>()?;
     m.add_function(wrap_pyfunction!(errors::_raise_engine_bug, m)?)?;
     m.add_function(wrap_pyfunction!(speed::_insert_each, m)?)?;
     m.add_function(wrap_pyfunction!(speed::_kernel_seconds, m)?)?;

@@ -344,11 +344,7 @@ impl PySnapshot {
         iterations: i64,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        if !(0.0..=1.0).contains(&damping) {
-            return Err(PyValueError::new_err(format!(
-                "damping: expected a number in [0, 1], got {damping}"
-            )));
-        }
+        let damping = conv::damping(damping)?;
         let iterations = conv::count(iterations, "iterations", u64::from(u32::MAX))? as u32;
         let threads = conv::threads(threads)?;
         let rank = self.compute(py, |s, idx| {

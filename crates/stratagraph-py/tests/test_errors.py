@@ -149,6 +149,13 @@ def test_closed():
         (lambda g: g.transaction().add_edge(1, "b"), TypeError, "v: expected an integer"),
         (lambda g: sg.Graph.in_memory(directed="yes"), TypeError, "directed"),
         (lambda g: sg.Graph.in_memory(threads=-1), ValueError, "threads"),
+        # 65536 threads once hung past 40 s starting the pool: refused now,
+        # with the bound `stratagraph algo --threads` uses too.
+        (lambda g: sg.Graph.in_memory(threads=65536), ValueError, r"threads: expected an integer in 0\.\.=1024 \(0: all cores\), got 65536"),
+        (lambda g: sg.Graph.open("/nonexistent-dir", threads=1025), ValueError, "got 1025"),
+        (lambda g: g.snapshot().pagerank(threads=2**40), ValueError, "threads: expected an integer in 0..=1024"),
+        (lambda g: g.snapshot().pagerank(damping=float("nan")), ValueError, r"damping: expected a number in \[0, 1\], got NaN"),
+        (lambda g: g.snapshot().pagerank(damping=5), ValueError, r"damping: expected a number in \[0, 1\], got 5"),
     ],
 )
 def test_bad_arguments_raise_type_or_value_error_naming_the_argument(call, exc, pattern):
@@ -169,6 +176,32 @@ def test_store_locked_while_open(tmp_path):
         with pytest.raises(sg.StoreLocked, match="already open"):
             sg.Graph.open(tmp_path)
     sg.Graph.open(tmp_path).close()  # free again once closed
+
+
+def test_read_only_opening_changes_nothing_and_excludes_writers(tmp_path):
+    with sg.Graph.open(tmp_path) as g:
+        g.add_edges([1, 2], [2, 3])
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with sg.Graph.open(tmp_path, read_only=True) as r, sg.Graph.open(tmp_path, read_only=True) as r2:
+        assert r.read_only
+        assert r.snapshot().num_edges == r2.num_edges == 2
+        with pytest.raises(sg.ReadOnly, match="commit refused: the store .* was opened read-only"):
+            r.add_edge(5, 6)
+        with pytest.raises(sg.ReadOnly, match="insert_edges refused"):
+            r.add_edges([5], [6])
+        with pytest.raises(sg.ReadOnly, match="commit refused"):
+            with r.transaction() as tx:
+                tx.add_edge(7, 8)
+        with pytest.raises(sg.StoreLocked, match="already open"):
+            sg.Graph.open(tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    with pytest.raises(sg.InvalidInput, match="a read-only open needs one"):
+        sg.Graph.open(tmp_path / "none", read_only=True)
+    assert not (tmp_path / "none").exists()
+    with sg.Graph.open(tmp_path) as w:
+        assert not w.read_only
+        with pytest.raises(sg.StoreLocked):
+            sg.Graph.open(tmp_path, read_only=True)
 
 
 def test_unsupported_format_names_the_log_file(tmp_path):

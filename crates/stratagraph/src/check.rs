@@ -7,9 +7,12 @@ use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
 use crate::manifest::{Manifest, RunFiles};
-use crate::open::{arrange_layers, holds_no_store_data, lock_dir_if_present, open_level_file};
+use crate::open::{arrange_layers, holds_no_store_data, lock_dir_shared, open_level_file};
+use crate::store::maintain;
+use crate::util::files::io_error;
 use crate::wal;
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 /// What `check` found in a store directory.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,19 +27,35 @@ pub struct CheckReport {
     pub vertices: u64,
     /// The newest commit the level files hold.
     pub durable_ts: u64,
-    /// Level files checked (every block's checksum).
+    /// Level files: those the manifest names, every block's checksum
+    /// checked; without a readable manifest, the run files found on disk,
+    /// unchecked (see `levels_verified`).
     pub level_files: usize,
     /// Their bytes.
     pub level_bytes: u64,
+    /// Whether the level files were checked against a manifest and their
+    /// checksums; false when no manifest could be read.
+    pub levels_verified: bool,
     /// Log segment files read.
     pub log_segments: usize,
-    /// Log records read.
+    /// Log records read: all of them when `log_verified`; else the intact
+    /// records found before the first damage, or (without a readable
+    /// manifest) the intact records of every segment.
     pub log_records: usize,
+    /// Whether every log record was read and checked against the manifest
+    /// (false when the log is damaged or no manifest could be read).
+    pub log_verified: bool,
     /// Logged commits newer than the level files: what opening replays.
     pub commits_to_replay: usize,
     /// A torn last record (`file`, `offset`, why): normal after a crash,
     /// dropped by the next open.
     pub torn_tail: Option<(String, u64, String)>,
+    /// Files the store does not need, with why each is there: level files
+    /// and log segments the manifest does not count on (which the next
+    /// open removes), segments `repair` set aside (`.lost`, kept until the
+    /// user removes them), and files that are not a store's (left alone).
+    /// Not damage.
+    pub orphans: Vec<(String, String)>,
     /// Damage: each error names the file and offset. Empty means healthy.
     pub problems: Vec<Error>,
 }
@@ -57,17 +76,20 @@ impl CheckReport {
 /// in [`CheckReport::problems`].
 pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
     let dir = dir.as_ref();
-    let _lock = lock_dir_if_present(dir)?;
+    let _lock = lock_dir_shared(dir)?;
     let mut report = CheckReport {
         has_manifest: false,
         vertices: 0,
         durable_ts: 0,
         level_files: 0,
         level_bytes: 0,
+        levels_verified: false,
         log_segments: 0,
         log_records: 0,
+        log_verified: false,
         commits_to_replay: 0,
         torn_tail: None,
+        orphans: Vec::new(),
         problems: Vec::new(),
     };
     let manifest = match Manifest::read(dir) {
@@ -94,14 +116,15 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             None
         }
     };
-    let ids = IdMap::new();
-    if let Some(m) = &manifest {
-        report.has_manifest = true;
-        report.vertices = m.vertices.len() as u64;
-        report.durable_ts = m.last_ts;
-        for &(ext, _) in &m.vertices {
-            ids.intern(ext);
-        }
+    let Some(m) = &manifest else {
+        count_unverified(dir, &mut report)?;
+        return Ok(report);
+    };
+    report.has_manifest = true;
+    report.vertices = m.vertices.len() as u64;
+    report.durable_ts = m.last_ts;
+    report.levels_verified = true;
+    {
         let mut opened = Vec::new();
         for r in &m.runs {
             let mut open = |side: Direction| match open_level_file(
@@ -143,19 +166,102 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             }
         }
     }
-    let last_ts = manifest.as_ref().map_or(0, |m| m.last_ts);
-    let expected = manifest.as_ref().and_then(|m| m.log.as_deref());
-    match wal::recover::read(dir, &ids, last_ts, expected, false) {
+    let ids = || {
+        let ids = IdMap::new();
+        for &(ext, _) in &m.vertices {
+            ids.intern(ext);
+        }
+        ids
+    };
+    let expected = m.log.as_deref();
+    let mut garbage = Vec::new();
+    match wal::recover::read(dir, &ids(), m.last_ts, expected, false) {
         Ok(log) => {
             report.log_segments = log.segments.len();
             report.log_records = log.records;
+            report.log_verified = true;
             report.commits_to_replay = log.commits.len();
             report.torn_tail = log.torn;
+            garbage = log.garbage;
         }
         Err(e) => {
             report.log_segments = wal::list_segments(dir).map_or(0, |s| s.len());
             report.problems.push(e);
+            // Read again as `repair` would, to count what is intact.
+            if let Ok(log) = wal::recover::read(dir, &ids(), m.last_ts, expected, true) {
+                report.log_records = log.records;
+                garbage = log.garbage;
+            }
         }
     }
+    list_orphans(dir, &m.run_paths(dir), &garbage, &mut report)?;
     Ok(report)
+}
+
+/// Without a readable manifest nothing can be checked against it: counts
+/// the run files on disk and the intact records of every log segment, so
+/// the report does not say "0" where there is data.
+fn count_unverified(dir: &Path, report: &mut CheckReport) -> Result<()> {
+    for (name, path) in entries(dir)? {
+        if name.starts_with("run-") && name.ends_with(".seg") {
+            report.level_files += 1;
+            report.level_bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+        }
+    }
+    let segments = wal::list_segments(dir)?;
+    report.log_segments = segments.len();
+    for (_, path) in segments {
+        // Read as a newest segment: the count stops at damage instead of
+        // failing.
+        if let Ok(scan) = wal::frame::read_segment(&path, true) {
+            report.log_records += scan.records.len();
+        }
+    }
+    Ok(())
+}
+
+/// Lists in `report.orphans` every file of `dir` the store does not need:
+/// run files not in `keep`, the log segments in `garbage`, `.lost` files
+/// and foreign files.
+fn list_orphans(
+    dir: &Path,
+    keep: &HashSet<PathBuf>,
+    garbage: &[PathBuf],
+    report: &mut CheckReport,
+) -> Result<()> {
+    for (name, path) in entries(dir)? {
+        let why = if name == crate::manifest::FILE || name == "LOCK" {
+            continue;
+        } else if maintain::is_run_or_temporary(&name) {
+            if keep.contains(&path) {
+                continue;
+            }
+            "not named by the MANIFEST (left by a flush, compaction or MANIFEST write \
+             that did not finish); the next open removes it"
+        } else if wal::segment_number(&name).is_some() {
+            if !garbage.contains(&path) {
+                continue;
+            }
+            "a log segment older than those the MANIFEST counts on; the next open removes it"
+        } else if name.ends_with(".lost") {
+            "set aside by `stratagraph repair`: nothing reads it; remove it once it is \
+             not needed"
+        } else {
+            "not a stratagraph file; the store leaves it alone"
+        };
+        report.orphans.push((name, why.to_string()));
+    }
+    Ok(())
+}
+
+/// The entries of `dir` (name, path), sorted by name.
+fn entries(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let list = std::fs::read_dir(dir).map_err(|e| io_error(dir, "list directory", &e))?;
+    let mut out = Vec::new();
+    for e in list {
+        let e = e.map_err(|e| io_error(dir, "list directory", &e))?;
+        out.push((e.file_name().to_string_lossy().into_owned(), e.path()));
+    }
+    out.sort();
+    Ok(out)
 }

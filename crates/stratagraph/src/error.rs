@@ -220,6 +220,15 @@ pub enum Error {
         /// What was found there.
         what: String,
     },
+    /// The store was opened read-only (`Options::read_only`): it takes no
+    /// writes or maintenance, and changes no file.
+    #[error("{op} refused: the store {store} was opened read-only")]
+    ReadOnly {
+        /// What was refused (`commit`, `insert_edges`, `flush`, ...).
+        op: &'static str,
+        /// The store directory.
+        store: String,
+    },
     /// The store was closed (`Graph::close`, or its last `Graph` handle was
     /// dropped): it takes no more writes or maintenance. Snapshots taken
     /// before keep reading what they saw.
@@ -241,6 +250,21 @@ pub enum Error {
         /// Which invariant was broken, and at which entry.
         what: String,
     },
+}
+
+impl Error {
+    /// The position of the offending element when a batch call was refused
+    /// because of one element (`None` for single calls and for errors not
+    /// about one element), so a loader can name the input line it came from.
+    pub fn batch_index(&self) -> Option<usize> {
+        match self {
+            Error::VertexNotFound { at, .. }
+            | Error::EdgeNotFound { at, .. }
+            | Error::InvalidWeight { at, .. }
+            | Error::SelfLoop { at, .. } => at.0,
+            _ => None,
+        }
+    }
 }
 
 /// Result alias for the engine.

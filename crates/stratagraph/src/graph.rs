@@ -203,15 +203,20 @@ impl Graph {
     /// replays the log: every commit that returned is there, and a commit
     /// or batch that did not return is there whole or not at all.
     ///
+    /// With `Options::read_only`, an existing store is opened without
+    /// changing any file (it needs read access only) and alongside other
+    /// read-only handles; see there.
+    ///
     /// # Errors
     /// `StoreLocked` if the directory is open already (in this process or
-    /// another); `Io` if a file cannot be read or written; `Corrupt` or
+    /// another; for a read-only open, open for writing); `Io` if a file cannot be read or written; `Corrupt` or
     /// `UnsupportedFormat` (naming the file and offset) for a damaged or
     /// foreign manifest, level file or log record (a torn last record is
     /// not damage: it is dropped); `OptionsMismatch` if `opts` contradicts
     /// the stored graph (directed vs undirected; [`stored_kind`] tells
     /// which a store is); `NotAStore` if `dir` holds files that are not a
-    /// store's, or no store while `Options::create_if_missing` is off; a
+    /// store's, or no store while `Options::create_if_missing` is off or
+    /// `Options::read_only` is on; a
     /// MANIFEST missing from a directory that holds level files or logged
     /// commits is `Corrupt` (never an empty new store over them). Nothing
     /// is modified when opening fails.
@@ -372,7 +377,7 @@ impl Graph {
             flushes: session.flushes,
             compactions: session.compactions,
             open_snapshots: self.store().clock.open_snapshots() - 1,
-            log_segments: self.store().log().map_or(0, Wal::segments),
+            log_segments: self.store().log_segments(),
             log_bytes: session.log_bytes,
             level_bytes_written: session.level_bytes_written,
             write_amplification: session.write_amplification(),
@@ -419,7 +424,7 @@ impl Graph {
     /// The error an earlier background flush hit, if any, or an I/O error
     /// writing the level files or the manifest; `Closed` after `close`.
     pub fn compact(&self) -> Result<()> {
-        self.store().check_open("compact")?;
+        self.store().check_writable("compact")?;
         if let Some(e) = maintain::take_background_error(self.store()) {
             return Err(e);
         }
@@ -446,7 +451,7 @@ impl Graph {
     /// The error an earlier background flush hit, if any, or this flush's;
     /// `Closed` after `close`.
     pub fn flush(&self) -> Result<()> {
-        self.store().check_open("flush")?;
+        self.store().check_writable("flush")?;
         if let Some(e) = maintain::take_background_error(self.store()) {
             return Err(e);
         }

@@ -62,7 +62,7 @@ pub use graph::{Graph, LevelStats, RunInfo, Stats};
 pub use manifest::Totals;
 pub use mem::MemoryUsage;
 pub use open::{repair, resolve_directed, stored_kind, RepairReport};
-pub use options::{Options, SyncPolicy};
+pub use options::{Options, SyncPolicy, MAX_THREADS};
 pub use read::{Neighbors, Snapshot, WeightedNeighbors};
 pub use txn::WriteTxn;
 /// Failing the store's file operations on purpose, for fault tests.

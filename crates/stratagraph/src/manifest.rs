@@ -158,6 +158,18 @@ impl Totals {
 }
 
 impl Manifest {
+    /// The level files this manifest names, inside `dir`: every other run
+    /// file there is an orphan.
+    pub(crate) fn run_paths(&self, dir: &Path) -> std::collections::HashSet<PathBuf> {
+        self.runs
+            .iter()
+            .flat_map(|r| {
+                let inn = r.has_in.then(|| RunFiles::path(dir, r.id, Direction::In));
+                std::iter::once(RunFiles::path(dir, r.id, Direction::Out)).chain(inn)
+            })
+            .collect()
+    }
+
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut b =
             Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 18 + TOTALS + 4);

@@ -68,6 +68,7 @@ pub struct RepairReport {
 pub fn repair(dir: impl AsRef<Path>, opts: Options) -> Result<RepairReport> {
     let opts = Options {
         create_if_missing: false,
+        read_only: false,
         ..opts
     };
     let (store, report) = open_with(dir.as_ref(), opts, true)?;
@@ -78,9 +79,17 @@ pub fn repair(dir: impl AsRef<Path>, opts: Options) -> Result<RepairReport> {
 fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, RepairReport)> {
     let dir = dir.to_path_buf();
     let manifest_file = dir.join(crate::manifest::FILE);
+    let read_only = opts.read_only;
+    let no_store = || Error::NotAStore {
+        dir: dir.display().to_string(),
+        what: "it holds no store (no MANIFEST), and a read-only open needs one".into(),
+    };
     // Before the lock file is made, so a refused directory stays as it
     // was; the MANIFEST is looked for again under the lock below.
     if !manifest_file.exists() {
+        if read_only {
+            return Err(no_store());
+        }
         if !opts.create_if_missing {
             return Err(Error::NotAStore {
                 dir: dir.display().to_string(),
@@ -93,10 +102,15 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
             holds_no_store_data(&dir)?;
         }
     }
-    std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
-    let lock = lock_dir(&dir)?;
+    let lock = if read_only {
+        lock_dir_shared(&dir)?
+    } else {
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
+        Some(lock_dir(&dir)?)
+    };
     let manifest = match Manifest::read(&dir)? {
         Some(m) => m,
+        None if read_only => return Err(no_store()),
         None => {
             holds_no_store_data(&dir)?;
             Manifest {
@@ -169,6 +183,13 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     let edges = count_edges(&store);
     store.clock.set_counts(edges, alive);
     replay(&store, std::mem::take(&mut log.commits))?;
+    if read_only {
+        // Recovered in memory only: the torn tail, garbage segments and
+        // orphans stay for the next writer, and no log is started.
+        store.ids.limit(store.opts.max_vertex_ids);
+        store.set_read_only(log.segments.len());
+        return Ok((store, report));
+    }
     wal::recover::cut_newest(&log)?;
     let wal = Wal::create(
         &dir,
@@ -388,9 +409,12 @@ fn lock_dir(dir: &Path) -> Result<File> {
     }
 }
 
-/// Locks `dir` like `lock_dir` if it has a `LOCK` file (a store that was
-/// opened before), without creating one: for read-only inspection.
-pub(crate) fn lock_dir_if_present(dir: &Path) -> Result<Option<File>> {
+/// Locks store directory `dir` shared, for readers that change nothing
+/// (read-only opening, `check`): any number of them may hold the lock at
+/// once, a writer may not. Needs only read access to the `LOCK` file; a
+/// directory without one (never opened by a writer, or copied without it)
+/// is not locked.
+pub(crate) fn lock_dir_shared(dir: &Path) -> Result<Option<File>> {
     if !dir.is_dir() {
         return Err(Error::Io {
             file: dir.display().to_string(),
@@ -399,10 +423,18 @@ pub(crate) fn lock_dir_if_present(dir: &Path) -> Result<Option<File>> {
             message: "no such directory".into(),
         });
     }
-    if dir.join("LOCK").exists() {
-        lock_dir(dir).map(Some)
-    } else {
-        Ok(None)
+    let path = dir.join("LOCK");
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(&path, "open", &e)),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::StoreLocked {
+            dir: dir.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path, "lock", &e)),
     }
 }
 

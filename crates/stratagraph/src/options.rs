@@ -1,5 +1,11 @@
 //! Settings a store is created with.
 
+/// The most worker threads a pool of the engine or its kernels is given.
+/// Far more than the cores of any machine it runs on, and far fewer than
+/// the count at which starting the pool alone takes seconds (65,536 threads
+/// took longer than 40 s to start): front ends refuse larger counts.
+pub const MAX_THREADS: usize = 1024;
+
 /// When a commit to an on-disk store counts as durable (ignored in memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyncPolicy {
@@ -43,7 +49,8 @@ pub struct Options {
     /// edge read) but more rewriting per compaction; values below 2 count
     /// as 2.
     pub level_ratio: u32,
-    /// Threads used by batch writes (0 = all cores).
+    /// Threads used by batch writes (0 = all cores; at most
+    /// [`MAX_THREADS`], larger counts are used as `MAX_THREADS`).
     pub threads: usize,
     /// How many commits the in-memory timestamp encoding may span before a
     /// container re-bases its stamps (default 2^30). Small values are only
@@ -72,6 +79,17 @@ pub struct Options {
     /// directory is refused with `Error::NotAStore` and left untouched: for
     /// callers that mean to open an existing store only. Default on.
     pub create_if_missing: bool,
+    /// Open an existing on-disk store without changing any of its files:
+    /// the directory and its files need only be readable. The log is
+    /// replayed in memory (a torn last record is skipped, not cut off);
+    /// nothing is flushed, compacted, checkpointed or removed, and writes,
+    /// `flush` and `compact` return `Error::ReadOnly`. The store's `LOCK`
+    /// file is held shared: other read-only handles and `check` may open
+    /// the store at the same time, a writer may not (and a store open for
+    /// writing cannot be opened read-only). A store directory without a
+    /// `LOCK` file (a copy that left it out) is read without a lock. Not
+    /// stored; ignored in memory. Default off.
+    pub read_only: bool,
 }
 
 impl Default for Options {
@@ -88,6 +106,7 @@ impl Default for Options {
             bulk_load_min_edges: 1 << 16,
             max_vertex_ids: u64::from(u32::MAX),
             create_if_missing: true,
+            read_only: false,
         }
     }
 }

@@ -320,13 +320,13 @@ impl WriteTxn {
         if self.is_empty() {
             return Ok(store.clock.visible());
         }
-        store.check_open("commit")?;
+        store.check_writable("commit")?;
         let log = store.log();
         if let Some(log) = log {
             log.check()?;
         }
         let _gate = store.writers.read();
-        store.check_open("commit")?;
+        store.check_writable("commit")?;
         // Any `Layers` will do: the MemGraph keeps every version a run holds
         // until all holders of older ones (this commit too) are gone.
         let layers = store.layers.read().clone();

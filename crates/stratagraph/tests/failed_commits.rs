@@ -10,6 +10,9 @@
 
 #![allow(clippy::unwrap_used)] // a test panics on what it did not expect
 
+#[path = "support/tmpfs.rs"]
+mod tmpfs;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use stratagraph::fault_injection::{self as faults, FaultPlan, FileOp};
@@ -277,23 +280,10 @@ fn random_workloads_with_failing_file_operations_lose_nothing_acknowledged() {
 /// reopened store holds exactly the acknowledged commits.
 #[test]
 fn a_full_tmpfs_keeps_exactly_the_acknowledged_commits() {
-    let mnt = tempfile::tempdir().unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-        .arg(mnt.path())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
+    let Some(mnt) = tmpfs::Tmpfs::mount("1m") else {
         eprintln!("skipped: cannot mount a tmpfs here (needs root)");
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _unmount = Unmount(mnt.path());
+    };
     let ballast = mnt.path().join("ballast");
     std::fs::write(&ballast, vec![1u8; 256 << 10]).unwrap();
     let dir = mnt.path().join("store");

@@ -6,7 +6,7 @@ Vertex ids are integers in ``0..2**64``. Per-vertex arrays returned by a
 
 import os
 from types import TracebackType
-from typing import Any, Dict, Literal, Optional, Tuple, Type, Union, final, overload
+from typing import Any, Dict, List, Literal, Optional, Tuple, Type, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -20,13 +20,14 @@ __all__ = [
     "InternalError",
     "InvalidInput",
     "NotFound",
+    "ReadOnly",
     "Snapshot",
     "SnapshotTooOld",
     "StorageError",
     "StoreLocked",
     "Transaction",
     "UnsupportedFormat",
-    "_parse_edgelist_chunk",
+    "_EdgeListReader",
     "__version__",
 ]
 
@@ -75,6 +76,10 @@ class StoreLocked(Error):
     """The on-disk store is already open, in another process or through
     another ``Graph`` in this one (engine: ``StoreLocked``)."""
 
+class ReadOnly(Error):
+    """The graph was opened with ``read_only=True``: every write is refused
+    (engine: ``ReadOnly``)."""
+
 class InternalError(Error):
     """The engine detected a bug in itself (engine: ``InvalidSegmentInput``)."""
 
@@ -116,6 +121,7 @@ class Graph:
         auto_create_vertices: bool = True,
         max_vertex_ids: Optional[int] = None,
         create: bool = True,
+        read_only: bool = False,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out and releases the
@@ -137,10 +143,17 @@ class Graph:
         no store (``InvalidInput``) instead of creating one; a directory of
         other files is never made a store (``InvalidInput``), and one whose
         MANIFEST is lost while it holds store data raises ``Corruption``,
-        changing nothing."""
+        changing nothing. ``read_only=True`` opens an existing store without
+        changing any file (read access suffices): the log is replayed in
+        memory, and every write raises ``ReadOnly``;
+        read-only handles share the store with each other, never with a
+        writer (``StoreLocked``)."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened with ``read_only=True``."""
     @property
     def closed(self) -> bool:
         """Whether ``close()`` has been called."""
@@ -324,14 +337,16 @@ class Snapshot:
         tb: Optional[TracebackType],
     ) -> Literal[False]: ...
 
-def _parse_edgelist_chunk(
-    data: bytes,
-    first_line: int,
-    comments: Optional[bytes],
-    weighted: Optional[bool],
-    source: str,
-) -> Tuple[_U64, _U64, Optional[_F64]]:
-    """Parses whole edge-list lines (used by ``read_edgelist``)."""
+class _EdgeListReader:
+    """An edge-list file being loaded into a graph (used by
+    ``read_edgelist``). Not API."""
+
+    def __init__(self, path: str, comments: List[str], weighted: Optional[bool]) -> None: ...
+    @property
+    def file_size(self) -> int: ...
+    @property
+    def bytes_read(self) -> int: ...
+    def load_batch(self, graph: Graph, max_edges: int) -> int: ...
 
 def _insert_each(graph: Graph, src: npt.ArrayLike, dst: npt.ArrayLike) -> float:
     """Seconds a Rust loop takes to commit each edge alone (used by

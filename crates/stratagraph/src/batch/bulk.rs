@@ -91,7 +91,7 @@ pub(crate) fn insert_edges(
     prepare: impl FnOnce() -> Result<Vec<u32>>,
 ) -> Option<Result<Timestamp>> {
     let _gate = store.writers.write();
-    if let Err(e) = store.check_open("insert_edges") {
+    if let Err(e) = store.check_writable("insert_edges") {
         return Some(Err(e));
     }
     let _flushes = maintain::hold_flushes(store);

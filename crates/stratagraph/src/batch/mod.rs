@@ -288,7 +288,7 @@ pub(crate) fn insert_edges(
         Ok(adjacency_items(mode, interned, directed, store.ids.bound()))
     })?;
     let _gate = store.writers.write();
-    store.check_open("insert_edges")?;
+    store.check_writable("insert_edges")?;
     if !store.opts.auto_create_vertices {
         mode.run(store, || check_endpoints_alive(store, mode, edges))?;
     }
@@ -379,7 +379,7 @@ fn log_batch(store: &Store, ts: Timestamp, encode: impl FnOnce(&mut Vec<u8>, u64
 /// Refuses a batch up front once the store is closed or its log has
 /// failed (both are checked again under the writers' gate).
 fn check_log(store: &Store, op: &'static str) -> Result<()> {
-    store.check_open(op)?;
+    store.check_writable(op)?;
     store.log().map_or(Ok(()), |log| log.check())
 }
 
@@ -395,7 +395,7 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
     let directed = store.opts.directed;
     let mode = Mode::of(edges.len());
     let _gate = store.writers.write();
-    store.check_open("delete_edges")?;
+    store.check_writable("delete_edges")?;
     let layers = store.layers.read().clone();
     let items = mode.run(store, || {
         // Resolve in parallel, then report the *first* missing edge (rayon's
@@ -454,7 +454,7 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
         Ok(ids)
     })?;
     let _gate = store.writers.write();
-    store.check_open("insert_vertices")?;
+    store.check_writable("insert_vertices")?;
     let ticket = store.clock.take();
     let st = store.stamping(ticket.ts())?;
     let created: i64 = mode.run(store, || {

@@ -686,16 +686,16 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
 /// open removes it.
 pub(crate) fn remove_unnamed_runs(dir: &std::path::Path) {
     if let Ok(Some(m)) = Manifest::read(dir) {
-        let keep = m
-            .runs
-            .iter()
-            .flat_map(|r| {
-                let inn = r.has_in.then(|| RunFiles::path(dir, r.id, Direction::In));
-                std::iter::once(RunFiles::path(dir, r.id, Direction::Out)).chain(inn)
-            })
-            .collect();
-        remove_runs_except(dir, &keep);
+        remove_runs_except(dir, &m.run_paths(dir));
     }
+}
+
+/// Whether file `name` of a store directory is a level file or a temporary
+/// of one or of the MANIFEST: the files a store removes when no manifest
+/// names them.
+pub(crate) fn is_run_or_temporary(name: &str) -> bool {
+    (name.starts_with("run-") && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
+        || name == format!("{}.tmp", crate::manifest::FILE)
 }
 
 /// Removes the run files and temporaries in `dir` not in `keep`.
@@ -709,10 +709,8 @@ pub(crate) fn remove_runs_except(
     for e in entries.flatten() {
         let path = e.path();
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours = (name.starts_with("run-")
-            && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
-            || name == format!("{}.tmp", crate::manifest::FILE);
-        if ours && !keep.contains(&path) && hit(&path, FileOp::Remove).is_ok() {
+        if is_run_or_temporary(&name) && !keep.contains(&path) && hit(&path, FileOp::Remove).is_ok()
+        {
             let _ = std::fs::remove_file(&path);
         }
     }

@@ -22,7 +22,7 @@ use crate::ids::IdMap;
 use crate::lsm::layers::{FlushedRun, Layers};
 use crate::lsm::LevelSink;
 use crate::mem::{MemGraph, Stamping};
-use crate::options::Options;
+use crate::options::{Options, MAX_THREADS};
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
 use maintain::LsmState;
@@ -54,6 +54,10 @@ pub(crate) struct Store {
     dir_lock: Mutex<Option<File>>,
     /// Set by `close` (under the writers' gate): no write starts after it.
     closed: AtomicBool,
+    /// Set once a read-only store has replayed its log (`Options::read_only`),
+    /// to the number of log segments it read: no write or maintenance starts
+    /// after it, and `close` writes nothing.
+    read_only: OnceLock<usize>,
     pool: Option<rayon::ThreadPool>,
 }
 
@@ -63,21 +67,23 @@ const MAX_STAMP_SPAN: u64 = (1 << 31) - 2;
 
 impl Store {
     /// A store over the given parts; `home` is an on-disk store's directory
-    /// and the locked file that keeps it ours.
+    /// and the locked file that keeps it ours (`None` for a read-only
+    /// store whose directory has no `LOCK` file).
     pub(crate) fn new(
         opts: Options,
         ids: IdMap,
         clock: Clock,
         layers: Layers,
         lsm: LsmState,
-        home: Option<(PathBuf, File)>,
+        home: Option<(PathBuf, Option<File>)>,
     ) -> Store {
         let (home, dir_lock) = home.unzip();
+        let dir_lock = dir_lock.flatten();
         // Always a pool of its own (0 threads: rayon's default count), so
         // no caller of a batch is ever one of the threads that run it (see
         // `batch::insert_edges`).
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(opts.threads)
+            .num_threads(opts.threads.min(MAX_THREADS))
             .thread_name(|i| format!("stratagraph-{i}"))
             .build()
             .ok();
@@ -93,6 +99,7 @@ impl Store {
             wal: OnceLock::new(),
             dir_lock: Mutex::new(dir_lock),
             closed: AtomicBool::new(false),
+            read_only: OnceLock::new(),
             pool,
         }
     }
@@ -104,23 +111,50 @@ impl Store {
     }
 
     /// Whether this on-disk store is still being opened (its log not yet
-    /// attached): no background work may start then.
+    /// attached), or was opened read-only (it never attaches one): no
+    /// background work may start then.
     pub(crate) fn recovering(&self) -> bool {
         self.home.is_some() && self.wal.get().is_none()
     }
 
-    /// `Closed` naming `op` once the store is closed. Writers call it while
-    /// holding the writers' gate, which `close` takes exclusively to set
-    /// the flag, so no write is applied after `close` began.
+    /// `Closed` naming `op` once the store is closed, `ReadOnly` once a
+    /// read-only store is open. Writers call it while holding the writers'
+    /// gate, which `close` takes exclusively to set the flag, so no write
+    /// is applied after `close` began.
     #[inline]
-    pub(crate) fn check_open(&self, op: &'static str) -> Result<()> {
+    pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
+        let store = || self.home.as_ref().map(|d| d.display().to_string());
         if self.closed.load(Ordering::Acquire) {
-            return Err(Error::Closed {
+            return Err(Error::Closed { op, store: store() });
+        }
+        if self.is_read_only() {
+            return Err(Error::ReadOnly {
                 op,
-                store: self.home.as_ref().map(|d| d.display().to_string()),
+                store: store().unwrap_or_default(),
             });
         }
         Ok(())
+    }
+
+    /// Makes this store read-only (see `Options::read_only`): called by
+    /// opening once the `log_segments` it read are replayed.
+    pub(crate) fn set_read_only(&self, log_segments: usize) {
+        let _ = self.read_only.set(log_segments);
+    }
+
+    /// Whether this store was opened read-only.
+    pub(crate) fn is_read_only(&self) -> bool {
+        self.read_only.get().is_some()
+    }
+
+    /// The log segments on disk: the running log's, or those a read-only
+    /// store read.
+    pub(crate) fn log_segments(&self) -> usize {
+        match (self.log(), self.read_only.get()) {
+            (Some(wal), _) => wal.segments(),
+            (None, Some(&read)) => read,
+            (None, None) => 0,
+        }
     }
 
     /// Runs `f`, which uses rayon, on the store's own thread pool (the
@@ -189,6 +223,8 @@ impl Store {
         let background = maintain::take_background_error(self).map_or(Ok(()), Err);
         let log_failed = self.log().is_some_and(Wal::has_failed);
         let settled = match &self.home {
+            // Nothing was written, so there is nothing to flush.
+            Some(_) if self.is_read_only() => background,
             // The commits the log failed are in the MemGraph, unseen: they
             // must not reach a level file. The log and the last manifest
             // hold every commit that succeeded, so nothing is flushed, and
