@@ -53,6 +53,7 @@ mod read;
 mod store;
 mod txn;
 mod util;
+mod value;
 mod version;
 mod wal;
 
@@ -69,5 +70,6 @@ pub use txn::WriteTxn;
 #[cfg(feature = "fault-injection")]
 pub use util::faults as fault_injection;
 pub use util::huge::on_huge_pages;
+pub use value::{DateTime, DecodeError, InvalidValue, Value, MAX_DEPTH, MAX_VALUE_BYTES};
 pub use version::Timestamp;
 pub use wal::recover::LogLoss;

@@ -40,6 +40,7 @@ const RANKS: &[(&str, u32)] = &[
     ("direction", 10),
     ("options", 10),
     ("util", 10),
+    ("value", 10),
     ("error", 5),
 ];
 
