@@ -53,6 +53,14 @@ mod classes {
     );
     pyo3::create_exception!(
         stratagraph,
+        Conflict,
+        Error,
+        "Another transaction committed a change to an element this one wrote \
+         (or, serializable, read) after this one's snapshot. Nothing was \
+         applied: run the transaction again."
+    );
+    pyo3::create_exception!(
+        stratagraph,
         Corruption,
         Error,
         "A stored file fails a structural check or a checksum."
@@ -99,8 +107,8 @@ mod classes {
 }
 
 pub use classes::{
-    CapacityExceeded, Closed, Corruption, Error, InternalError, InvalidInput, NotFound, ReadOnly,
-    SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
+    CapacityExceeded, Closed, Conflict, Corruption, Error, InternalError, InvalidInput, NotFound,
+    ReadOnly, SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
 };
 
 /// Converts an engine error into the Python exception of its class.
@@ -122,6 +130,7 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
         | E::NotAStore { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
+        E::Conflict { .. } => Conflict::new_err(msg),
         E::Corrupt { .. } => Corruption::new_err(msg),
         E::UnsupportedFormat { .. } => UnsupportedFormat::new_err(msg),
         E::Io { .. } | E::LogFailed { .. } | E::CommitUnresolved { .. } => {
@@ -155,6 +164,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidInput", py.get_type::<InvalidInput>())?;
     m.add("CapacityExceeded", py.get_type::<CapacityExceeded>())?;
     m.add("SnapshotTooOld", py.get_type::<SnapshotTooOld>())?;
+    m.add("Conflict", py.get_type::<Conflict>())?;
     m.add("Corruption", py.get_type::<Corruption>())?;
     m.add("UnsupportedFormat", py.get_type::<UnsupportedFormat>())?;
     m.add("StorageError", py.get_type::<StorageError>())?;

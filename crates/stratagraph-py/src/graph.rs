@@ -381,8 +381,24 @@ impl PyGraph {
     /// Starts a write transaction. Use it as ``with g.transaction() as tx:``
     /// (commits on normal exit, rolls back if the block raises) or call
     /// ``tx.commit()`` / ``tx.rollback()``.
-    fn transaction(&self) -> PyResult<PyTransaction> {
-        self.with(|g| Ok(PyTransaction::new(g.begin(), self.open.clone())))
+    ///
+    /// It reads the snapshot taken at its first read. Its commit raises
+    /// ``Conflict`` (and applies nothing) if another transaction committed,
+    /// after that snapshot, a change to an element this one writes; with
+    /// ``serializable=True``, or to anything it read.
+    #[pyo3(signature = (*, serializable = false))]
+    fn transaction(&self, serializable: bool) -> PyResult<PyTransaction> {
+        let isolation = if serializable {
+            stratagraph::Isolation::Serializable
+        } else {
+            stratagraph::Isolation::Snapshot
+        };
+        self.with(|g| {
+            Ok(PyTransaction::new(
+                g.begin_with(isolation),
+                self.open.clone(),
+            ))
+        })
     }
 
     /// Closes the store. Later calls on it, its snapshots and its

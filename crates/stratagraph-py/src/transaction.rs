@@ -15,17 +15,20 @@ use crate::errors::{self, Closed, NotFound};
 /// ``commit()``, and all of them then appear at once, at one timestamp.
 ///
 /// Reads inside it (``has_edge``, ``weight``, ``neighbors`` ...) see the
-/// graph as of its first read plus its own writes. Conflicting commits are
-/// not aborted: the later commit's writes win. A call that raises leaves the
-/// transaction as it was before the call.
+/// graph as of its first read plus its own writes. ``commit()`` raises
+/// ``Conflict`` (applying nothing) if another transaction committed a change
+/// to an element this one writes after that first read (with
+/// ``serializable=True``: or to anything it read); run it again. A
+/// transaction that only writes never conflicts. A call that raises leaves
+/// the transaction as it was before the call.
 ///
 /// As a context manager it commits when the block ends normally and rolls
 /// back when the block raises (the exception propagates). After
 /// ``commit()`` or ``rollback()`` every call raises ``Closed``.
 #[pyclass(frozen, module = "stratagraph", name = "Transaction")]
 pub struct PyTransaction {
-    /// `None` once committed or rolled back. The lock is never held while
-    /// the GIL is released, so it cannot deadlock against it.
+    /// `None` once committed or rolled back. Held only without the GIL
+    /// and never while waiting for it, so it cannot deadlock against it.
     txn: Mutex<Option<WriteTxn>>,
     store_open: Arc<AtomicBool>,
 }
@@ -50,11 +53,19 @@ impl PyTransaction {
         }
     }
 
-    /// Runs `f` on the open transaction; no Python code may run inside it.
-    fn with<R>(&self, f: impl FnOnce(&mut WriteTxn) -> PyResult<R>) -> PyResult<R> {
+    /// Runs `f` on the open transaction without the GIL: a transaction's
+    /// first read may wait for commits in flight (a batch among them) to
+    /// finish, which other Python threads should not wait for too.
+    fn with<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut WriteTxn) -> PyResult<R> + Send,
+    ) -> PyResult<R> {
         self.check_store()?;
-        let mut guard = self.txn.lock();
-        f(guard.as_mut().ok_or_else(finished)?)
+        py.detach(|| {
+            let mut guard = self.txn.lock();
+            f(guard.as_mut().ok_or_else(finished)?)
+        })
     }
 
     /// Takes the transaction out, so committing runs without the lock.
@@ -70,7 +81,7 @@ impl PyTransaction {
         out: bool,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let v = conv::vertex(v, "v")?;
-        let ids = self.with(|tx| {
+        let ids = self.with(py, |tx| {
             let ids = if out {
                 tx.out_neighbors(v)
             } else {
@@ -92,56 +103,74 @@ impl PyTransaction {
     }
 
     /// Number of buffered writes.
-    fn __len__(&self) -> PyResult<usize> {
-        self.with(|tx| Ok(tx.len()))
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |tx| Ok(tx.len()))
     }
 
     /// Creates vertex ``v``; returns ``False`` (and writes nothing) if it
     /// already exists.
-    fn add_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn add_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
         let v = conv::vertex(v, "v")?;
-        self.with(|tx| tx.insert_vertex(v).map_err(errors::engine))
+        self.with(py, |tx| tx.insert_vertex(v).map_err(errors::engine))
     }
 
     /// Deletes vertex ``v`` and all its edges. Raises ``NotFound`` if it
     /// does not exist (as this transaction sees the graph).
-    fn remove_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn remove_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = conv::vertex(v, "v")?;
-        self.with(|tx| tx.delete_vertex(v).map_err(errors::engine))
+        self.with(py, |tx| tx.delete_vertex(v).map_err(errors::engine))
     }
 
     /// Inserts (or re-weights) edge ``u -> v``. Raises ``InvalidInput`` for
     /// a non-finite weight, a refused self-loop, or an endpoint this
     /// transaction deleted.
     #[pyo3(signature = (u, v, weight = 1.0))]
-    fn add_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>, weight: f64) -> PyResult<()> {
+    fn add_edge(
+        &self,
+        py: Python<'_>,
+        u: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        weight: f64,
+    ) -> PyResult<()> {
         let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(|tx| tx.insert_edge(u, v, weight).map_err(errors::engine))
+        self.with(py, |tx| {
+            tx.insert_edge(u, v, weight).map_err(errors::engine)
+        })
     }
 
     /// Deletes edge ``u -> v``. Raises ``NotFound`` if it does not exist.
-    fn remove_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn remove_edge(
+        &self,
+        py: Python<'_>,
+        u: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(|tx| tx.delete_edge(u, v).map_err(errors::engine))
+        self.with(py, |tx| tx.delete_edge(u, v).map_err(errors::engine))
     }
 
     /// Whether ``v`` exists, counting this transaction's writes.
-    fn has_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn has_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
         let v = conv::vertex(v, "v")?;
-        self.with(|tx| Ok(tx.has_vertex(v)))
+        self.with(py, |tx| Ok(tx.has_vertex(v)))
     }
 
     /// Whether edge ``u -> v`` exists, counting this transaction's writes.
-    fn has_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn has_edge(
+        &self,
+        py: Python<'_>,
+        u: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
         let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(|tx| Ok(tx.has_edge(u, v)))
+        self.with(py, |tx| Ok(tx.has_edge(u, v)))
     }
 
     /// The weight of ``u -> v`` counting this transaction's writes; raises
     /// ``NotFound`` if the edge does not exist.
-    fn weight(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<f64> {
+    fn weight(&self, py: Python<'_>, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<f64> {
         let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(|tx| {
+        self.with(py, |tx| {
             tx.weight(u, v)
                 .ok_or_else(|| NotFound::new_err(format!("edge ({u}, {v}) does not exist")))
         })
@@ -209,8 +238,8 @@ impl PyTransaction {
         Ok(false)
     }
 
-    fn __repr__(&self) -> String {
-        match self.with(|tx| Ok(tx.len())) {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        match self.with(py, |tx| Ok(tx.len())) {
             Ok(n) => format!("<stratagraph.Transaction, {n} buffered writes>"),
             Err(_) => "<stratagraph.Transaction, finished>".to_owned(),
         }

@@ -129,3 +129,65 @@ def test_batch_and_transaction_writers_interleave():
         tx.add_edge(1000, 1001)
         g.add_edges(np.arange(200, 300), np.arange(201, 301))  # commits first
     assert g.num_edges == 201
+
+
+def test_a_lost_update_raises_conflict_and_applies_nothing():
+    g = sg.Graph.in_memory()
+    g.add_edge(1, 2, weight=10.0)
+    t1, t2 = g.transaction(), g.transaction()
+    a, b = t1.weight(1, 2), t2.weight(1, 2)
+    t1.add_edge(1, 2, weight=a + 1)
+    t2.add_edge(1, 2, weight=b + 1)
+    t2.add_edge(5, 6)
+    t1.commit()
+    with pytest.raises(sg.Conflict, match=r"edge 1 -> 2 was changed .* retry"):
+        t2.commit()
+    assert not t2.active
+    assert issubclass(sg.Conflict, sg.Error)
+    s = g.snapshot()
+    assert s.weight(1, 2) == 11.0 and not s.has_edge(5, 6)
+
+
+def test_the_retry_loop_a_user_writes_keeps_every_increment():
+    import threading
+
+    g = sg.Graph.in_memory()
+    g.add_edge(1, 2, weight=0.0)
+    conflicts = []
+
+    def work():
+        for _ in range(100):
+            while True:
+                try:
+                    with g.transaction() as tx:
+                        tx.add_edge(1, 2, weight=tx.weight(1, 2) + 1)
+                    break
+                except sg.Conflict:
+                    conflicts.append(1)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert g.snapshot().weight(1, 2) == 400.0
+
+
+def test_serializable_refuses_write_skew_that_snapshot_isolation_allows():
+    for serializable in (False, True):
+        g = sg.Graph.in_memory()
+        g.add_edges(np.array([1, 3]), np.array([2, 4]), weights=np.array([1.0, 1.0]))
+        t1 = g.transaction(serializable=serializable)
+        t2 = g.transaction(serializable=serializable)
+        for t in (t1, t2):
+            assert t.weight(1, 2) + t.weight(3, 4) == 2.0
+        t1.add_edge(1, 2, weight=0.0)
+        t2.add_edge(3, 4, weight=0.0)
+        t1.commit()
+        if serializable:
+            with pytest.raises(sg.Conflict):
+                t2.commit()
+        else:
+            t2.commit()
+    with pytest.raises(TypeError):
+        g.transaction(True)

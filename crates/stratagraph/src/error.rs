@@ -32,6 +32,37 @@ impl std::fmt::Display for Op {
     }
 }
 
+/// An element of the graph a transaction wrote or read, as a conflict
+/// names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Element {
+    /// A vertex's existence.
+    Vertex(VertexId),
+    /// One edge (undirected graphs: either orientation).
+    Edge {
+        /// Its source.
+        src: VertexId,
+        /// Its destination.
+        dst: VertexId,
+    },
+    /// A vertex's out-edges as a whole (of an undirected graph: all its
+    /// edges), as a neighbour list reads them.
+    OutEdges(VertexId),
+    /// A vertex's in-edges as a whole.
+    InEdges(VertexId),
+}
+
+impl std::fmt::Display for Element {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Element::Vertex(v) => write!(f, "vertex {v}"),
+            Element::Edge { src, dst } => write!(f, "edge {src} -> {dst}"),
+            Element::OutEdges(v) => write!(f, "the out-edges of vertex {v}"),
+            Element::InEdges(v) => write!(f, "the in-edges of vertex {v}"),
+        }
+    }
+}
+
 /// Where in a batch call the offending element sits (`None` for single calls).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchIndex(pub Option<usize>);
@@ -132,6 +163,19 @@ pub enum Error {
         commit_ts: u64,
         /// How many commits a snapshot may lag.
         window: u64,
+    },
+    /// Another transaction committed a change to an element this one wrote
+    /// (or, when serializable, read) after this one's snapshot: committing
+    /// both would lose one's update (or let each act on what the other
+    /// changed). Nothing was applied; run the transaction again.
+    #[error("conflict: {element} was changed by the commit at timestamp {committed_ts}, after this transaction's snapshot at {snapshot_ts}; nothing was applied, retry the transaction")]
+    Conflict {
+        /// The element both touched (the first found).
+        element: Element,
+        /// The timestamp this transaction read at.
+        snapshot_ts: u64,
+        /// The commit that changed it first.
+        committed_ts: u64,
     },
     /// A stored file (or an in-memory image of one) fails a structural check
     /// or a checksum. The offset lets an operator look at the damage with a

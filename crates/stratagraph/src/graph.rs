@@ -14,7 +14,7 @@ use crate::options::Options;
 use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
-use crate::txn::WriteTxn;
+use crate::txn::{Isolation, WriteTxn};
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
 use std::path::Path;
@@ -255,9 +255,20 @@ impl Graph {
         &self.store().opts
     }
 
-    /// Starts a write transaction.
+    /// Starts a write transaction under snapshot isolation.
     pub fn begin(&self) -> WriteTxn {
-        WriteTxn::new(self.store().clone())
+        self.begin_with(Isolation::Snapshot)
+    }
+
+    /// Starts a write transaction at the given isolation level.
+    pub fn begin_with(&self, isolation: Isolation) -> WriteTxn {
+        WriteTxn::new(self.store().clone(), isolation)
+    }
+
+    /// A transaction for one of the single-call writes below: applied as
+    /// of its commit, so it never conflicts.
+    fn single(&self) -> WriteTxn {
+        WriteTxn::unchecked(self.store().clone())
     }
 
     /// A snapshot of everything committed so far.
@@ -270,7 +281,7 @@ impl Graph {
     /// # Errors
     /// As [`WriteTxn::insert_edge`] and [`WriteTxn::commit`].
     pub fn insert_edge(&self, src: VertexId, dst: VertexId, weight: f64) -> Result<Timestamp> {
-        let mut tx = self.begin();
+        let mut tx = self.single();
         tx.insert_edge(src, dst, weight)?;
         tx.commit()
     }
@@ -280,7 +291,7 @@ impl Graph {
     /// # Errors
     /// As [`WriteTxn::delete_edge`] and [`WriteTxn::commit`].
     pub fn delete_edge(&self, src: VertexId, dst: VertexId) -> Result<Timestamp> {
-        let mut tx = self.begin();
+        let mut tx = self.single();
         tx.delete_edge(src, dst)?;
         tx.commit()
     }
@@ -290,7 +301,7 @@ impl Graph {
     /// # Errors
     /// As [`WriteTxn::insert_vertex`].
     pub fn insert_vertex(&self, v: VertexId) -> Result<Timestamp> {
-        let mut tx = self.begin();
+        let mut tx = self.single();
         tx.insert_vertex(v)?;
         tx.commit()
     }
@@ -300,7 +311,7 @@ impl Graph {
     /// # Errors
     /// As [`WriteTxn::delete_vertex`].
     pub fn delete_vertex(&self, v: VertexId) -> Result<Timestamp> {
-        let mut tx = self.begin();
+        let mut tx = self.single();
         tx.delete_vertex(v)?;
         tx.commit()
     }

@@ -37,6 +37,7 @@
 
 mod batch;
 mod check;
+mod conflict;
 mod csr;
 mod direction;
 mod edge_rules;
@@ -58,14 +59,14 @@ mod version;
 mod wal;
 
 pub use check::{check, CheckReport};
-pub use error::{BatchIndex, Error, Op, Result, VertexId};
+pub use error::{BatchIndex, Element, Error, Op, Result, VertexId};
 pub use graph::{Graph, LevelStats, RunInfo, Stats};
 pub use manifest::Totals;
 pub use mem::MemoryUsage;
 pub use open::{repair, resolve_directed, stored_kind, RepairReport};
 pub use options::{Options, SyncPolicy, MAX_THREADS};
 pub use read::{Neighbors, Snapshot, WeightedNeighbors};
-pub use txn::WriteTxn;
+pub use txn::{Isolation, WriteTxn};
 /// Failing the store's file operations on purpose, for fault tests.
 #[cfg(feature = "fault-injection")]
 pub use util::faults as fault_injection;

@@ -7,21 +7,28 @@
 //!
 //! 1. take the writers' gate in shared mode (batches take it exclusively);
 //! 2. lock every vertex the commit writes, in ascending id order, so two
-//!    commits never deadlock and never abort; deleting a vertex also locks its
-//!    current neighbours, re-checked once the locks are held;
-//! 3. take the commit timestamp and append the log record together (so
-//!    the log is in timestamp order), then apply the net writes;
-//! 4. release the vertex locks, wait until the record is durable, and
-//!    publish the timestamp in order (a commit whose record failed is
-//!    published unseen: `version::Ticket::fail`).
+//!    commits never deadlock; deleting a vertex also locks its current
+//!    neighbours, re-checked once the locks are held;
+//! 3. under the conflict window's lock (`conflict.rs`): refuse with
+//!    `Conflict` if a commit after this transaction's snapshot wrote what
+//!    it writes (or, serializable, what it read); take the commit
+//!    timestamp and append the log record together (so the log is in
+//!    timestamp order); record what this commit writes;
+//! 4. apply the net writes, release the vertex locks, wait until the
+//!    record is durable, and publish the timestamp in order (a commit
+//!    whose record failed is published unseen: `version::Ticket::fail`).
 //!
-//! Conflicting writers are serialised, not aborted: the later commit's
-//! writes win, as with last-writer-wins stores.
+//! The snapshot is the one the transaction first read; a transaction that
+//! never read anything (blind writes) has nothing to conflict with and
+//! commits as if it ran at its commit timestamp. The single-call writes of
+//! `Graph` (`insert_edge` and the like) check nothing either: each applies
+//! at its commit as a last-writer-wins store would.
 
+use crate::conflict::Key;
 use crate::direction::Direction;
 use crate::edge_rules;
 use crate::error::VertexId;
-use crate::error::{BatchIndex, Error, Op, Result};
+use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, VertexState};
 use crate::read::Snapshot;
@@ -36,31 +43,123 @@ use std::sync::Arc;
 /// since the log records exactly this).
 use crate::wal::record::VertexChange as VertexWrite;
 
+/// What a transaction's commit checks against the commits that happened
+/// after its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Isolation {
+    /// Snapshot isolation: the transaction reads one snapshot, and its
+    /// commit fails with [`Error::Conflict`] if a commit after that
+    /// snapshot wrote an element this one writes (first committer wins).
+    /// No update is lost; two transactions that each read what the other
+    /// writes may both commit (write skew).
+    #[default]
+    Snapshot,
+    /// Serializable: as `Snapshot`, and the commit also fails if a commit
+    /// after the snapshot changed anything this transaction read (a
+    /// vertex's existence, an edge, a neighbour list). Checked at commit,
+    /// optimistically: reads take no lock.
+    Serializable,
+}
+
+/// Whether a transaction checks for conflicts at commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Checks {
+    /// A transaction the user began: checked at its isolation level.
+    At(Isolation),
+    /// One of `Graph`'s single-call writes, or a replayed commit: applied
+    /// as of its commit timestamp, checked against nothing.
+    None,
+}
+
 /// A write transaction. Create with [`crate::Graph::begin`]; finish with
 /// [`WriteTxn::commit`]. Dropping it without committing discards its writes.
 pub struct WriteTxn {
     store: Arc<Store>,
+    checks: Checks,
     view: Option<Snapshot>,
+    /// Set while this transaction is counted as a reader by the conflict
+    /// window (between its first read and its commit).
+    reading: Option<Reading>,
     vertices: FxHashMap<u32, VertexWrite>,
+    /// Vertices created or deleted by name (not as an edge's endpoint).
+    named: Vec<u32>,
     /// Net edge writes; undirected keys are ordered (min, max).
     edges: FxHashMap<(u32, u32), Option<f64>>,
+    /// What it read from its snapshot (serializable only).
+    reads: Vec<Key>,
+    /// Vertices it found had never been named (serializable only): one
+    /// created since has an id by the commit.
+    unknown: Vec<VertexId>,
+}
+
+/// Counts a transaction as a reader of the conflict window until dropped,
+/// with the lower bound of its snapshot's timestamp it registered.
+struct Reading(Arc<Store>, Timestamp);
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        self.0.conflicts.reader_ends(self.1);
+    }
 }
 
 impl WriteTxn {
-    pub(crate) fn new(store: Arc<Store>) -> Self {
+    pub(crate) fn new(store: Arc<Store>, isolation: Isolation) -> Self {
+        WriteTxn {
+            checks: Checks::At(isolation),
+            ..WriteTxn::unchecked(store)
+        }
+    }
+
+    /// A transaction whose commit checks nothing (see [`Checks::None`]).
+    pub(crate) fn unchecked(store: Arc<Store>) -> Self {
         WriteTxn {
             store,
+            checks: Checks::None,
             view: None,
+            reading: None,
             vertices: FxHashMap::default(),
+            named: Vec::new(),
             edges: FxHashMap::default(),
+            reads: Vec::new(),
+            unknown: Vec::new(),
         }
     }
 
     /// The snapshot this transaction reads, taken at its first read.
     fn view(&mut self) -> &Snapshot {
         let store = &self.store;
+        if self.view.is_none() && self.checks != Checks::None {
+            // Counted before the snapshot opens: a batch that sees no
+            // reader has published already, so the snapshot sees it.
+            let bound = store
+                .conflicts
+                .reader_begins(store.clock.visible(), || drop(store.writers.write()));
+            self.reading = Some(Reading(store.clone(), bound));
+        }
         self.view
             .get_or_insert_with(|| Snapshot::open(store.clone()))
+    }
+
+    /// The internal id of `v`, for a read: `None` if no vertex was ever
+    /// named `v`, which is itself a read of the snapshot (a serializable
+    /// commit fails if a vertex `v` was created after it).
+    fn lookup(&mut self, v: VertexId) -> Option<u32> {
+        let id = self.store.ids.lookup(v);
+        if id.is_none() {
+            // The answer "no such vertex" is as of the snapshot.
+            self.view();
+            if self.checks == Checks::At(Isolation::Serializable) {
+                self.unknown.push(v);
+            }
+        }
+        id
+    }
+
+    /// Notes a read from the snapshot, which a serializable commit checks.
+    fn read(&mut self, key: Key) {
+        if self.checks == Checks::At(Isolation::Serializable) {
+            self.reads.push(key);
+        }
     }
 
     fn key(&self, s: u32, d: u32) -> (u32, u32) {
@@ -83,7 +182,11 @@ impl WriteTxn {
         match self.vertices.get(&id) {
             Some(VertexWrite::Created | VertexWrite::Recreated) => true,
             Some(VertexWrite::Deleted) => false,
-            None => self.view().contains(id),
+            None => {
+                self.read(Key::Vertex(id));
+                self.read(Key::Created(id));
+                self.view().contains(id)
+            }
         }
     }
 
@@ -104,6 +207,9 @@ impl WriteTxn {
         if self.reset(s) || self.reset(d) {
             return None;
         }
+        self.read(Key::Edge(key.0, key.1));
+        self.read(Key::Vertex(s));
+        self.read(Key::Vertex(d));
         self.view().weight_of(s, d)
     }
 
@@ -121,6 +227,7 @@ impl WriteTxn {
             _ => VertexWrite::Created,
         };
         self.vertices.insert(id, next);
+        self.named.push(id);
         Ok(true)
     }
 
@@ -134,13 +241,14 @@ impl WriteTxn {
             vertex: v,
             at: BatchIndex(None),
         };
-        let id = self.store.ids.lookup(v).ok_or(not_found.clone())?;
+        let id = self.lookup(v).ok_or(not_found.clone())?;
         if !self.vertex_visible(id) {
             return Err(not_found);
         }
         // Even a vertex created in this transaction is recorded as deleted,
         // so a later edge to it is refused as a likely logic error.
         self.vertices.insert(id, VertexWrite::Deleted);
+        self.named.push(id);
         self.edges.retain(|&(s, d), _| s != id && d != id);
         Ok(())
     }
@@ -202,7 +310,7 @@ impl WriteTxn {
             dst,
             at: BatchIndex(None),
         };
-        let (Some(s), Some(d)) = (self.store.ids.lookup(src), self.store.ids.lookup(dst)) else {
+        let (Some(s), Some(d)) = (self.lookup(src), self.lookup(dst)) else {
             return Err(not_found);
         };
         if self.edge_visible(s, d).is_none() {
@@ -215,10 +323,7 @@ impl WriteTxn {
 
     /// Whether vertex `v` exists, counting this transaction's writes.
     pub fn has_vertex(&mut self, v: VertexId) -> bool {
-        self.store
-            .ids
-            .lookup(v)
-            .is_some_and(|id| self.vertex_visible(id))
+        self.lookup(v).is_some_and(|id| self.vertex_visible(id))
     }
 
     /// Whether edge `src -> dst` exists, counting this transaction's writes.
@@ -228,8 +333,9 @@ impl WriteTxn {
 
     /// The weight of `src -> dst`, counting this transaction's writes.
     pub fn weight(&mut self, src: VertexId, dst: VertexId) -> Option<f64> {
-        let s = self.store.ids.lookup(src)?;
-        let d = self.store.ids.lookup(dst)?;
+        let s = self.lookup(src);
+        let d = self.lookup(dst);
+        let (s, d) = (s?, d?);
         self.edge_visible(s, d)
     }
 
@@ -245,13 +351,19 @@ impl WriteTxn {
     }
 
     fn neighbors(&mut self, v: VertexId, out: bool) -> Option<Vec<VertexId>> {
-        let id = self.store.ids.lookup(v)?;
+        let id = self.lookup(v)?;
         if !self.vertex_visible(id) {
             return None;
         }
         let directed = self.store.opts.directed;
         let mut ids: Vec<u32> = Vec::new();
         if !self.reset(id) {
+            let dir = if out || !directed {
+                Direction::Out
+            } else {
+                Direction::In
+            };
+            self.read(Key::Adjacency(id, dir));
             let view = self.view();
             if out {
                 view.for_each_out_of(id, |d| ids.push(d));
@@ -308,13 +420,21 @@ impl WriteTxn {
     /// empty transaction commits nothing and returns the newest timestamp.
     ///
     /// # Errors
-    /// `VertexNotFound` if auto-creation is off and an endpoint was deleted
-    /// by a concurrent commit; `SnapshotTooOld` if a snapshot has been open
-    /// for more than `Options::stamp_window` commits. Either way nothing is
-    /// applied.
+    /// `Conflict` if a commit after this transaction's snapshot wrote an
+    /// element it writes (or, serializable, one it read): run the
+    /// transaction again. `VertexNotFound` if auto-creation is off and an
+    /// endpoint was deleted by a concurrent commit; `SnapshotTooOld` if a
+    /// snapshot has been open for more than `Options::stamp_window`
+    /// commits. Whatever the error, nothing is applied.
     pub fn commit(mut self) -> Result<Timestamp> {
-        // The read view only served validation; commit re-checks under locks.
-        // Closing it first keeps it from holding back the watermark.
+        // The read view only served validation; commit re-checks under
+        // locks. Closing it first keeps it from holding back the
+        // watermark; the window keeps what the check needs until
+        // `self.reading` goes.
+        let snapshot_ts = match self.checks {
+            Checks::At(_) => self.view.as_ref().map(Snapshot::timestamp),
+            Checks::None => None,
+        };
         self.view = None;
         let store = self.store.clone();
         if self.is_empty() {
@@ -338,7 +458,19 @@ impl WriteTxn {
         if !store.opts.auto_create_vertices {
             self.check_endpoints_alive(&mut locked)?;
         }
+        // Recorded only while some transaction reads (`conflict.rs`).
+        let mut window = (snapshot_ts.is_some() || store.conflicts.watched())
+            .then(|| (self.written_keys(&mut locked), store.conflicts.lock()));
         let inflight = log.map(|log| log.enter());
+        if let (Some(snapshot_ts), Some((_, window))) = (snapshot_ts, &window) {
+            if let Some((key, committed_ts)) = window.find(snapshot_ts, self.checked_keys()) {
+                return Err(Error::Conflict {
+                    element: self.element(key),
+                    snapshot_ts,
+                    committed_ts,
+                });
+            }
+        }
         // The timestamp and the log record are taken together, so the log
         // is in timestamp order (see `wal::writer`).
         let (ticket, prepared) = match log {
@@ -355,6 +487,10 @@ impl WriteTxn {
         };
         let (st, pos) = prepared?;
         let ts = ticket.ts();
+        if let Some((writes, mut window)) = window.take() {
+            window.record(ts, store.clock.visible(), writes);
+        }
+        self.reading = None;
         // Before `ts` is published: kept read pages of these vertices are
         // stale from it on (see `mem_view`).
         for &v in locked.ids {
@@ -371,6 +507,96 @@ impl WriteTxn {
         drop(layers);
         maintain::note_writes(&store, 2 * self.edges.len());
         Ok(ts)
+    }
+
+    /// The side of `v`'s edges an edge's destination lists it on.
+    fn mirror(&self) -> Direction {
+        if self.store.opts.directed {
+            Direction::In
+        } else {
+            Direction::Out
+        }
+    }
+
+    /// Every element this commit changes, for later transactions' checks.
+    /// Computed under the vertex locks, before the timestamp is taken.
+    fn written_keys(&self, locked: &mut Locked<'_, '_>) -> Vec<Key> {
+        let mirror = self.mirror();
+        let mut keys = Vec::with_capacity(3 * self.edges.len() + self.named.len());
+        for (&(s, d), w) in &self.edges {
+            keys.push(Key::Edge(s, d));
+            keys.push(Key::Adjacency(s, Direction::Out));
+            keys.push(Key::Adjacency(d, mirror));
+            if w.is_some() {
+                for v in [s, d] {
+                    if self.vertices.get(&v) == Some(&VertexWrite::Created)
+                        && !locked.get(v).life.alive()
+                    {
+                        keys.push(Key::Created(v));
+                    }
+                }
+            }
+        }
+        let deletes = self
+            .named
+            .iter()
+            .any(|v| self.vertices[v] != VertexWrite::Created);
+        for &v in &self.named {
+            keys.push(Key::Vertex(v));
+        }
+        if deletes {
+            // A delete changes the edge lists of the vertex and of every
+            // neighbour, all of which it holds locked.
+            for &v in locked.ids {
+                keys.push(Key::Adjacency(v, Direction::Out));
+                keys.push(Key::Adjacency(v, mirror));
+            }
+        }
+        keys
+    }
+
+    /// What a commit must find unchanged since the snapshot: the elements
+    /// it writes (an edge's endpoints too, which a named vertex write
+    /// changes, and a deleted vertex's edge lists), and under
+    /// serializable isolation everything it read.
+    fn checked_keys(&self) -> impl Iterator<Item = Key> + '_ {
+        let mirror = self.mirror();
+        let edges = self
+            .edges
+            .keys()
+            .flat_map(|&(s, d)| [Key::Edge(s, d), Key::Vertex(s), Key::Vertex(d)]);
+        let named = self.named.iter().flat_map(move |&v| {
+            let deleted = self.vertices[&v] != VertexWrite::Created;
+            let mut keys = vec![Key::Vertex(v), Key::Created(v)];
+            if deleted {
+                keys.push(Key::Adjacency(v, Direction::Out));
+                keys.push(Key::Adjacency(v, mirror));
+            }
+            keys
+        });
+        let unknown = self
+            .unknown
+            .iter()
+            .filter_map(|&v| self.store.ids.lookup(v))
+            .flat_map(|id| [Key::Vertex(id), Key::Created(id)]);
+        edges
+            .chain(named)
+            .chain(self.reads.iter().copied())
+            .chain(unknown)
+    }
+
+    /// A conflict key as the user names the element (external ids).
+    fn element(&self, key: Key) -> Element {
+        let ext = |v: u32| self.store.ids.external(v);
+        match key {
+            Key::Vertex(v) | Key::Created(v) => Element::Vertex(ext(v)),
+            Key::Edge(s, d) => Element::Edge {
+                src: ext(s),
+                dst: ext(d),
+            },
+            Key::Adjacency(v, Direction::Out) => Element::OutEdges(ext(v)),
+            Key::Adjacency(v, Direction::In) => Element::InEdges(ext(v)),
+        }
     }
 
     /// The log record of this transaction's net writes (external ids).
@@ -570,7 +796,7 @@ pub(crate) fn replay(
         at: BatchIndex(None),
     };
     let id = |v: VertexId| store.ids.lookup(v).ok_or_else(|| unknown(v));
-    let mut tx = WriteTxn::new(store.clone());
+    let mut tx = WriteTxn::unchecked(store.clone());
     for &(v, w) in vertices {
         tx.vertices.insert(id(v)?, w);
     }

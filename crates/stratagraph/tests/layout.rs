@@ -35,6 +35,7 @@ const RANKS: &[(&str, u32)] = &[
     ("csr", 30),
     ("manifest", 30),
     ("ids", 25),
+    ("conflict", 22),
     ("version", 20),
     ("page", 10),
     ("direction", 10),

@@ -18,6 +18,7 @@ and values raise ``TypeError``/``ValueError`` naming the argument.
 from ._native import (
     CapacityExceeded,
     Closed,
+    Conflict,
     Corruption,
     Error,
     Graph,
@@ -42,6 +43,7 @@ UNREACHABLE = -1
 __all__ = [
     "CapacityExceeded",
     "Closed",
+    "Conflict",
     "Corruption",
     "Error",
     "Graph",

@@ -7,12 +7,14 @@ import numpy.typing as npt
 
 from ._native import CapacityExceeded as CapacityExceeded
 from ._native import Closed as Closed
+from ._native import Conflict as Conflict
 from ._native import Corruption as Corruption
 from ._native import Error as Error
 from ._native import Graph as Graph
 from ._native import InternalError as InternalError
 from ._native import InvalidInput as InvalidInput
 from ._native import NotFound as NotFound
+from ._native import ReadOnly as ReadOnly
 from ._native import Snapshot as Snapshot
 from ._native import SnapshotTooOld as SnapshotTooOld
 from ._native import StorageError as StorageError
@@ -24,12 +26,14 @@ from ._native import __version__ as __version__
 __all__ = [
     "CapacityExceeded",
     "Closed",
+    "Conflict",
     "Corruption",
     "Error",
     "Graph",
     "InternalError",
     "InvalidInput",
     "NotFound",
+    "ReadOnly",
     "Snapshot",
     "SnapshotTooOld",
     "StorageError",

@@ -14,6 +14,7 @@ import numpy.typing as npt
 __all__ = [
     "CapacityExceeded",
     "Closed",
+    "Conflict",
     "Corruption",
     "Error",
     "Graph",
@@ -60,6 +61,11 @@ class SnapshotTooOld(Error):
     """A snapshot has been open for so many commits that a write cannot be
     stamped next to it; close old snapshots and retry (engine:
     ``SnapshotTooOld``)."""
+
+class Conflict(Error):
+    """Another transaction committed a change to an element this one wrote
+    (or, serializable, read) after this one's snapshot; nothing was applied,
+    run the transaction again (engine: ``Conflict``)."""
 
 class Corruption(Error):
     """A stored file fails a structural check or a checksum (engine:
@@ -188,8 +194,11 @@ class Graph:
         deleted) if one is missing."""
     def snapshot(self) -> Snapshot:
         """A consistent read-only view of everything committed so far."""
-    def transaction(self) -> Transaction:
-        """Starts a write transaction (a context manager)."""
+    def transaction(self, *, serializable: bool = False) -> Transaction:
+        """Starts a write transaction (a context manager). It reads the
+        snapshot taken at its first read; its commit raises ``Conflict`` if
+        a transaction committed after that snapshot changed an element this
+        one writes (``serializable=True``: or one it read)."""
     def close(self) -> None:
         """Closes the store (an on-disk one is written out first); later
         calls on it, its snapshots and its transactions raise ``Closed``."""

@@ -98,7 +98,12 @@ pub(crate) fn insert_edges(
     if !store.layers.read().is_empty() || !store.par(|| mem_holds_no_edge(store)) {
         return None;
     }
-    Some(load(store, edges, weighted, prepare))
+    let done = load(store, edges, weighted, prepare);
+    if let Ok(ts) = done {
+        // Touching nearly every vertex: kept as touching them all.
+        store.conflicts.record_batch(ts, || None);
+    }
+    Some(done)
 }
 
 /// Whether no vertex holds an edge version in the MemGraph. Clears the

@@ -20,6 +20,7 @@ use crate::util::bucket;
 use crate::version::Timestamp;
 use crate::wal::record;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// One write to one adjacency list: (owner vertex, other endpoint, weight or delete).
 type Item = (u32, u32, Option<f64>);
@@ -313,6 +314,7 @@ pub(crate) fn insert_edges(
         record::encode_insert_edges(b, ts, edges)
     });
     let ts = ticket.settle(durable, added, created)?;
+    note_batch(store, mode, ts, &items);
     Ok((ts, 2 * edges.len()))
 }
 
@@ -438,7 +440,9 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_delete_edges(b, ts, edges)
     });
-    ticket.settle(durable, -removed, 0)
+    let ts = ticket.settle(durable, -removed, 0)?;
+    note_batch(store, mode, ts, &items);
+    Ok(ts)
 }
 
 /// See [`crate::Graph::insert_vertices`] (and `insert_edges` for the gate).
@@ -474,7 +478,21 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_vertices(b, ts, vertices)
     });
-    ticket.settle(durable, 0, created)
+    let ts = ticket.settle(durable, 0, created)?;
+    store.conflicts.record_batch(ts, || Some(Arc::from(ids)));
+    Ok(ts)
+}
+
+/// Tells transactions that read an older snapshot which vertices the batch
+/// at `ts` wrote, if any such transaction may be open (`conflict.rs`).
+/// Called after publication, still under the writers' gate.
+fn note_batch(store: &Store, mode: Mode, ts: Timestamp, items: &[Item]) {
+    store.conflicts.record_batch(ts, || {
+        let mut touched: Vec<u32> = items.iter().flat_map(|&(s, d, _)| [s, d]).collect();
+        mode.run(store, || touched.par_sort_unstable());
+        touched.dedup();
+        Some(Arc::from(touched))
+    });
 }
 
 #[cfg(test)]

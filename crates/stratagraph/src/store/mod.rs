@@ -15,6 +15,7 @@
 
 pub(crate) mod maintain;
 
+use crate::conflict::Conflicts;
 use crate::csr::SegmentBytes;
 use crate::direction::Direction;
 use crate::error::{Error, Result};
@@ -41,6 +42,8 @@ pub(crate) struct Store {
     /// Transactions hold it shared while committing; batches and `close`
     /// exclusively.
     pub writers: RwLock<()>,
+    /// What recent commits wrote, for transactions' conflict checks.
+    pub conflicts: Conflicts,
     /// The flushed runs below the MemGraph; replaced whole by each flush.
     pub layers: RwLock<Arc<Layers>>,
     pub lsm: LsmState,
@@ -93,6 +96,7 @@ impl Store {
             mem: MemGraph::new(),
             clock,
             writers: RwLock::new(()),
+            conflicts: Conflicts::default(),
             layers: RwLock::new(Arc::new(layers)),
             lsm,
             home,

@@ -1,0 +1,290 @@
+//! What recent commits wrote, so a transaction can tell whether an element
+//! it writes (or, when serializable, read) changed after its snapshot.
+//!
+//! Transactions read one snapshot and buffer their writes; at commit each
+//! asks this window whether a commit newer than its snapshot wrote any
+//! element it is about to write (snapshot isolation, first committer wins)
+//! or read (serializable, validated optimistically as in Aster over
+//! RocksDB's optimistic transactions). The check, the commit's timestamp
+//! and the record of its own writes happen under one lock, so of two
+//! transactions that conflict exactly one commits.
+//!
+//! The window keeps only what a transaction could still be asked about.
+//! Each transaction registers, before its snapshot opens, the newest
+//! visible timestamp then (a lower bound of its snapshot's); a write at or
+//! below the oldest such bound, or below the visible timestamp when no
+//! transaction reads, can conflict with nothing and goes at the next
+//! commit. Read-only snapshots (analytics) hold nothing back here.
+//!
+//! While no transaction reads, nothing is recorded at all: single-call
+//! writes and batches skip the window (and its lock) entirely, so they
+//! cost what they cost before transactions could conflict. The first
+//! transaction to read then waits for the commits already in flight
+//! (`reader_begins` drains them through the writers' gate), so every
+//! commit its snapshot does not see is one that recorded its writes.
+//! Batches are recorded by the vertices they touch rather than per edge.
+
+use crate::direction::Direction;
+use crate::version::Timestamp;
+use parking_lot::{Mutex, MutexGuard};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// One element a commit can write or a transaction can read, by internal
+/// id. Edges of an undirected graph are keyed (min, max).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Key {
+    /// A vertex created or deleted by name (`insert_vertex`,
+    /// `delete_vertex`): the element snapshot isolation protects.
+    Vertex(u32),
+    /// A vertex that came into existence because an edge named it. Two
+    /// transactions that both add edges at a new vertex do not conflict
+    /// over it; only a serializable read of its existence does.
+    Created(u32),
+    /// One edge (its presence and weight).
+    Edge(u32, u32),
+    /// A vertex's edges on one side, as a whole: written by every edge
+    /// write and vertex delete there, read by a neighbour list.
+    Adjacency(u32, Direction),
+}
+
+impl Key {
+    /// The vertices whose writes this key depends on (for batches, which
+    /// are kept by vertex).
+    fn vertices(self) -> [u32; 2] {
+        match self {
+            Key::Vertex(v) | Key::Created(v) | Key::Adjacency(v, _) => [v, v],
+            Key::Edge(s, d) => [s, d],
+        }
+    }
+}
+
+/// The vertices a batch touched, ascending; `None` for all of them (a bulk
+/// load).
+pub(crate) type Touched = Option<Arc<[u32]>>;
+
+/// The recent writes of one open store.
+#[derive(Default)]
+pub(crate) struct Conflicts {
+    window: Mutex<Window>,
+    /// Whether any transaction reads (`Window::readers` is not empty):
+    /// read without the lock by commits deciding whether to record.
+    watched: AtomicBool,
+}
+
+/// Recent writes, newest timestamp per element.
+#[derive(Default)]
+pub(crate) struct Window {
+    latest: FxHashMap<Key, Timestamp>,
+    /// Every recorded write in the order recorded (roughly timestamp
+    /// order), so pruning walks from the front.
+    order: VecDeque<(Timestamp, Key)>,
+    batches: VecDeque<(Timestamp, Touched)>,
+    /// Transactions between opening their snapshot and committing, by a
+    /// lower bound of their snapshot's timestamp (with how many share it):
+    /// while there are none, batches need not be recorded.
+    readers: BTreeMap<Timestamp, usize>,
+    /// Whether the commits that decided not to record before the first
+    /// of the current readers began have all finished.
+    drained: bool,
+}
+
+impl Conflicts {
+    /// The window, locked: check, take the commit's timestamp and record
+    /// its writes before letting go. Taken after the commit's vertex locks
+    /// and before the log's.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Window> {
+        self.window.lock()
+    }
+
+    /// Whether a commit must record its writes: some transaction reads.
+    /// A commit asks while it holds the writers' gate (shared) and before
+    /// it takes its timestamp.
+    pub(crate) fn watched(&self) -> bool {
+        self.watched.load(Ordering::SeqCst)
+    }
+
+    /// A transaction is about to open its snapshot, which will be at or
+    /// after `visible` (the newest visible timestamp now): from now on
+    /// every commit records its writes. Commits that decided not to before
+    /// this must finish first, so the snapshot sees them: if they may not
+    /// have, `drain` waits for them (it takes the writers' gate
+    /// exclusively, which every commit holds until it has published).
+    /// Returns the bound to hand back to `reader_ends`.
+    pub(crate) fn reader_begins(&self, visible: Timestamp, drain: impl FnOnce()) -> Timestamp {
+        let drained = {
+            let mut w = self.window.lock();
+            *w.readers.entry(visible).or_insert(0) += 1;
+            self.watched.store(true, Ordering::SeqCst);
+            w.drained
+        };
+        if !drained {
+            // Not under the window's lock: the commits drained may need it.
+            drain();
+            let mut w = self.window.lock();
+            w.drained = !w.readers.is_empty();
+        }
+        visible
+    }
+
+    /// The transaction that called `reader_begins` has committed or gone.
+    pub(crate) fn reader_ends(&self, bound: Timestamp) {
+        let mut w = self.window.lock();
+        if let Some(n) = w.readers.get_mut(&bound) {
+            *n -= 1;
+            if *n == 0 {
+                w.readers.remove(&bound);
+            }
+        }
+        if w.readers.is_empty() {
+            self.watched.store(false, Ordering::SeqCst);
+            w.drained = false;
+        }
+    }
+
+    /// Records a published batch at `ts` if a transaction might be checked
+    /// against it. The caller still holds the writers' gate, so no commit
+    /// checks between the batch's publication and this record.
+    pub(crate) fn record_batch(&self, ts: Timestamp, touched: impl FnOnce() -> Touched) {
+        let mut w = self.window.lock();
+        if !w.readers.is_empty() {
+            let t = touched();
+            w.batches.push_back((ts, t));
+        }
+    }
+}
+
+impl Window {
+    /// The first of `keys` a commit after `since` wrote, with that commit's
+    /// timestamp.
+    pub(crate) fn find(
+        &self,
+        since: Timestamp,
+        keys: impl IntoIterator<Item = Key>,
+    ) -> Option<(Key, Timestamp)> {
+        let batches: Vec<&(Timestamp, Touched)> =
+            self.batches.iter().filter(|(ts, _)| *ts > since).collect();
+        for key in keys {
+            if let Some(&ts) = self.latest.get(&key) {
+                if ts > since {
+                    return Some((key, ts));
+                }
+            }
+            for (ts, touched) in &batches {
+                let hit = match touched {
+                    None => true,
+                    Some(vs) => key.vertices().iter().any(|v| vs.binary_search(v).is_ok()),
+                };
+                if hit {
+                    return Some((key, *ts));
+                }
+            }
+        }
+        None
+    }
+
+    /// Records that the commit at `ts` wrote `keys`, and forgets writes no
+    /// transaction can ask about: at or below the oldest reader's bound,
+    /// or with no reader, at or below `visible` (read under this lock, so
+    /// a reader that begins later has a bound at least as new).
+    pub(crate) fn record(
+        &mut self,
+        ts: Timestamp,
+        visible: Timestamp,
+        keys: impl IntoIterator<Item = Key>,
+    ) {
+        let horizon = self.readers.keys().next().copied().unwrap_or(visible);
+        while let Some(&(t, key)) = self.order.front() {
+            if t > horizon {
+                break;
+            }
+            self.order.pop_front();
+            if self.latest.get(&key) == Some(&t) {
+                self.latest.remove(&key);
+            }
+        }
+        while self.batches.front().is_some_and(|(t, _)| *t <= horizon) {
+            self.batches.pop_front();
+        }
+        for key in keys {
+            let at = self.latest.entry(key).or_insert(ts);
+            *at = (*at).max(ts);
+            self.order.push_back((ts, key));
+        }
+    }
+
+    /// How many writes the window holds (for tests).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests fail loudly by design
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_after_the_snapshot_is_found_and_one_before_is_not() {
+        let c = Conflicts::default();
+        let mut w = c.lock();
+        w.record(5, 0, [Key::Edge(1, 2), Key::Adjacency(1, Direction::Out)]);
+        assert_eq!(w.find(4, [Key::Edge(1, 2)]), Some((Key::Edge(1, 2), 5)));
+        assert_eq!(w.find(5, [Key::Edge(1, 2)]), None);
+        assert_eq!(w.find(4, [Key::Edge(2, 1), Key::Vertex(1)]), None);
+    }
+
+    #[test]
+    fn pruning_keeps_every_write_a_snapshot_above_the_horizon_can_ask_for() {
+        let c = Conflicts::default();
+        let mut w = c.lock();
+        w.record(3, 0, [Key::Vertex(7)]);
+        w.record(4, 0, [Key::Vertex(7)]);
+        // Recorded out of timestamp order, as concurrent commits may.
+        w.record(9, 0, [Key::Vertex(8)]);
+        w.record(6, 0, [Key::Vertex(9)]);
+        w.record(10, 5, []);
+        assert_eq!(w.find(5, [Key::Vertex(7)]), None);
+        assert_eq!(w.find(5, [Key::Vertex(8)]), Some((Key::Vertex(8), 9)));
+        assert_eq!(w.find(5, [Key::Vertex(9)]), Some((Key::Vertex(9), 6)));
+        w.record(11, 10, []);
+        assert_eq!(w.len(), 0);
+    }
+
+    #[test]
+    fn a_reader_holds_back_pruning_until_it_ends() {
+        let c = Conflicts::default();
+        let mut drains = 0;
+        let bound = c.reader_begins(4, || drains += 1);
+        assert!(c.watched());
+        let second = c.reader_begins(4, || drains += 1);
+        assert_eq!(drains, 1, "the second reader finds the first drained");
+        c.reader_ends(second);
+        c.lock().record(5, 9, [Key::Vertex(1)]);
+        c.lock().record(6, 9, [Key::Vertex(2)]);
+        assert_eq!(
+            c.lock().find(4, [Key::Vertex(1)]),
+            Some((Key::Vertex(1), 5))
+        );
+        c.reader_ends(bound);
+        assert!(!c.watched());
+        c.lock().record(7, 6, []);
+        assert_eq!(c.lock().len(), 0);
+    }
+
+    #[test]
+    fn batches_are_kept_by_vertex_and_only_while_someone_reads() {
+        let c = Conflicts::default();
+        c.record_batch(2, || panic!("no reader: nothing to compute"));
+        let bound = c.reader_begins(2, || {});
+        c.record_batch(3, || Some(Arc::from(vec![1, 4, 9])));
+        c.reader_ends(bound);
+        let w = c.lock();
+        assert_eq!(w.find(2, [Key::Edge(2, 4)]), Some((Key::Edge(2, 4), 3)));
+        assert_eq!(w.find(2, [Key::Edge(2, 5)]), None);
+        assert_eq!(w.find(3, [Key::Vertex(9)]), None);
+    }
+}
