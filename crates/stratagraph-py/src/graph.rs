@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use stratagraph::{Graph, Options};
 
 use crate::conversions::{self as conv, same_length};
 use crate::errors;
 use crate::snapshot::PySnapshot;
 use crate::transaction::PyTransaction;
+use crate::values;
 
 /// A dynamic graph store. Create one with ``Graph.in_memory()``.
 ///
@@ -247,11 +249,38 @@ impl PyGraph {
         self.with(|g| Ok(g.snapshot().edge_count()))
     }
 
-    /// Creates vertex ``v`` (nothing happens if it exists); returns the
-    /// commit timestamp.
-    fn add_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    /// Creates vertex ``v`` with ``label`` (``"vertex"`` if not given) and
+    /// the keyword arguments as its properties; nothing happens if it
+    /// exists. Returns the commit timestamp.
+    #[pyo3(signature = (v, label = None, **properties))]
+    fn add_vertex(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        label: Option<&str>,
+        properties: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<u64> {
         let v = conv::vertex(v, "v")?;
-        self.write(py, |g| g.insert_vertex(v))
+        match values::vertex_args(label, properties)? {
+            None => self.write(py, |g| g.insert_vertex(v)),
+            Some((label, props)) => self.write(py, |g| {
+                g.insert_vertex_with(v, &label, &values::borrowed(&props))
+            }),
+        }
+    }
+
+    /// Sets property ``key`` of vertex ``v`` to ``value``; returns the
+    /// commit timestamp. Raises ``NotFound`` if ``v`` does not exist.
+    fn set_property(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        key: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<u64> {
+        let v = conv::vertex(v, "v")?;
+        let value = values::to_value(value, &format!("property {key:?}"))?;
+        self.write(py, |g| g.set_property(v, key, value))
     }
 
     /// Creates every vertex of ``vertices`` (an array-like of ids)

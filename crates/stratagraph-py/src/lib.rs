@@ -5,7 +5,8 @@
 //! follow the Python concepts: `graph.rs` (the store and its writes),
 //! `transaction.rs`, `snapshot.rs` (reads, extraction, analytics, with
 //! `index.rs` and `analytics.rs` behind it), `errors.rs` (the exception
-//! hierarchy), `conversions.rs` (argument checking and numpy arrays) and
+//! hierarchy), `conversions.rs` (argument checking and numpy arrays),
+//! `values.rs` (property values to and from Python natives) and
 //! `speed.rs` (the Rust side of the Python speed benchmark).
 //!
 //! Every call that can take long releases the GIL; the engine's `Graph` and
@@ -21,6 +22,7 @@ mod index;
 mod snapshot;
 mod speed;
 mod transaction;
+mod values;
 
 use pyo3::prelude::*;
 

@@ -15,6 +15,7 @@ use crate::analytics;
 use crate::conversions as conv;
 use crate::errors::{self, NotFound};
 use crate::index::{self, VertexIndex};
+use crate::values;
 
 /// A consistent, read-only view of the graph at one commit.
 ///
@@ -178,6 +179,58 @@ impl PySnapshot {
             Ok(v) => self.with(|s| Ok(s.has_vertex(v))),
             Err(_) => Ok(false),
         }
+    }
+
+    /// The label of vertex ``v``. Raises ``NotFound`` if it is not a vertex.
+    fn label(&self, v: &Bound<'_, PyAny>) -> PyResult<String> {
+        let v = conv::vertex(v, "v")?;
+        self.with(|s| {
+            s.label(v)
+                .map(|l| l.to_string())
+                .ok_or_else(|| vertex_missing(v))
+        })
+    }
+
+    /// Property ``key`` of vertex ``v``, or ``default`` if it has none (or
+    /// is not a vertex).
+    #[pyo3(signature = (v, key, default = None))]
+    fn property(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        key: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let v = conv::vertex(v, "v")?;
+        let value = self.with(|s| Ok(s.property(v, key)))?;
+        values::or_default(py, value, default)
+    }
+
+    /// Every property of vertex ``v`` as a dict (in the order first set).
+    /// Raises ``NotFound`` if it is not a vertex.
+    fn properties<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let v = conv::vertex(v, "v")?;
+        let props = self.with(|s| s.properties(v).ok_or_else(|| vertex_missing(v)))?;
+        values::dict(py, &props)
+    }
+
+    /// Vertex ``v`` as a dict: ``{"id": v, "label": ..., "properties":
+    /// {...}}``. Raises ``NotFound`` if it is not a vertex.
+    fn vertex<'py>(&self, py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let id = conv::vertex(v, "v")?;
+        let (label, props) = self.with(|s| {
+            let label = s.label(id).ok_or_else(|| vertex_missing(id))?;
+            Ok((label, s.properties(id).unwrap_or_default()))
+        })?;
+        let dict = PyDict::new(py);
+        dict.set_item("id", id)?;
+        dict.set_item("label", &*label)?;
+        dict.set_item("properties", values::dict(py, &props)?)?;
+        Ok(dict)
     }
 
     /// Whether ``v`` is a vertex.

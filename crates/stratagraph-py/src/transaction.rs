@@ -6,10 +6,12 @@ use std::sync::Arc;
 use numpy::{IntoPyArray, PyArray1};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use stratagraph::WriteTxn;
 
 use crate::conversions as conv;
 use crate::errors::{self, Closed, NotFound};
+use crate::values;
 
 /// A write transaction: its writes are invisible to everyone else until
 /// ``commit()``, and all of them then appear at once, at one timestamp.
@@ -107,11 +109,89 @@ impl PyTransaction {
         self.with(py, |tx| Ok(tx.len()))
     }
 
-    /// Creates vertex ``v``; returns ``False`` (and writes nothing) if it
-    /// already exists.
-    fn add_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// Creates vertex ``v``, with ``label`` (``"vertex"`` if not given)
+    /// and the keyword arguments as its properties; returns ``False`` (and
+    /// writes nothing) if it already exists.
+    #[pyo3(signature = (v, label = None, **properties))]
+    fn add_vertex(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        label: Option<&str>,
+        properties: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<bool> {
         let v = conv::vertex(v, "v")?;
-        self.with(py, |tx| tx.insert_vertex(v).map_err(errors::engine))
+        let args = values::vertex_args(label, properties)?;
+        self.with(py, |tx| {
+            match &args {
+                None => tx.insert_vertex(v),
+                Some((label, props)) => tx.insert_vertex_with(v, label, &values::borrowed(props)),
+            }
+            .map_err(errors::engine)
+        })
+    }
+
+    /// Sets property ``key`` of vertex ``v`` to ``value`` (see the
+    /// package docs for the value types). Raises ``NotFound`` if ``v``
+    /// does not exist, ``InvalidInput`` for a bad key or value.
+    fn set_property(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        key: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let v = conv::vertex(v, "v")?;
+        let value = values::to_value(value, &format!("property {key:?}"))?;
+        self.with(py, |tx| {
+            tx.set_property(v, key, value).map_err(errors::engine)
+        })
+    }
+
+    /// Removes property ``key`` of vertex ``v``; returns whether it was set.
+    fn remove_property(&self, py: Python<'_>, v: &Bound<'_, PyAny>, key: &str) -> PyResult<bool> {
+        let v = conv::vertex(v, "v")?;
+        self.with(py, |tx| tx.remove_property(v, key).map_err(errors::engine))
+    }
+
+    /// Property ``key`` of vertex ``v`` counting this transaction's writes,
+    /// or ``default`` if ``v`` has none (or does not exist).
+    #[pyo3(signature = (v, key, default = None))]
+    fn property(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        key: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let v = conv::vertex(v, "v")?;
+        let value = self.with(py, |tx| Ok(tx.property(v, key)))?;
+        values::or_default(py, value, default)
+    }
+
+    /// Every property of vertex ``v`` as a dict, counting this
+    /// transaction's writes. Raises ``NotFound`` if ``v`` does not exist.
+    fn properties<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let v = conv::vertex(v, "v")?;
+        let props = self.with(py, |tx| {
+            tx.properties(v)
+                .ok_or_else(|| NotFound::new_err(format!("vertex {v} does not exist")))
+        })?;
+        values::dict(py, &props)
+    }
+
+    /// The label of vertex ``v``. Raises ``NotFound`` if it does not exist.
+    fn label(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
+        let v = conv::vertex(v, "v")?;
+        self.with(py, |tx| {
+            tx.label(v)
+                .map(|l| l.to_string())
+                .ok_or_else(|| NotFound::new_err(format!("vertex {v} does not exist")))
+        })
     }
 
     /// Deletes vertex ``v`` and all its edges. Raises ``NotFound`` if it

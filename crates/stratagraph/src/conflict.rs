@@ -48,6 +48,11 @@ pub(crate) enum Key {
     /// A vertex's edges on one side, as a whole: written by every edge
     /// write and vertex delete there, read by a neighbour list.
     Adjacency(u32, Direction),
+    /// One property of a vertex (vertex, interned key).
+    Property(u32, u32),
+    /// A vertex's label and properties as a whole: written by every
+    /// property write and delete of the vertex, read by reading them all.
+    Properties(u32),
 }
 
 impl Key {
@@ -55,7 +60,11 @@ impl Key {
     /// are kept by vertex).
     fn vertices(self) -> [u32; 2] {
         match self {
-            Key::Vertex(v) | Key::Created(v) | Key::Adjacency(v, _) => [v, v],
+            Key::Vertex(v)
+            | Key::Created(v)
+            | Key::Adjacency(v, _)
+            | Key::Property(v, _)
+            | Key::Properties(v) => [v, v],
             Key::Edge(s, d) => [s, d],
         }
     }

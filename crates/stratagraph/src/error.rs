@@ -19,6 +19,10 @@ pub enum Op {
     InsertEdge,
     /// `delete_edge` or one element of `delete_edges`
     DeleteEdge,
+    /// `set_property` (or a property given with a new vertex)
+    SetProperty,
+    /// `remove_property`
+    RemoveProperty,
 }
 
 impl std::fmt::Display for Op {
@@ -28,13 +32,15 @@ impl std::fmt::Display for Op {
             Op::DeleteVertex => "delete_vertex",
             Op::InsertEdge => "insert_edge",
             Op::DeleteEdge => "delete_edge",
+            Op::SetProperty => "set_property",
+            Op::RemoveProperty => "remove_property",
         })
     }
 }
 
 /// An element of the graph a transaction wrote or read, as a conflict
 /// names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Element {
     /// A vertex's existence.
     Vertex(VertexId),
@@ -50,6 +56,15 @@ pub enum Element {
     OutEdges(VertexId),
     /// A vertex's in-edges as a whole.
     InEdges(VertexId),
+    /// One property of a vertex.
+    Property {
+        /// The vertex.
+        vertex: VertexId,
+        /// The property key.
+        key: String,
+    },
+    /// A vertex's properties as a whole, as reading all of them sees them.
+    Properties(VertexId),
 }
 
 impl std::fmt::Display for Element {
@@ -59,6 +74,8 @@ impl std::fmt::Display for Element {
             Element::Edge { src, dst } => write!(f, "edge {src} -> {dst}"),
             Element::OutEdges(v) => write!(f, "the out-edges of vertex {v}"),
             Element::InEdges(v) => write!(f, "the in-edges of vertex {v}"),
+            Element::Property { vertex, key } => write!(f, "property {key:?} of vertex {vertex}"),
+            Element::Properties(v) => write!(f, "the properties of vertex {v}"),
         }
     }
 }
@@ -116,6 +133,40 @@ pub enum Error {
         dst: VertexId,
         /// The deleted endpoint.
         vertex: VertexId,
+    },
+    /// A property key or label that is empty, too long or holds a control
+    /// character.
+    #[error("{op}: {what} {name:?} {reason}")]
+    InvalidName {
+        /// The refused operation.
+        op: Op,
+        /// `property key` or `label`.
+        what: &'static str,
+        /// The name as given.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A property value that breaks a rule of its type (a map key twice)
+    /// or the limits of `Value` (size, nesting).
+    #[error("{op}: property {key:?} of vertex {vertex}: {problem}")]
+    InvalidValue {
+        /// The refused operation.
+        op: Op,
+        /// The vertex.
+        vertex: VertexId,
+        /// The property key.
+        key: String,
+        /// What is wrong with the value.
+        problem: crate::value::InvalidValue,
+    },
+    /// Something this build does not do yet, named.
+    #[error("{op}: {what}")]
+    Unsupported {
+        /// The refused operation.
+        op: Op,
+        /// What is not supported, and what to do instead.
+        what: &'static str,
     },
     /// A weight that is NaN or infinite.
     #[error("{op}: edge ({src}, {dst}) has weight {weight}, which is not finite{at}")]

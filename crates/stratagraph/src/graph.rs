@@ -15,6 +15,7 @@ use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
 use crate::txn::{Isolation, WriteTxn};
+use crate::value::Value;
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
 use std::path::Path;
@@ -303,6 +304,32 @@ impl Graph {
     pub fn insert_vertex(&self, v: VertexId) -> Result<Timestamp> {
         let mut tx = self.single();
         tx.insert_vertex(v)?;
+        tx.commit()
+    }
+
+    /// Creates vertex `v` with a label and properties in its own
+    /// transaction (no-op if it exists).
+    ///
+    /// # Errors
+    /// As [`WriteTxn::insert_vertex_with`].
+    pub fn insert_vertex_with(
+        &self,
+        v: VertexId,
+        label: &str,
+        properties: &[(&str, Value)],
+    ) -> Result<Timestamp> {
+        let mut tx = self.single();
+        tx.insert_vertex_with(v, label, properties)?;
+        tx.commit()
+    }
+
+    /// Sets property `key` of vertex `v` in its own transaction.
+    ///
+    /// # Errors
+    /// As [`WriteTxn::set_property`] and [`WriteTxn::commit`].
+    pub fn set_property(&self, v: VertexId, key: &str, value: Value) -> Result<Timestamp> {
+        let mut tx = self.single();
+        tx.set_property(v, key, value)?;
         tx.commit()
     }
 

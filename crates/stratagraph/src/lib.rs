@@ -50,6 +50,7 @@ mod mem;
 mod open;
 mod options;
 mod page;
+mod props;
 mod read;
 mod store;
 mod txn;
@@ -65,6 +66,8 @@ pub use manifest::Totals;
 pub use mem::MemoryUsage;
 pub use open::{repair, resolve_directed, stored_kind, RepairReport};
 pub use options::{Options, SyncPolicy, MAX_THREADS};
+pub use props::names::MAX_NAME_BYTES;
+pub use props::DEFAULT_LABEL;
 pub use read::{Neighbors, Snapshot, WeightedNeighbors};
 pub use txn::{Isolation, WriteTxn};
 /// Failing the store's file operations on purpose, for fault tests.

@@ -34,6 +34,7 @@ const RANKS: &[(&str, u32)] = &[
     ("mem", 30),
     ("csr", 30),
     ("manifest", 30),
+    ("props", 30),
     ("ids", 25),
     ("conflict", 22),
     ("version", 20),
@@ -41,7 +42,7 @@ const RANKS: &[(&str, u32)] = &[
     ("direction", 10),
     ("options", 10),
     ("util", 10),
-    ("value", 10),
+    ("value", 2),
     ("error", 5),
 ];
 

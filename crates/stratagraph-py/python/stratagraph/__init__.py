@@ -31,6 +31,7 @@ from ._native import (
     StorageError,
     StoreLocked,
     Transaction,
+    Unsupported,
     UnsupportedFormat,
     __version__,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "StoreLocked",
     "Transaction",
     "UNREACHABLE",
+    "Unsupported",
     "UnsupportedFormat",
     "__version__",
     "as_dict",

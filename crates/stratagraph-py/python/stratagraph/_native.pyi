@@ -27,12 +27,19 @@ __all__ = [
     "StorageError",
     "StoreLocked",
     "Transaction",
+    "Unsupported",
     "UnsupportedFormat",
     "_EdgeListReader",
     "__version__",
 ]
 
 __version__: str
+
+#: What a property value may be: None, bool, int (64-bit), float, str,
+#: bytes, uuid.UUID, an aware datetime.datetime, lists, tuples, sets and
+#: dicts of these, or a numpy scalar (np.int8/16/32 and np.float32 keep
+#: their width).
+PropertyValue = Any
 
 _Id = Union[int, np.integer[Any]]
 _Ids = npt.ArrayLike
@@ -66,6 +73,10 @@ class Conflict(Error):
     """Another transaction committed a change to an element this one wrote
     (or, serializable, read) after this one's snapshot; nothing was applied,
     run the transaction again (engine: ``Conflict``)."""
+
+class Unsupported(Error):
+    """The call asks for something this build does not do yet; the message
+    says what (engine: ``Unsupported``)."""
 
 class Corruption(Error):
     """A stored file fails a structural check or a checksum (engine:
@@ -169,8 +180,11 @@ class Graph:
     @property
     def num_edges(self) -> int:
         """Number of edges at the newest commit (undirected edges once)."""
-    def add_vertex(self, v: _Id) -> int:
-        """Creates ``v`` (no-op if it exists)."""
+    def add_vertex(self, v: _Id, label: Optional[str] = None, **properties: PropertyValue) -> int:
+        """Creates ``v`` with ``label`` (``"vertex"`` if not given) and the
+        keyword arguments as properties (no-op if it exists)."""
+    def set_property(self, v: _Id, key: str, value: PropertyValue) -> int:
+        """Sets property ``key`` of ``v``; ``NotFound`` if ``v`` is missing."""
     def add_vertices(self, vertices: _Ids) -> int:
         """Creates every vertex of the array-like atomically."""
     def remove_vertex(self, v: _Id) -> int:
@@ -220,8 +234,19 @@ class Transaction:
         """Whether the transaction can still be used."""
     def __len__(self) -> int:
         """Number of buffered writes."""
-    def add_vertex(self, v: _Id) -> bool:
-        """Creates ``v``; ``False`` if it already existed."""
+    def add_vertex(self, v: _Id, label: Optional[str] = None, **properties: PropertyValue) -> bool:
+        """Creates ``v`` with ``label`` and properties; ``False`` (nothing
+        written) if it already existed."""
+    def set_property(self, v: _Id, key: str, value: PropertyValue) -> None:
+        """Sets property ``key`` of ``v``; ``NotFound`` if ``v`` is missing."""
+    def remove_property(self, v: _Id, key: str) -> bool:
+        """Removes property ``key`` of ``v``; whether it was set."""
+    def property(self, v: _Id, key: str, default: Any = None) -> Any:
+        """Property ``key`` of ``v``, or ``default``."""
+    def properties(self, v: _Id) -> Dict[str, Any]:
+        """Every property of ``v``; ``NotFound`` if ``v`` is missing."""
+    def label(self, v: _Id) -> str:
+        """The label of ``v``; ``NotFound`` if ``v`` is missing."""
     def remove_vertex(self, v: _Id) -> None:
         """Deletes ``v`` and its edges; ``NotFound`` if missing."""
     def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> None:
@@ -275,6 +300,15 @@ class Snapshot:
         """Number of vertices."""
     def __contains__(self, v: object, /) -> bool:
         """Whether ``v`` is a vertex (``False`` for non-ids)."""
+    def label(self, v: _Id) -> str:
+        """The label of ``v``; ``NotFound`` if it is not a vertex."""
+    def property(self, v: _Id, key: str, default: Any = None) -> Any:
+        """Property ``key`` of ``v``, or ``default``."""
+    def properties(self, v: _Id) -> Dict[str, Any]:
+        """Every property of ``v`` (in the order set); ``NotFound`` if it
+        is not a vertex."""
+    def vertex(self, v: _Id) -> Dict[str, Any]:
+        """``{"id": v, "label": ..., "properties": {...}}``."""
     def has_vertex(self, v: _Id) -> bool:
         """Whether ``v`` is a vertex."""
     def has_edge(self, u: _Id, v: _Id) -> bool:

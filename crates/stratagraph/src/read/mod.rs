@@ -15,6 +15,7 @@
 pub(crate) mod hub_lists;
 pub(crate) mod mem_view;
 pub(crate) mod merge;
+mod props;
 pub(crate) mod scan;
 mod snapshot;
 pub(crate) mod union;

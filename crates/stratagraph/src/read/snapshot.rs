@@ -28,7 +28,7 @@ use std::sync::Arc;
 /// about 4 to 12 bytes per MemGraph edge version read), so drop
 /// long-lived ones when done.
 pub struct Snapshot {
-    store: Arc<Store>,
+    pub(super) store: Arc<Store>,
     /// The runs below the MemGraph when the snapshot was taken; holding
     /// them keeps the MemGraph from dropping versions this snapshot would
     /// otherwise miss (see `store::maintain`).

@@ -24,6 +24,7 @@ use crate::lsm::layers::{FlushedRun, Layers};
 use crate::lsm::LevelSink;
 use crate::mem::{MemGraph, Stamping};
 use crate::options::{Options, MAX_THREADS};
+use crate::props::PropStore;
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
 use maintain::LsmState;
@@ -44,6 +45,8 @@ pub(crate) struct Store {
     pub writers: RwLock<()>,
     /// What recent commits wrote, for transactions' conflict checks.
     pub conflicts: Conflicts,
+    /// Vertex labels and properties.
+    pub props: PropStore,
     /// The flushed runs below the MemGraph; replaced whole by each flush.
     pub layers: RwLock<Arc<Layers>>,
     pub lsm: LsmState,
@@ -97,6 +100,7 @@ impl Store {
             clock,
             writers: RwLock::new(()),
             conflicts: Conflicts::default(),
+            props: PropStore::default(),
             layers: RwLock::new(Arc::new(layers)),
             lsm,
             home,

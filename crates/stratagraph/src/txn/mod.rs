@@ -31,9 +31,11 @@ use crate::error::VertexId;
 use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, VertexState};
+use crate::props::Change;
 use crate::read::Snapshot;
 use crate::store::maintain;
 use crate::store::Store;
+use crate::value::Value;
 use crate::version::Timestamp;
 use parking_lot::RwLockWriteGuard;
 use rustc_hash::FxHashMap;
@@ -42,6 +44,8 @@ use std::sync::Arc;
 /// What a transaction did to a vertex's existence (the log's vocabulary,
 /// since the log records exactly this).
 use crate::wal::record::VertexChange as VertexWrite;
+
+mod props;
 
 /// What a transaction's commit checks against the commits that happened
 /// after its snapshot.
@@ -74,7 +78,7 @@ enum Checks {
 /// A write transaction. Create with [`crate::Graph::begin`]; finish with
 /// [`WriteTxn::commit`]. Dropping it without committing discards its writes.
 pub struct WriteTxn {
-    store: Arc<Store>,
+    pub(super) store: Arc<Store>,
     checks: Checks,
     view: Option<Snapshot>,
     /// Set while this transaction is counted as a reader by the conflict
@@ -90,6 +94,19 @@ pub struct WriteTxn {
     /// Vertices it found had never been named (serializable only): one
     /// created since has an id by the commit.
     unknown: Vec<VertexId>,
+    /// Labels of vertices it creates (interned).
+    labels: FxHashMap<u32, u32>,
+    /// Net property writes by (vertex, interned key): a value, or removed.
+    props: FxHashMap<(u32, u32), PropWrite>,
+}
+
+/// A buffered property write: the value (`None`: removed) and when the
+/// transaction first wrote the key, so new keys keep the order they were
+/// set in.
+#[derive(Debug, Clone)]
+struct PropWrite {
+    order: usize,
+    value: Option<Arc<Value>>,
 }
 
 /// Counts a transaction as a reader of the conflict window until dropped,
@@ -122,6 +139,8 @@ impl WriteTxn {
             edges: FxHashMap::default(),
             reads: Vec::new(),
             unknown: Vec::new(),
+            labels: FxHashMap::default(),
+            props: FxHashMap::default(),
         }
     }
 
@@ -250,6 +269,8 @@ impl WriteTxn {
         self.vertices.insert(id, VertexWrite::Deleted);
         self.named.push(id);
         self.edges.retain(|&(s, d), _| s != id && d != id);
+        self.labels.remove(&id);
+        self.props.retain(|&(x, _), _| x != id);
         Ok(())
     }
 
@@ -408,7 +429,7 @@ impl WriteTxn {
 
     /// Number of buffered writes.
     pub fn len(&self) -> usize {
-        self.vertices.len() + self.edges.len()
+        self.vertices.len() + self.edges.len() + self.props.len()
     }
 
     /// Whether nothing has been written.
@@ -471,6 +492,9 @@ impl WriteTxn {
                 });
             }
         }
+        // After the conflict check: a transaction that saw the vertex
+        // learns it lost a race rather than that the vertex is missing.
+        self.check_owners_alive(&mut locked)?;
         // The timestamp and the log record are taken together, so the log
         // is in timestamp order (see `wal::writer`).
         let (ticket, prepared) = match log {
@@ -537,6 +561,10 @@ impl WriteTxn {
                 }
             }
         }
+        for &(v, k) in self.props.keys() {
+            keys.push(Key::Property(v, k));
+            keys.push(Key::Properties(v));
+        }
         let deletes = self
             .named
             .iter()
@@ -574,6 +602,10 @@ impl WriteTxn {
             }
             keys
         });
+        let props = self
+            .props
+            .keys()
+            .flat_map(|&(v, k)| [Key::Property(v, k), Key::Vertex(v)]);
         let unknown = self
             .unknown
             .iter()
@@ -581,6 +613,7 @@ impl WriteTxn {
             .flat_map(|id| [Key::Vertex(id), Key::Created(id)]);
         edges
             .chain(named)
+            .chain(props)
             .chain(self.reads.iter().copied())
             .chain(unknown)
     }
@@ -596,6 +629,11 @@ impl WriteTxn {
             },
             Key::Adjacency(v, Direction::Out) => Element::OutEdges(ext(v)),
             Key::Adjacency(v, Direction::In) => Element::InEdges(ext(v)),
+            Key::Property(v, k) => Element::Property {
+                vertex: ext(v),
+                key: self.store.props.keys.name(k).to_string(),
+            },
+            Key::Properties(v) => Element::Properties(ext(v)),
         }
     }
 
@@ -621,6 +659,7 @@ impl WriteTxn {
             ids.push(s);
             ids.push(d);
         }
+        ids.extend(self.props.keys().map(|&(v, _)| v));
         let deleted: Vec<u32> = self
             .vertices
             .iter()
@@ -713,23 +752,62 @@ impl WriteTxn {
         Ok(())
     }
 
+    /// Refuses a property write to a vertex a concurrent commit deleted
+    /// (one this transaction did not create itself).
+    fn check_owners_alive(&self, locked: &mut Locked<'_, '_>) -> Result<()> {
+        for (&(v, _), PropWrite { value, .. }) in &self.props {
+            let created = matches!(
+                self.vertices.get(&v),
+                Some(VertexWrite::Created | VertexWrite::Recreated)
+            );
+            if !created && !locked.get(v).life.alive() {
+                let op = if value.is_some() {
+                    Op::SetProperty
+                } else {
+                    Op::RemoveProperty
+                };
+                return Err(Error::VertexNotFound {
+                    op,
+                    vertex: self.store.ids.external(v),
+                    at: BatchIndex(None),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Applies the net writes under the locks; returns the change in edge and
     /// vertex counts.
     fn apply(&self, locked: &mut Locked<'_, '_>, layers: &Layers, st: &Stamping) -> (i64, i64) {
         let directed = self.store.opts.directed;
+        let props = &self.store.props;
         let (mut d_edges, mut d_vertices) = (0i64, 0i64);
         for (&v, &w) in &self.vertices {
             if w != VertexWrite::Created && locked.get(v).life.alive() {
                 d_edges -= remove_all_edges(locked, layers, v, directed, st);
                 locked.get(v).life.set(st.ts, false, st.watermark);
+                props.apply(v, &Change::Clear, st.ts, st.watermark);
                 d_vertices -= 1;
             }
         }
         for (&v, &w) in &self.vertices {
             if w != VertexWrite::Deleted && !locked.get(v).life.alive() {
                 locked.get(v).life.set(st.ts, true, st.watermark);
+                if let Some(&label) = self.labels.get(&v) {
+                    props.apply(v, &Change::Label(label), st.ts, st.watermark);
+                }
                 d_vertices += 1;
             }
+        }
+        let mut writes: Vec<(&(u32, u32), &PropWrite)> = self.props.iter().collect();
+        writes.sort_unstable_by_key(|(_, w)| w.order);
+        for (&(v, key), w) in writes {
+            props.apply(
+                v,
+                &Change::Property(key, w.value.clone()),
+                st.ts,
+                st.watermark,
+            );
         }
         for (&(s, d), &w) in &self.edges {
             match w {

@@ -1,0 +1,111 @@
+"""Labels and vertex properties: Python values in and out, typed by the
+engine, read through transactions and snapshots, refused when bad."""
+
+import datetime as dt
+import uuid
+
+import numpy as np
+import pytest
+
+import stratagraph as sg
+
+
+def test_python_values_round_trip_through_the_engine():
+    g = sg.Graph.in_memory()
+    when = dt.datetime(2007, 12, 3, 10, 15, 30, 123456, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    ident = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    values = {
+        "none": None,
+        "flag": True,
+        "age": 29,
+        "big": -(2**63),
+        "score": 0.25,
+        "name": "marko",
+        "raw": b"\x00\xff",
+        "id": ident,
+        "when": when,
+        "list": [1, "a", [2.5, None]],
+        "tags": {"x", "y"},
+        "map": {"k": 1, 2: "two"},
+    }
+    g.add_vertex(1, label="person", **values)
+    s = g.snapshot()
+    assert s.label(1) == "person"
+    back = s.properties(1)
+    assert back == values
+    assert list(back) == list(values), "properties come back in the order set"
+    assert isinstance(back["flag"], bool) and isinstance(back["age"], int)
+    assert back["when"].utcoffset() == dt.timedelta(hours=1)
+    assert s.vertex(1) == {"id": 1, "label": "person", "properties": values}
+
+
+def test_numpy_scalars_keep_their_width_and_tuples_are_lists():
+    g = sg.Graph.in_memory()
+    g.add_vertex(1)
+    g.set_property(1, "i32", np.int32(7))
+    g.set_property(1, "f32", np.float32(0.5))
+    g.set_property(1, "t", (1, 2))
+    s = g.snapshot()
+    assert s.property(1, "i32") == 7 and s.property(1, "f32") == 0.5
+    assert s.property(1, "t") == [1, 2]
+    assert s.property(1, "missing", default="none") == "none"
+    assert s.property(99, "i32") is None
+
+
+def test_transactions_read_their_own_property_writes():
+    g = sg.Graph.in_memory()
+    g.add_vertex(1, label="person", name="marko", age=29)
+    with g.transaction() as tx:
+        assert tx.property(1, "age") == 29
+        tx.set_property(1, "age", 30)
+        assert tx.remove_property(1, "name") is True
+        assert tx.remove_property(1, "name") is False
+        assert tx.properties(1) == {"age": 30}
+        assert tx.label(1) == "person"
+        assert tx.add_vertex(2, label="software", lang="java") is True
+        assert tx.properties(2) == {"lang": "java"}
+    s = g.snapshot()
+    assert s.properties(1) == {"age": 30}
+    assert s.label(2) == "software"
+    g.add_edge(3, 4)
+    assert g.snapshot().label(3) == "vertex"
+
+
+def test_bad_keys_values_and_vertices_are_refused_naming_what_was_wrong():
+    g = sg.Graph.in_memory()
+    g.add_vertex(1)
+    with pytest.raises(sg.InvalidInput, match="property key"):
+        g.set_property(1, "", 1)
+    with pytest.raises(TypeError, match='property "k": a property value cannot be a object'):
+        g.set_property(1, "k", object())
+    with pytest.raises(ValueError, match="does not fit 64 bits"):
+        g.set_property(1, "k", 2**64)
+    with pytest.raises(ValueError, match="naive datetime"):
+        g.set_property(1, "k", dt.datetime(2020, 1, 1))
+    with pytest.raises(sg.NotFound):
+        g.set_property(2, "k", 1)
+    with pytest.raises(sg.NotFound):
+        g.snapshot().properties(2)
+    assert g.snapshot().properties(1) == {}
+
+
+def test_a_property_lost_update_raises_conflict():
+    g = sg.Graph.in_memory()
+    g.add_vertex(1, age=29)
+    t1, t2 = g.transaction(), g.transaction()
+    t1.set_property(1, "age", t1.property(1, "age") + 1)
+    t2.set_property(1, "age", t2.property(1, "age") + 1)
+    t1.commit()
+    with pytest.raises(sg.Conflict, match='property "age" of vertex 1'):
+        t2.commit()
+    assert g.snapshot().property(1, "age") == 30
+
+
+def test_an_on_disk_store_refuses_properties_it_cannot_keep_yet(tmp_path):
+    with sg.Graph.open(tmp_path / "g") as g:
+        g.add_vertex(1)
+        with pytest.raises(sg.Unsupported, match="in-memory stores only"):
+            g.set_property(1, "k", 1)
+        with pytest.raises(sg.Unsupported):
+            g.add_vertex(2, label="person")
+        assert not g.snapshot().has_vertex(2)

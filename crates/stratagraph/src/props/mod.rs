@@ -1,0 +1,250 @@
+//! Vertex labels and properties in memory, versioned by commit timestamp
+//! as the MemGraph versions edges: every snapshot reads the label and the
+//! property values as of its own timestamp.
+//!
+//! The store is kept beside the MemGraph's vertex slots rather than in
+//! them: a slot is one cache line (`mem::Slot`), which every edge write
+//! and scan touches, and properties must not widen it. Entries live in
+//! shards by vertex id; a commit writes a vertex's entry while it holds the
+//! vertex's lock (so two commits never interleave on one vertex) and the
+//! shard's lock only for the write itself.
+//!
+//! Names (property keys and labels) are interned once per store
+//! (`names.rs`), so an entry holds small ids, not strings.
+
+pub(crate) mod names;
+
+/// The label of a vertex given none, as TinkerPop names it.
+pub const DEFAULT_LABEL: &str = "vertex";
+
+use crate::value::Value;
+use crate::version::Timestamp;
+use parking_lot::RwLock;
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// The versions of one thing (a label, a property's value), newest first.
+/// `None` means "not set" as of that version (removed, or the vertex
+/// deleted).
+#[derive(Debug, Clone)]
+struct Versions<T> {
+    list: Vec<(Timestamp, Option<T>)>,
+}
+
+impl<T: Clone> Versions<T> {
+    fn new(ts: Timestamp, value: Option<T>) -> Self {
+        Versions {
+            list: vec![(ts, value)],
+        }
+    }
+
+    /// The value a snapshot at `ts` sees.
+    fn at(&self, ts: Timestamp) -> Option<&T> {
+        self.list
+            .iter()
+            .find(|(t, _)| *t <= ts)
+            .and_then(|(_, v)| v.as_ref())
+    }
+
+    fn latest(&self) -> Option<&T> {
+        self.list.first().and_then(|(_, v)| v.as_ref())
+    }
+
+    /// Records `value` at commit `ts`, dropping versions no snapshot can
+    /// see: those older than the newest at or below `watermark`.
+    fn put(&mut self, ts: Timestamp, value: Option<T>, watermark: Timestamp) {
+        if self.list.first().is_some_and(|(t, _)| *t == ts) {
+            self.list[0].1 = value;
+        } else {
+            self.list.insert(0, (ts, value));
+        }
+        if let Some(k) = self.list.iter().position(|(t, _)| *t <= watermark) {
+            self.list.truncate(k + 1);
+        }
+    }
+
+    /// Whether nothing is set and no snapshot can see an older value.
+    fn is_gone(&self, watermark: Timestamp) -> bool {
+        self.list.len() == 1 && self.list[0].1.is_none() && self.list[0].0 <= watermark
+    }
+}
+
+/// One vertex's label and properties, by interned id.
+#[derive(Debug, Default)]
+struct Entry {
+    label: Option<Versions<u32>>,
+    props: Vec<(u32, Versions<Arc<Value>>)>,
+}
+
+impl Entry {
+    fn prop_mut(&mut self, key: u32) -> Option<&mut Versions<Arc<Value>>> {
+        self.props
+            .iter_mut()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+    }
+}
+
+/// How many shards the entries are split over: enough that concurrent
+/// commits on different vertices rarely share one.
+const SHARDS: usize = 64;
+
+/// The labels and properties of every vertex of one store.
+pub(crate) struct PropStore {
+    shards: Box<[RwLock<FxHashMap<u32, Entry>>]>,
+    pub keys: names::Names,
+    pub labels: names::Names,
+}
+
+impl Default for PropStore {
+    fn default() -> Self {
+        PropStore {
+            shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            keys: names::Names::default(),
+            labels: names::Names::default(),
+        }
+    }
+}
+
+/// One change a commit makes to a vertex's label or properties.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Change {
+    /// Sets the vertex's label (interned id).
+    Label(u32),
+    /// Sets property `key` to a value, or removes it (`None`).
+    Property(u32, Option<Arc<Value>>),
+    /// Removes the label and every property: the vertex was deleted.
+    Clear,
+}
+
+impl PropStore {
+    fn shard(&self, v: u32) -> &RwLock<FxHashMap<u32, Entry>> {
+        &self.shards[v as usize % SHARDS]
+    }
+
+    /// Applies `change` to vertex `v` at commit `ts`. The caller holds
+    /// `v`'s vertex lock.
+    pub(crate) fn apply(&self, v: u32, change: &Change, ts: Timestamp, watermark: Timestamp) {
+        let mut shard = self.shard(v).write();
+        match change {
+            Change::Label(label) => {
+                let e = shard.entry(v).or_default();
+                match &mut e.label {
+                    Some(l) => l.put(ts, Some(*label), watermark),
+                    None => e.label = Some(Versions::new(ts, Some(*label))),
+                }
+            }
+            Change::Property(key, value) => {
+                let e = shard.entry(v).or_default();
+                match e.prop_mut(*key) {
+                    Some(p) => p.put(ts, value.clone(), watermark),
+                    None if value.is_some() => {
+                        e.props.push((*key, Versions::new(ts, value.clone())))
+                    }
+                    None => {}
+                }
+            }
+            Change::Clear => {
+                let Some(e) = shard.get_mut(&v) else {
+                    return;
+                };
+                if let Some(l) = &mut e.label {
+                    if l.latest().is_some() {
+                        l.put(ts, None, watermark);
+                    }
+                }
+                for (_, p) in &mut e.props {
+                    if p.latest().is_some() {
+                        p.put(ts, None, watermark);
+                    }
+                }
+            }
+        }
+        if let Some(e) = shard.get_mut(&v) {
+            e.props.retain(|(_, p)| !p.is_gone(watermark));
+            if e.label.as_ref().is_some_and(|l| l.is_gone(watermark)) {
+                e.label = None;
+            }
+            if e.label.is_none() && e.props.is_empty() {
+                shard.remove(&v);
+            }
+        }
+    }
+
+    /// `v`'s label as of `ts` (interned id), if it has one.
+    pub(crate) fn label_at(&self, v: u32, ts: Timestamp) -> Option<u32> {
+        let shard = self.shard(v).read();
+        shard.get(&v)?.label.as_ref()?.at(ts).copied()
+    }
+
+    /// `v`'s property `key` as of `ts`.
+    pub(crate) fn property_at(&self, v: u32, key: u32, ts: Timestamp) -> Option<Arc<Value>> {
+        let shard = self.shard(v).read();
+        let e = shard.get(&v)?;
+        let (_, p) = e.props.iter().find(|(k, _)| *k == key)?;
+        p.at(ts).cloned()
+    }
+
+    /// Every property `v` has as of `ts`, in the order they were first set.
+    pub(crate) fn properties_at(&self, v: u32, ts: Timestamp) -> Vec<(u32, Arc<Value>)> {
+        let shard = self.shard(v).read();
+        let Some(e) = shard.get(&v) else {
+            return Vec::new();
+        };
+        e.props
+            .iter()
+            .filter_map(|(k, p)| p.at(ts).map(|v| (*k, v.clone())))
+            .collect()
+    }
+
+    /// Whether any vertex has a label or a property (in any version).
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.shards.iter().all(|s| s.read().is_empty())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests fail loudly by design
+mod tests {
+    use super::*;
+
+    fn int(x: i64) -> Option<Arc<Value>> {
+        Some(Arc::new(Value::Int64(x)))
+    }
+
+    #[test]
+    fn every_snapshot_reads_its_own_version() {
+        let p = PropStore::default();
+        p.apply(7, &Change::Label(1), 2, 0);
+        p.apply(7, &Change::Property(3, int(10)), 2, 0);
+        p.apply(7, &Change::Property(3, int(11)), 5, 0);
+        p.apply(7, &Change::Property(4, int(1)), 6, 0);
+        p.apply(7, &Change::Clear, 8, 0);
+        assert_eq!(p.label_at(7, 1), None);
+        assert_eq!(p.label_at(7, 2), Some(1));
+        assert_eq!(p.property_at(7, 3, 4).as_deref(), Some(&Value::Int64(10)));
+        assert_eq!(p.property_at(7, 3, 5).as_deref(), Some(&Value::Int64(11)));
+        assert_eq!(p.properties_at(7, 6).len(), 2);
+        assert_eq!(p.properties_at(7, 8), vec![]);
+        assert_eq!(p.label_at(7, 8), None);
+    }
+
+    #[test]
+    fn versions_no_snapshot_can_see_are_dropped() {
+        let p = PropStore::default();
+        p.apply(1, &Change::Property(0, int(1)), 1, 0);
+        p.apply(1, &Change::Property(0, int(2)), 2, 0);
+        p.apply(1, &Change::Property(0, int(3)), 3, 2);
+        {
+            let shard = p.shard(1).read();
+            assert_eq!(
+                shard[&1].props[0].1.list.len(),
+                2,
+                "3, and 2 for snapshots at 2"
+            );
+        }
+        p.apply(1, &Change::Property(0, None), 4, 4);
+        assert!(p.is_empty(), "a removed value no snapshot can see is gone");
+    }
+}

@@ -1,0 +1,241 @@
+//! A transaction's label and property writes and reads: checked on the
+//! spot, buffered until commit, read back with the transaction's own
+//! writes laid over its snapshot.
+
+use super::{PropWrite, WriteTxn};
+use crate::conflict::Key;
+use crate::error::{BatchIndex, Error, Op, Result, VertexId};
+use crate::props::{names, DEFAULT_LABEL};
+use crate::value::Value;
+use std::sync::Arc;
+
+impl WriteTxn {
+    /// Creates vertex `v` with `label` and `properties`. Returns `false`
+    /// (and writes nothing) if `v` exists.
+    ///
+    /// # Errors
+    /// `InvalidName` for an empty, over-long or control-character label or
+    /// key; `InvalidValue` for a value over the limits; `Unsupported` on an
+    /// on-disk store (properties are kept in memory only in this build);
+    /// `VertexIdsExhausted` if all internal ids are in use.
+    pub fn insert_vertex_with(
+        &mut self,
+        v: VertexId,
+        label: &str,
+        properties: &[(&str, Value)],
+    ) -> Result<bool> {
+        self.check_props_stored(Op::InsertVertex)?;
+        let label = self.name(Op::InsertVertex, "label", label)?;
+        let mut checked = Vec::with_capacity(properties.len());
+        for (key, value) in properties {
+            checked.push(self.checked(Op::SetProperty, v, key, value)?);
+        }
+        if !self.insert_vertex(v)? {
+            return Ok(false);
+        }
+        let id = self.store.ids.lookup(v).expect("inserted just now");
+        let label = self.store.props.labels.intern(&label);
+        self.labels.insert(id, label);
+        for (key, value) in checked {
+            let key = self.store.props.keys.intern(&key);
+            self.write_property(id, key, Some(value));
+        }
+        Ok(true)
+    }
+
+    /// Sets property `key` of vertex `v` to `value`, replacing any value.
+    ///
+    /// # Errors
+    /// `VertexNotFound` if `v` does not exist in this transaction's view;
+    /// `InvalidName`, `InvalidValue` or `Unsupported` as for
+    /// [`WriteTxn::insert_vertex_with`].
+    pub fn set_property(&mut self, v: VertexId, key: &str, value: Value) -> Result<()> {
+        self.check_props_stored(Op::SetProperty)?;
+        let (key, value) = self.checked(Op::SetProperty, v, key, &value)?;
+        let id = self.visible_vertex(Op::SetProperty, v)?;
+        let key = self.store.props.keys.intern(&key);
+        self.write_property(id, key, Some(value));
+        Ok(())
+    }
+
+    /// Removes property `key` of vertex `v`; returns whether it was set.
+    ///
+    /// # Errors
+    /// `VertexNotFound` if `v` does not exist in this transaction's view.
+    pub fn remove_property(&mut self, v: VertexId, key: &str) -> Result<bool> {
+        let id = self.visible_vertex(Op::RemoveProperty, v)?;
+        let Some(key) = self.store.props.keys.lookup(key) else {
+            return Ok(false);
+        };
+        let was = self.property_of(id, key).is_some();
+        if was {
+            self.write_property(id, key, None);
+        }
+        Ok(was)
+    }
+
+    /// Property `key` of vertex `v`, counting this transaction's writes;
+    /// `None` if `v` does not exist or has no such property.
+    pub fn property(&mut self, v: VertexId, key: &str) -> Option<Value> {
+        let id = self.lookup(v)?;
+        if !self.vertex_visible(id) {
+            return None;
+        }
+        let key = self.store.props.keys.lookup(key)?;
+        self.property_of(id, key).map(|v| (*v).clone())
+    }
+
+    /// Every property of vertex `v` (key and value, in the order first
+    /// set), counting this transaction's writes; `None` if `v` does not
+    /// exist.
+    pub fn properties(&mut self, v: VertexId) -> Option<Vec<(Arc<str>, Value)>> {
+        let id = self.lookup(v)?;
+        if !self.vertex_visible(id) {
+            return None;
+        }
+        let mut found: Vec<(u32, Arc<Value>)> = if self.reset(id) {
+            Vec::new()
+        } else {
+            self.read(Key::Properties(id));
+            let ts = self.view().timestamp();
+            self.store.props.properties_at(id, ts)
+        };
+        // Keys the snapshot has keep their place with this transaction's
+        // value (or go, if it removed them); keys new here follow, in the
+        // order first written.
+        found.retain_mut(|(k, v)| match self.props.get(&(id, *k)) {
+            Some(w) => match &w.value {
+                Some(new) => {
+                    *v = new.clone();
+                    true
+                }
+                None => false,
+            },
+            None => true,
+        });
+        let mut new: Vec<(usize, u32, Arc<Value>)> = self
+            .props
+            .iter()
+            .filter(|((x, k), _)| *x == id && !found.iter().any(|(f, _)| f == k))
+            .filter_map(|(&(_, k), w)| w.value.clone().map(|v| (w.order, k, v)))
+            .collect();
+        new.sort_unstable_by_key(|(order, _, _)| *order);
+        found.extend(new.into_iter().map(|(_, k, v)| (k, v)));
+        let keys = &self.store.props.keys;
+        Some(
+            found
+                .into_iter()
+                .map(|(k, v)| (keys.name(k), (*v).clone()))
+                .collect(),
+        )
+    }
+
+    /// The label of vertex `v` ([`DEFAULT_LABEL`] if it was given none),
+    /// counting this transaction's writes; `None` if `v` does not exist.
+    pub fn label(&mut self, v: VertexId) -> Option<Arc<str>> {
+        let id = self.lookup(v)?;
+        if !self.vertex_visible(id) {
+            return None;
+        }
+        let label = match self.labels.get(&id) {
+            Some(&l) => Some(l),
+            // Created again over a vertex this transaction deleted.
+            None if self.reset(id) => None,
+            // A vertex an edge creates here has no label in the view.
+            None => {
+                self.read(Key::Properties(id));
+                let ts = self.view().timestamp();
+                self.store.props.label_at(id, ts)
+            }
+        };
+        Some(label.map_or_else(
+            || Arc::from(DEFAULT_LABEL),
+            |l| self.store.props.labels.name(l),
+        ))
+    }
+
+    /// Property `key` (interned) of `id` as this transaction sees it.
+    fn property_of(&mut self, id: u32, key: u32) -> Option<Arc<Value>> {
+        if let Some(w) = self.props.get(&(id, key)) {
+            return w.value.clone();
+        }
+        if self.reset(id) {
+            return None;
+        }
+        self.read(Key::Property(id, key));
+        let ts = self.view().timestamp();
+        self.store.props.property_at(id, key, ts)
+    }
+
+    /// Buffers a write of property `key` of `id`, keeping the order in
+    /// which the transaction first wrote the key.
+    fn write_property(&mut self, id: u32, key: u32, value: Option<Arc<Value>>) {
+        let order = self.props.len();
+        self.props
+            .entry((id, key))
+            .and_modify(|w| w.value = value.clone())
+            .or_insert(PropWrite { order, value });
+    }
+
+    /// The internal id of `v` if it exists as this transaction sees it.
+    fn visible_vertex(&mut self, op: Op, v: VertexId) -> Result<u32> {
+        let not_found = Error::VertexNotFound {
+            op,
+            vertex: v,
+            at: BatchIndex(None),
+        };
+        let id = self.lookup(v).ok_or(not_found.clone())?;
+        if self.vertex_visible(id) {
+            Ok(id)
+        } else {
+            Err(not_found)
+        }
+    }
+
+    /// Refuses property writes where they would not survive: on-disk
+    /// stores keep labels and properties in a later build.
+    fn check_props_stored(&self, op: Op) -> Result<()> {
+        if self.store.home.is_some() {
+            return Err(Error::Unsupported {
+                op,
+                what: "labels and properties are kept by in-memory stores only in this \
+                       build; an on-disk store would lose them at its next flush",
+            });
+        }
+        Ok(())
+    }
+
+    fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {
+        match names::check(name) {
+            None => Ok(name.to_owned()),
+            Some(reason) => Err(Error::InvalidName {
+                op,
+                what,
+                name: name.to_owned(),
+                reason,
+            }),
+        }
+    }
+
+    /// A key and value checked for storing: the name's rules and the
+    /// value's (encodable within the limits, no map key twice).
+    fn checked(
+        &self,
+        op: Op,
+        v: VertexId,
+        key: &str,
+        value: &Value,
+    ) -> Result<(String, Arc<Value>)> {
+        let key = self.name(op, "property key", key)?;
+        let mut bytes = Vec::new();
+        if let Err(problem) = value.encode(&mut bytes) {
+            return Err(Error::InvalidValue {
+                op,
+                vertex: v,
+                key,
+                problem,
+            });
+        }
+        Ok((key, Arc::new(value.clone())))
+    }
+}

@@ -1,0 +1,385 @@
+//! Labels and vertex properties against a model: random transactions of
+//! vertex creations with labels and properties, property sets and
+//! removals, vertex deletes, edges that create their endpoints, and
+//! rollbacks. After every commit a snapshot is kept with a copy of the
+//! model; at the end every one of them, the oldest included, must read
+//! exactly its copy. Then the rules: typed values kept apart, bad names
+//! and values refused with nothing changed, conflicts on properties.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use stratagraph::{
+    Element, Error, Graph, Isolation, Options, Snapshot, Value, WriteTxn, DEFAULT_LABEL,
+};
+
+const VERTICES: u64 = 6;
+const KEYS: [&str; 3] = ["name", "age", "tags"];
+const LABELS: [&str; 2] = ["person", "software"];
+
+#[derive(Debug, Clone, PartialEq)]
+struct VertexModel {
+    label: String,
+    props: BTreeMap<String, Value>,
+}
+
+type Model = BTreeMap<u64, VertexModel>;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Create(u64, usize, Vec<(usize, Value)>),
+    Set(u64, usize, Value),
+    Remove(u64, usize),
+    Delete(u64),
+    Edge(u64, u64),
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        any::<i32>().prop_map(Value::Int32),
+        any::<i32>().prop_map(|x| Value::Int64(i64::from(x))),
+        any::<bool>().prop_map(Value::Bool),
+        (-1e6f64..1e6).prop_map(Value::Float64),
+        "[a-z]{0,6}".prop_map(Value::String),
+        proptest::collection::vec(any::<i8>().prop_map(Value::Int8), 0..3).prop_map(Value::List),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let v = 0..VERTICES;
+    prop_oneof![
+        (
+            v.clone(),
+            0..LABELS.len(),
+            proptest::collection::vec((0..KEYS.len(), value()), 0..3)
+        )
+            .prop_map(|(v, l, p)| Op::Create(v, l, p)),
+        (v.clone(), 0..KEYS.len(), value()).prop_map(|(v, k, x)| Op::Set(v, k, x)),
+        (v.clone(), 0..KEYS.len()).prop_map(|(v, k)| Op::Remove(v, k)),
+        v.clone().prop_map(Op::Delete),
+        (v.clone(), v).prop_map(|(a, b)| Op::Edge(a, b)),
+    ]
+}
+
+/// Applies `op` to the transaction and to the model, which must agree on
+/// whether it is refused.
+fn apply(tx: &mut WriteTxn, model: &mut Model, op: &Op) {
+    match op {
+        Op::Create(v, l, props) => {
+            let props: Vec<(&str, Value)> =
+                props.iter().map(|(k, x)| (KEYS[*k], x.clone())).collect();
+            let created = tx.insert_vertex_with(*v, LABELS[*l], &props).unwrap();
+            assert_eq!(created, !model.contains_key(v));
+            if created {
+                model.insert(
+                    *v,
+                    VertexModel {
+                        label: LABELS[*l].into(),
+                        props: props.into_iter().map(|(k, x)| (k.to_owned(), x)).collect(),
+                    },
+                );
+            }
+        }
+        Op::Set(v, k, x) => match (tx.set_property(*v, KEYS[*k], x.clone()), model.get_mut(v)) {
+            (Ok(()), Some(m)) => {
+                m.props.insert(KEYS[*k].into(), x.clone());
+            }
+            (Err(Error::VertexNotFound { .. }), None) => {}
+            (r, m) => panic!("set_property: {r:?} with model {m:?}"),
+        },
+        Op::Remove(v, k) => match (tx.remove_property(*v, KEYS[*k]), model.get_mut(v)) {
+            (Ok(was), Some(m)) => assert_eq!(was, m.props.remove(KEYS[*k]).is_some()),
+            (Err(Error::VertexNotFound { .. }), None) => {}
+            (r, m) => panic!("remove_property: {r:?} with model {m:?}"),
+        },
+        Op::Delete(v) => {
+            assert_eq!(tx.delete_vertex(*v).is_ok(), model.remove(v).is_some());
+        }
+        Op::Edge(a, b) => {
+            // An endpoint deleted in this transaction is refused; otherwise
+            // missing endpoints are created with the default label.
+            if tx.insert_edge(*a, *b, 1.0).is_ok() {
+                for v in [a, b] {
+                    model.entry(*v).or_insert_with(|| VertexModel {
+                        label: DEFAULT_LABEL.into(),
+                        props: BTreeMap::new(),
+                    });
+                }
+            }
+        }
+    }
+    check_txn(tx, model);
+}
+
+/// The reads a transaction and a snapshot both offer.
+trait Reads {
+    fn label_of(&mut self, v: u64) -> Option<String>;
+    fn properties_of(&mut self, v: u64) -> Option<Vec<(String, Value)>>;
+    fn property_of(&mut self, v: u64, key: &str) -> Option<Value>;
+}
+
+impl Reads for WriteTxn {
+    fn label_of(&mut self, v: u64) -> Option<String> {
+        self.label(v).map(|l| l.to_string())
+    }
+    fn properties_of(&mut self, v: u64) -> Option<Vec<(String, Value)>> {
+        self.properties(v)
+            .map(|p| p.into_iter().map(|(k, x)| (k.to_string(), x)).collect())
+    }
+    fn property_of(&mut self, v: u64, key: &str) -> Option<Value> {
+        self.property(v, key)
+    }
+}
+
+impl Reads for &Snapshot {
+    fn label_of(&mut self, v: u64) -> Option<String> {
+        self.label(v).map(|l| l.to_string())
+    }
+    fn properties_of(&mut self, v: u64) -> Option<Vec<(String, Value)>> {
+        self.properties(v)
+            .map(|p| p.into_iter().map(|(k, x)| (k.to_string(), x)).collect())
+    }
+    fn property_of(&mut self, v: u64, key: &str) -> Option<Value> {
+        self.property(v, key)
+    }
+}
+
+/// Every label and property `r` reads equals the model's.
+fn check(r: &mut impl Reads, model: &Model, when: &str) {
+    for v in 0..VERTICES {
+        let m = model.get(&v);
+        assert_eq!(
+            r.label_of(v).as_deref(),
+            m.map(|m| m.label.as_str()),
+            "label of {v} {when}"
+        );
+        let props = r
+            .properties_of(v)
+            .map(|p| p.into_iter().collect::<BTreeMap<_, _>>());
+        assert_eq!(
+            props.as_ref(),
+            m.map(|m| &m.props),
+            "properties of {v} {when}"
+        );
+        for k in KEYS {
+            assert_eq!(r.property_of(v, k).as_ref(), m.and_then(|m| m.props.get(k)));
+        }
+    }
+}
+
+fn check_txn(tx: &mut WriteTxn, model: &Model) {
+    check(tx, model, "in the transaction");
+}
+
+fn check_snapshot(s: &Snapshot, model: &Model) {
+    check(&mut &*s, model, &format!("at {}", s.timestamp()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_snapshot_reads_the_model_of_its_time(
+        txns in proptest::collection::vec(
+            (proptest::collection::vec(op(), 1..5), any::<bool>()), 1..12),
+    ) {
+        let g = Graph::in_memory(Options::default());
+        let mut model = Model::new();
+        let mut kept = Vec::new();
+        for (ops, commit) in &txns {
+            let mut tx = g.begin();
+            let mut next = model.clone();
+            for op in ops {
+                apply(&mut tx, &mut next, op);
+            }
+            if *commit {
+                tx.commit().unwrap();
+                model = next;
+            } else {
+                drop(tx);
+            }
+            let s = g.snapshot();
+            check_snapshot(&s, &model);
+            kept.push((s, model.clone()));
+        }
+        for (s, m) in &kept {
+            check_snapshot(s, m);
+        }
+    }
+}
+
+#[test]
+fn typed_values_are_kept_apart_and_read_back_as_given() {
+    let g = Graph::in_memory(Options::default());
+    let list = Value::List(vec![Value::Int32(1), Value::String("a".into())]);
+    g.insert_vertex_with(
+        1,
+        "person",
+        &[("age", Value::Int32(29)), ("tags", list.clone())],
+    )
+    .unwrap();
+    let s = g.snapshot();
+    assert_eq!(s.property(1, "age"), Some(Value::Int32(29)));
+    assert_ne!(s.property(1, "age"), Some(Value::Int64(29)));
+    assert_eq!(s.property(1, "tags"), Some(list));
+    assert_eq!(s.label(1).as_deref(), Some("person"));
+    assert_eq!(s.property(1, "nope"), None);
+    assert_eq!(s.property(2, "age"), None);
+    // A vertex an edge creates has the default label and no properties.
+    g.insert_edge(1, 2, 1.0).unwrap();
+    let s = g.snapshot();
+    assert_eq!(s.label(2).as_deref(), Some(DEFAULT_LABEL));
+    assert_eq!(s.properties(2), Some(vec![]));
+    // Deleting a vertex takes its properties; creating it again starts
+    // empty, while older snapshots keep what they saw.
+    let old = g.snapshot();
+    g.delete_vertex(1).unwrap();
+    g.insert_vertex(1).unwrap();
+    let s = g.snapshot();
+    assert_eq!(s.properties(1), Some(vec![]));
+    assert_eq!(s.label(1).as_deref(), Some(DEFAULT_LABEL));
+    assert_eq!(old.property(1, "age"), Some(Value::Int32(29)));
+}
+
+#[test]
+fn bad_names_and_values_are_refused_and_change_nothing() {
+    let g = Graph::in_memory(Options::default());
+    g.insert_vertex(1).unwrap();
+    let before = g.snapshot().timestamp();
+    let mut tx = g.begin();
+    tx.set_property(1, "ok", Value::Bool(true)).unwrap();
+    for (key, what) in [("", "is empty"), ("a\tb", "control character")] {
+        match tx.set_property(1, key, Value::Null) {
+            Err(Error::InvalidName { name, reason, .. }) => {
+                assert_eq!(name, key);
+                assert!(reason.contains(what), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(
+        tx.insert_vertex_with(2, "", &[]),
+        Err(Error::InvalidName { what: "label", .. })
+    ));
+    let twice = Value::Map(vec![
+        (Value::Int8(1), Value::Null),
+        (Value::Int8(1), Value::Null),
+    ]);
+    let err = tx.set_property(1, "m", twice).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("property \"m\" of vertex 1: map key"),
+        "{err}"
+    );
+    let big = Value::Bytes(vec![0; stratagraph::MAX_VALUE_BYTES + 1]);
+    assert!(matches!(
+        tx.set_property(1, "big", big),
+        Err(Error::InvalidValue { .. })
+    ));
+    assert!(matches!(
+        tx.set_property(9, "x", Value::Null),
+        Err(Error::VertexNotFound { vertex: 9, .. })
+    ));
+    // The refused calls left the transaction as it was.
+    assert_eq!(
+        tx.properties(1).unwrap(),
+        vec![("ok".into(), Value::Bool(true))]
+    );
+    assert!(!tx.has_vertex(2));
+    drop(tx);
+    assert_eq!(g.snapshot().timestamp(), before);
+}
+
+#[test]
+fn a_property_of_a_vertex_deleted_meanwhile_is_refused() {
+    let g = Graph::in_memory(Options::default());
+    g.insert_vertex(1).unwrap();
+    let mut tx = g.begin();
+    tx.set_property(1, "k", Value::Int64(1)).unwrap();
+    g.delete_vertex(1).unwrap();
+    let err = tx.commit().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Conflict {
+                element: Element::Vertex(1),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // A single-call write checks existence at its commit.
+    assert!(matches!(
+        g.set_property(1, "k", Value::Int64(1)),
+        Err(Error::VertexNotFound { vertex: 1, .. })
+    ));
+    assert_eq!(g.snapshot().property(1, "k"), None);
+}
+
+#[test]
+fn properties_conflict_by_key() {
+    let g = Graph::in_memory(Options::default());
+    g.insert_vertex_with(1, "person", &[("age", Value::Int32(29))])
+        .unwrap();
+    // Two read-modify-writes of one key: the second is refused.
+    let mut t1 = g.begin();
+    let mut t2 = g.begin();
+    let Some(Value::Int32(a)) = t1.property(1, "age") else {
+        panic!()
+    };
+    let Some(Value::Int32(b)) = t2.property(1, "age") else {
+        panic!()
+    };
+    t1.set_property(1, "age", Value::Int32(a + 1)).unwrap();
+    t2.set_property(1, "age", Value::Int32(b + 1)).unwrap();
+    t1.commit().unwrap();
+    match t2.commit() {
+        Err(Error::Conflict {
+            element: Element::Property { vertex: 1, key },
+            ..
+        }) => assert_eq!(key, "age"),
+        other => panic!("{other:?}"),
+    }
+    // Different keys of one vertex commit side by side.
+    let mut t1 = g.begin();
+    let mut t2 = g.begin();
+    assert!(t1.property(1, "age").is_some() && t2.property(1, "age").is_some());
+    t1.set_property(1, "name", Value::String("marko".into()))
+        .unwrap();
+    t2.set_property(1, "city", Value::String("santa fe".into()))
+        .unwrap();
+    t1.commit().unwrap();
+    t2.commit().unwrap();
+    assert_eq!(g.snapshot().properties(1).unwrap().len(), 3);
+    // Serializable: reading every property conflicts with a new one.
+    let mut t1 = g.begin_with(Isolation::Serializable);
+    let mut t2 = g.begin_with(Isolation::Serializable);
+    assert_eq!(t1.properties(1).unwrap().len(), 3);
+    t1.set_property(1, "count", Value::Int64(3)).unwrap();
+    assert!(t2.has_vertex(1));
+    t2.set_property(1, "extra", Value::Null).unwrap();
+    t2.commit().unwrap();
+    assert!(matches!(
+        t1.commit(),
+        Err(Error::Conflict {
+            element: Element::Properties(1),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn an_on_disk_store_refuses_properties_until_it_can_keep_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Graph::open(dir.path().join("g"), Options::default()).unwrap();
+    g.insert_vertex(1).unwrap();
+    let err = g.set_property(1, "k", Value::Null).unwrap_err();
+    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+    assert!(err.to_string().contains("in-memory stores only"), "{err}");
+    assert!(matches!(
+        g.insert_vertex_with(2, "person", &[]),
+        Err(Error::Unsupported { .. })
+    ));
+    assert!(!g.snapshot().has_vertex(2));
+}
