@@ -283,6 +283,12 @@ pub fn check(dir: &Path) -> Res {
             r.level_files, r.level_bytes
         );
     }
+    if r.levels_verified && r.property_vertices > 0 {
+        println!(
+            "properties {} properties of {} labelled or propertied vertices, every value checked",
+            r.properties, r.property_vertices
+        );
+    }
     if r.log_verified {
         println!(
             "log        {} segments, {} records, {} commits to replay on open",

@@ -61,13 +61,6 @@ mod classes {
     );
     pyo3::create_exception!(
         stratagraph,
-        Unsupported,
-        Error,
-        "The call asks for something this build does not do yet; the \
-         message says what and what to do instead."
-    );
-    pyo3::create_exception!(
-        stratagraph,
         Corruption,
         Error,
         "A stored file fails a structural check or a checksum."
@@ -115,7 +108,7 @@ mod classes {
 
 pub use classes::{
     CapacityExceeded, Closed, Conflict, Corruption, Error, InternalError, InvalidInput, NotFound,
-    ReadOnly, SnapshotTooOld, StorageError, StoreLocked, Unsupported, UnsupportedFormat,
+    ReadOnly, SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
 };
 
 /// Converts an engine error into the Python exception of its class.
@@ -140,7 +133,6 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
         E::Conflict { .. } => Conflict::new_err(msg),
-        E::Unsupported { .. } => Unsupported::new_err(msg),
         E::Corrupt { .. } => Corruption::new_err(msg),
         E::UnsupportedFormat { .. } => UnsupportedFormat::new_err(msg),
         E::Io { .. } | E::LogFailed { .. } | E::CommitUnresolved { .. } => {
@@ -175,7 +167,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CapacityExceeded", py.get_type::<CapacityExceeded>())?;
     m.add("SnapshotTooOld", py.get_type::<SnapshotTooOld>())?;
     m.add("Conflict", py.get_type::<Conflict>())?;
-    m.add("Unsupported", py.get_type::<Unsupported>())?;
     m.add("Corruption", py.get_type::<Corruption>())?;
     m.add("UnsupportedFormat", py.get_type::<UnsupportedFormat>())?;
     m.add("StorageError", py.get_type::<StorageError>())?;

@@ -101,11 +101,15 @@ def test_a_property_lost_update_raises_conflict():
     assert g.snapshot().property(1, "age") == 30
 
 
-def test_an_on_disk_store_refuses_properties_it_cannot_keep_yet(tmp_path):
+def test_an_on_disk_store_keeps_labels_and_properties(tmp_path):
+    when = dt.datetime(2020, 5, 17, 8, 30, tzinfo=dt.timezone.utc)
     with sg.Graph.open(tmp_path / "g") as g:
-        g.add_vertex(1)
-        with pytest.raises(sg.Unsupported, match="in-memory stores only"):
-            g.set_property(1, "k", 1)
-        with pytest.raises(sg.Unsupported):
-            g.add_vertex(2, label="person")
-        assert not g.snapshot().has_vertex(2)
+        g.add_vertex(1, label="person", name="marko", since=when)
+    with sg.Graph.open(tmp_path / "g") as g:
+        g.set_property(1, "age", np.int32(29))
+    with sg.Graph.open(tmp_path / "g") as g:
+        assert g.snapshot().vertex(1) == {
+            "id": 1,
+            "label": "person",
+            "properties": {"name": "marko", "since": when, "age": 29},
+        }

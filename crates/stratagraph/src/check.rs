@@ -7,7 +7,10 @@ use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
 use crate::manifest::{Manifest, RunFiles};
-use crate::open::{arrange_layers, holds_no_store_data, lock_dir_shared, open_level_file};
+use crate::open::{
+    arrange_layers, holds_no_store_data, lock_dir_shared, open_level_file, read_props,
+};
+use crate::props::file as props_file;
 use crate::store::maintain;
 use crate::util::files::io_error;
 use crate::wal;
@@ -36,6 +39,11 @@ pub struct CheckReport {
     /// Whether the level files were checked against a manifest and their
     /// checksums; false when no manifest could be read.
     pub levels_verified: bool,
+    /// Vertices with a label or a property in the properties file, and
+    /// the properties it holds (every value decoded and checked).
+    pub property_vertices: u64,
+    /// See `property_vertices`.
+    pub properties: u64,
     /// Log segment files read.
     pub log_segments: usize,
     /// Log records read: all of them when `log_verified`; else the intact
@@ -84,6 +92,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         level_files: 0,
         level_bytes: 0,
         levels_verified: false,
+        property_vertices: 0,
+        properties: 0,
         log_segments: 0,
         log_records: 0,
         log_verified: false,
@@ -166,6 +176,14 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             }
         }
     }
+    match read_props(dir, m) {
+        Ok(Some(vertices)) => {
+            report.property_vertices = vertices.len() as u64;
+            report.properties = vertices.iter().map(|(_, _, p)| p.len() as u64).sum();
+        }
+        Ok(None) => {}
+        Err(e) => report.problems.push(e),
+    }
     let ids = || {
         let ids = IdMap::new();
         for &(ext, _) in &m.vertices {
@@ -194,7 +212,9 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             }
         }
     }
-    list_orphans(dir, &m.run_paths(dir), &garbage, &mut report)?;
+    let mut keep = m.run_paths(dir);
+    keep.extend(m.props.map(|p| props_file::path(dir, p.id)));
+    list_orphans(dir, &keep, &garbage, &mut report)?;
     Ok(report)
 }
 

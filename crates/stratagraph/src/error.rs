@@ -160,14 +160,6 @@ pub enum Error {
         /// What is wrong with the value.
         problem: crate::value::InvalidValue,
     },
-    /// Something this build does not do yet, named.
-    #[error("{op}: {what}")]
-    Unsupported {
-        /// The refused operation.
-        op: Op,
-        /// What is not supported, and what to do instead.
-        what: &'static str,
-    },
     /// A weight that is NaN or infinite.
     #[error("{op}: edge ({src}, {dst}) has weight {weight}, which is not finite{at}")]
     InvalidWeight {

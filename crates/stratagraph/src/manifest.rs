@@ -21,6 +21,8 @@
 //!     segments holding commits this manifest does not, oldest first,
 //!     each sealed with that length, and last the one being appended to
 //!     (length 0: still growing) (version 4; before it, nothing recorded)
+//! props: files u64 (0 or 1), then (id u64, cut u64): the properties file
+//!     holding every label and property as of the cut (version 5)
 //! crc32c u32 of everything before it
 //! ```
 
@@ -32,8 +34,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"SGMANIF\x01";
-/// The manifest format this build writes (it also reads versions 1 to 3).
-pub(crate) const VERSION: u32 = 4;
+/// The manifest format this build writes (it also reads versions 1 to 4).
+pub(crate) const VERSION: u32 = 5;
 const FLAG_DIRECTED: u32 = 1;
 const FIXED: usize = 8 + 4 + 4 + 8 * 4;
 /// Bytes of the totals block (version 3).
@@ -85,6 +87,16 @@ pub(crate) struct Manifest {
     /// The log segments the store needs besides its runs (`None`: written
     /// before manifests recorded them).
     pub log: Option<Vec<LogSegment>>,
+    /// The properties file (`props/file.rs`): its id and the cut whose
+    /// labels and properties it holds; `None` if none was ever set.
+    pub props: Option<PropsFile>,
+}
+
+/// The properties file a manifest names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PropsFile {
+    pub id: u64,
+    pub cut: u64,
 }
 
 /// What a store has done since it was created, kept in its manifest so
@@ -204,6 +216,11 @@ impl Manifest {
             b.extend_from_slice(&s.number.to_le_bytes());
             b.extend_from_slice(&s.sealed_len.unwrap_or(0).to_le_bytes());
         }
+        b.extend_from_slice(&u64::from(self.props.is_some()).to_le_bytes());
+        if let Some(p) = self.props {
+            b.extend_from_slice(&p.id.to_le_bytes());
+            b.extend_from_slice(&p.cut.to_le_bytes());
+        }
         let crc = crc32c::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
         b
@@ -253,6 +270,20 @@ impl Manifest {
         };
         let need = if version >= 4 {
             need + 8 + (n_log as u128) * 16
+        } else {
+            need
+        };
+        // Version 5 ends in the properties block: 0 or 1, then (id, cut).
+        let n_props = if version >= 5 && need + 8 <= body as u128 {
+            u64_at(bytes, need as usize)
+        } else {
+            0
+        };
+        if n_props > 1 {
+            return Err(corrupt(need as usize, "more than one properties file"));
+        }
+        let need = if version >= 5 {
+            need + 8 + (n_props as u128) * 16
         } else {
             need
         };
@@ -338,6 +369,20 @@ impl Manifest {
                 Ok(log)
             })
             .transpose()?;
+        let mut props = None;
+        if version >= 5 {
+            at += 8;
+            if n_props == 1 {
+                let (id, cut) = (u64_at(bytes, at), u64_at(bytes, at + 8));
+                if id >= next_run || cut > last_ts {
+                    return Err(corrupt(
+                        at,
+                        "properties file id or cut beyond the manifest's counters",
+                    ));
+                }
+                props = Some(PropsFile { id, cut });
+            }
+        }
         Ok(Manifest {
             directed: flags & FLAG_DIRECTED != 0,
             last_ts,
@@ -346,6 +391,7 @@ impl Manifest {
             runs,
             totals,
             log,
+            props,
         })
     }
 
@@ -417,13 +463,14 @@ mod tests {
                     sealed_len: None,
                 },
             ]),
+            props: Some(PropsFile { id: 5, cut: 40 }),
         }
     }
 
     /// `sample` as the version 2 format had it: no totals block, no log.
     fn version_2_bytes() -> Vec<u8> {
         let mut b = sample().encode();
-        let body = b.len() - 4 - TOTALS - 8 - 2 * 16;
+        let body = b.len() - 4 - TOTALS - 8 - 2 * 16 - 8 - 16;
         b.truncate(body);
         b[8..12].copy_from_slice(&2u32.to_le_bytes());
         let crc = crc32c::crc32c(&b);
@@ -440,6 +487,7 @@ mod tests {
             Manifest {
                 totals: Totals::default(),
                 log: None,
+                props: None,
                 ..sample()
             }
         );

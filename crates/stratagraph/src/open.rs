@@ -22,8 +22,10 @@ use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::{FlushedRun, Layers, Level};
-use crate::manifest::{Manifest, RunFiles, Totals};
+use crate::manifest::{Manifest, PropsFile, RunFiles, Totals};
 use crate::options::Options;
+use crate::props::file as props_file;
+use crate::props::VertexProps;
 use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
@@ -121,6 +123,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
                 runs: Vec::new(),
                 totals: Totals::default(),
                 log: None,
+                props: None,
             }
         }
     };
@@ -129,6 +132,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
         return Err(mismatch(&dir, manifest.directed, opts.directed));
     }
     let layers = open_layers(&dir, &manifest, &manifest_path)?;
+    let props = read_props(&dir, &manifest)?;
     let ids = IdMap::new();
     for (i, &(ext, _)) in manifest.vertices.iter().enumerate() {
         if ids.intern(ext) != Some(i as u32) {
@@ -180,6 +184,9 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
             alive += 1;
         }
     }
+    if let (Some(vertices), Some(file)) = (props, manifest.props) {
+        store.props.load(vertices, file.cut);
+    }
     let edges = count_edges(&store);
     store.clock.set_counts(edges, alive);
     replay(&store, std::mem::take(&mut log.commits))?;
@@ -203,7 +210,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     store.ids.attach_journal(wal.clone());
     let _ = store.wal.set(wal);
     maintain::checkpoint(&store)?;
-    remove_orphans(&dir, &store.layers.read());
+    remove_orphans(&dir, &store.layers.read(), store.lsm.props_file());
     // The manifest just written needs none of these: segments older than
     // the ones the last manifest listed, and (salvage) those set aside.
     let set_aside = report
@@ -218,6 +225,49 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
         }
     }
     Ok((store, report))
+}
+
+/// Reads and checks the properties file the manifest names (every label
+/// and property as of its cut), before anything is changed.
+pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<Vec<VertexProps>>> {
+    let Some(file) = manifest.props else {
+        return Ok(None);
+    };
+    let path = props_file::path(dir, file.id);
+    let name = path.display().to_string();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::Corrupt {
+                file: name,
+                offset: 0,
+                what: "the properties file the MANIFEST names is missing".into(),
+            })
+        }
+        Err(e) => return Err(io_error(&path, "read", &e)),
+    };
+    let (cut, vertices) = props_file::decode(&bytes, &name)?;
+    let corrupt = |what: String| Error::Corrupt {
+        file: name.clone(),
+        offset: 0,
+        what,
+    };
+    if cut != file.cut {
+        return Err(corrupt(format!(
+            "holds the state at {cut}, the MANIFEST expects {}",
+            file.cut
+        )));
+    }
+    if let Some((v, _, _)) = vertices
+        .iter()
+        .find(|(v, _, _)| *v as usize >= manifest.vertices.len())
+    {
+        return Err(corrupt(format!(
+            "names vertex {v}, beyond the {} the MANIFEST lists",
+            manifest.vertices.len()
+        )));
+    }
+    Ok(Some(vertices))
 }
 
 /// Refuses to start a new store in `dir`, which has no MANIFEST, when it
@@ -242,7 +292,10 @@ pub(crate) fn holds_no_store_data(dir: &Path) -> Result<()> {
             if !scan.records.is_empty() {
                 data.push(name);
             }
-        } else if name.starts_with("run-") || name.starts_with(crate::manifest::FILE) {
+        } else if name.starts_with("run-")
+            || name.starts_with("props-")
+            || name.starts_with(crate::manifest::FILE)
+        {
             data.push(name);
         } else {
             foreign.push(name);
@@ -358,8 +411,12 @@ fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
         store.clock.resume_at(ts - 1);
         let applied = match c.record {
             Record::Txn {
-                vertices, edges, ..
-            } => crate::txn::replay(store, &vertices, &edges),
+                vertices,
+                edges,
+                labels,
+                props,
+                ..
+            } => crate::txn::replay(store, &vertices, &edges, &labels, &props),
             Record::InsertEdges { edges, .. } => {
                 crate::batch::insert_edges(store, &edges).map(|(ts, _)| ts)
             }
@@ -520,7 +577,7 @@ pub(crate) fn open_level_file(path: &Path, vertices: usize) -> Result<Segment> {
 /// name: left by a crash between writing a file and the manifest naming it,
 /// or between a compaction's manifest and the deletion of what it replaced.
 /// Best effort: a file that cannot be removed only wastes space.
-fn remove_orphans(dir: &Path, live: &Layers) {
+fn remove_orphans(dir: &Path, live: &Layers, props: Option<PropsFile>) {
     let keep: std::collections::HashSet<PathBuf> = live
         .all()
         .flat_map(|r| {
@@ -530,6 +587,7 @@ fn remove_orphans(dir: &Path, live: &Layers) {
             }
             v
         })
+        .chain(props.map(|p| props_file::path(dir, p.id)))
         .collect();
     maintain::remove_runs_except(dir, &keep);
 }

@@ -23,7 +23,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use stratagraph::{Graph, Options, SyncPolicy};
+use stratagraph::{Graph, Options, SyncPolicy, Value, DEFAULT_LABEL};
+
+/// The label vertices created by name get, and the property keys set.
+const LABEL: &str = "made";
+const KEYS: [&str; 2] = ["a", "b"];
 
 const WRITERS: u64 = 2;
 /// Vertices per writer: writer `w` uses ids `w * SPAN .. w * SPAN + RANGE`.
@@ -54,6 +58,9 @@ fn bulk_edges_held(g: &Graph) -> usize {
 struct Model {
     vertices: BTreeSet<u64>,
     edges: BTreeMap<(u64, u64), f64>,
+    /// Labels other than the default, given when a vertex was created.
+    labels: BTreeMap<u64, String>,
+    props: BTreeMap<(u64, String), i64>,
 }
 
 impl Model {
@@ -66,6 +73,8 @@ impl Model {
     fn remove_vertex(&mut self, v: u64) {
         self.vertices.remove(&v);
         self.edges.retain(|&(s, d), _| s != v && d != v);
+        self.labels.remove(&v);
+        self.props.retain(|(x, _), _| *x != v);
     }
 
     /// The writer's part of a store, read back.
@@ -77,6 +86,16 @@ impl Model {
                 continue;
             }
             m.vertices.insert(v);
+            let label = s.label(v).unwrap();
+            if &*label != DEFAULT_LABEL {
+                m.labels.insert(v, label.to_string());
+            }
+            for (k, x) in s.properties(v).unwrap() {
+                let Value::Int64(x) = x else {
+                    panic!("property {k} of {v} is {x:?}")
+                };
+                m.props.insert((v, k.to_string()), x);
+            }
             let id = s.internal_id(v).unwrap();
             for (d, w) in s.out_weighted_of(id) {
                 m.edges.insert((v, s.external_id(d).unwrap()), w);
@@ -108,7 +127,8 @@ impl Rng {
 #[derive(Debug, Clone)]
 enum Step {
     /// A transaction: (kind, a, b, weight) with kind 0 insert edge, 1
-    /// delete edge, 2 insert vertex, 3 delete vertex.
+    /// delete edge, 2 insert vertex (labelled), 3 delete vertex, 4 set
+    /// property `KEYS[b]` of `a` to `weight` as an Int64.
     Txn(Vec<(u8, u64, u64, f64)>),
     InsertEdges(Vec<(u64, u64, f64)>),
     DeleteEdges(Vec<(u64, u64)>),
@@ -126,7 +146,7 @@ fn next_step(rng: &mut Rng, writer: u64, m: &Model) -> (Step, Model) {
             let mut ops = Vec::new();
             let mut deleted = BTreeSet::new();
             for _ in 0..1 + rng.below(4) {
-                match rng.below(8) {
+                match rng.below(10) {
                     0..=3 => {
                         let (s, d) = (vertex(rng), vertex(rng));
                         if deleted.contains(&s) || deleted.contains(&d) {
@@ -148,8 +168,19 @@ fn next_step(rng: &mut Rng, writer: u64, m: &Model) -> (Step, Model) {
                         if deleted.contains(&v) {
                             continue;
                         }
-                        after.vertices.insert(v);
+                        if after.vertices.insert(v) {
+                            after.labels.insert(v, LABEL.into());
+                        }
                         ops.push((2, v, 0, 0.0));
+                    }
+                    7 | 8 => {
+                        let Some(&v) = pick(rng, after.vertices.iter()) else {
+                            continue;
+                        };
+                        let k = rng.below(KEYS.len() as u64);
+                        let x = rng.below(1 << 40);
+                        after.props.insert((v, KEYS[k as usize].into()), x as i64);
+                        ops.push((4, v, k, x as f64));
                     }
                     _ => {
                         let Some(&v) = pick(rng, after.vertices.iter()) else {
@@ -214,9 +245,10 @@ fn apply(g: &Graph, step: &Step) -> stratagraph::Result<()> {
                     0 => tx.insert_edge(a, b, w)?,
                     1 => tx.delete_edge(a, b)?,
                     2 => {
-                        tx.insert_vertex(a)?;
+                        tx.insert_vertex_with(a, LABEL, &[])?;
                     }
-                    _ => tx.delete_vertex(a)?,
+                    3 => tx.delete_vertex(a)?,
+                    _ => tx.set_property(a, KEYS[b as usize], Value::Int64(w as i64))?,
                 }
             }
             tx.commit().map(drop)

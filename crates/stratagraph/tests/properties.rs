@@ -369,17 +369,117 @@ fn properties_conflict_by_key() {
     ));
 }
 
+fn props_files(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("props-"))
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
-fn an_on_disk_store_refuses_properties_until_it_can_keep_them() {
+fn labels_and_properties_survive_flushes_reopens_and_log_replay() {
     let dir = tempfile::tempdir().unwrap();
-    let g = Graph::open(dir.path().join("g"), Options::default()).unwrap();
-    g.insert_vertex(1).unwrap();
-    let err = g.set_property(1, "k", Value::Null).unwrap_err();
-    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
-    assert!(err.to_string().contains("in-memory stores only"), "{err}");
-    assert!(matches!(
-        g.insert_vertex_with(2, "person", &[]),
-        Err(Error::Unsupported { .. })
-    ));
-    assert!(!g.snapshot().has_vertex(2));
+    let path = dir.path().join("g");
+    let opts = Options::default();
+    let g = Graph::open(&path, opts.clone()).unwrap();
+    g.insert_vertex_with(1, "person", &[("name", Value::String("marko".into()))])
+        .unwrap();
+    g.insert_vertex_with(2, "person", &[("age", Value::Int32(27))])
+        .unwrap();
+    g.insert_edge(1, 2, 0.5).unwrap();
+    g.flush().unwrap();
+    assert_eq!(
+        props_files(&path).len(),
+        1,
+        "the flush wrote a properties file"
+    );
+    // After the flush: in the log only.
+    g.set_property(1, "age", Value::Int32(29)).unwrap();
+    g.delete_vertex(2).unwrap();
+    g.insert_vertex(2).unwrap();
+    let mut tx = g.begin();
+    assert!(tx.remove_property(1, "name").unwrap());
+    tx.set_property(1, "city", Value::String("santa fe".into()))
+        .unwrap();
+    tx.commit().unwrap();
+    let expect = |g: &Graph| {
+        let s = g.snapshot();
+        assert_eq!(s.label(1).as_deref(), Some("person"));
+        assert_eq!(
+            s.properties(1).unwrap(),
+            vec![
+                ("age".into(), Value::Int32(29)),
+                ("city".into(), Value::String("santa fe".into()))
+            ]
+        );
+        assert_eq!(s.label(2).as_deref(), Some(DEFAULT_LABEL));
+        assert_eq!(s.properties(2), Some(vec![]));
+        assert!(!s.has_edge(1, 2));
+    };
+    expect(&g);
+    g.close().unwrap();
+    assert_eq!(props_files(&path).len(), 1, "the old file went");
+    let g = Graph::open(&path, opts.clone()).unwrap();
+    expect(&g);
+    // A read-only open reads the file without writing anything.
+    g.set_property(2, "k", Value::Bool(true)).unwrap();
+    drop(g.snapshot());
+    g.close().unwrap();
+    let ro = Graph::open(
+        &path,
+        Options {
+            read_only: true,
+            ..opts.clone()
+        },
+    )
+    .unwrap();
+    let s = ro.snapshot();
+    assert_eq!(s.properties(2), Some(vec![("k".into(), Value::Bool(true))]));
+    assert_eq!(s.property(1, "age"), Some(Value::Int32(29)));
+    drop((s, ro));
+    let report = stratagraph::check(&path).unwrap();
+    assert!(report.is_healthy(), "{:?}", report.problems);
+    assert_eq!((report.property_vertices, report.properties), (2, 3));
+}
+
+#[test]
+fn a_damaged_or_missing_properties_file_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let g = Graph::open(&path, Options::default()).unwrap();
+    g.insert_vertex_with(1, "person", &[("name", Value::String("marko".into()))])
+        .unwrap();
+    g.close().unwrap();
+    let file = path.join(&props_files(&path)[0]);
+    let good = std::fs::read(&file).unwrap();
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x10;
+    std::fs::write(&file, &bad).unwrap();
+    let err = Graph::open(&path, Options::default()).unwrap_err();
+    assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("props-"), "{err}");
+    let report = stratagraph::check(&path).unwrap();
+    assert!(!report.is_healthy());
+    std::fs::remove_file(&file).unwrap();
+    let err = Graph::open(&path, Options::default()).unwrap_err();
+    assert!(err.to_string().contains("is missing"), "{err}");
+    // Put back, it opens; an orphan properties file is listed and removed.
+    std::fs::write(&file, &good).unwrap();
+    std::fs::write(path.join("props-99999999.dat"), b"junk").unwrap();
+    let report = stratagraph::check(&path).unwrap();
+    assert!(report.is_healthy(), "{:?}", report.problems);
+    assert!(report
+        .orphans
+        .iter()
+        .any(|(n, _)| n == "props-99999999.dat"));
+    let g = Graph::open(&path, Options::default()).unwrap();
+    assert_eq!(
+        g.snapshot().property(1, "name"),
+        Some(Value::String("marko".into()))
+    );
+    assert!(!path.join("props-99999999.dat").exists());
 }

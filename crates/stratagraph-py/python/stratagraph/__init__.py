@@ -31,7 +31,6 @@ from ._native import (
     StorageError,
     StoreLocked,
     Transaction,
-    Unsupported,
     UnsupportedFormat,
     __version__,
 )
@@ -58,7 +57,6 @@ __all__ = [
     "StoreLocked",
     "Transaction",
     "UNREACHABLE",
-    "Unsupported",
     "UnsupportedFormat",
     "__version__",
     "as_dict",

@@ -20,7 +20,6 @@ from ._native import SnapshotTooOld as SnapshotTooOld
 from ._native import StorageError as StorageError
 from ._native import StoreLocked as StoreLocked
 from ._native import Transaction as Transaction
-from ._native import Unsupported as Unsupported
 from ._native import UnsupportedFormat as UnsupportedFormat
 from ._native import __version__ as __version__
 
@@ -41,7 +40,6 @@ __all__ = [
     "StoreLocked",
     "Transaction",
     "UNREACHABLE",
-    "Unsupported",
     "UnsupportedFormat",
     "__version__",
     "as_dict",

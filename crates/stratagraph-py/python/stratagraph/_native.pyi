@@ -27,7 +27,6 @@ __all__ = [
     "StorageError",
     "StoreLocked",
     "Transaction",
-    "Unsupported",
     "UnsupportedFormat",
     "_EdgeListReader",
     "__version__",
@@ -73,10 +72,6 @@ class Conflict(Error):
     """Another transaction committed a change to an element this one wrote
     (or, serializable, read) after this one's snapshot; nothing was applied,
     run the transaction again (engine: ``Conflict``)."""
-
-class Unsupported(Error):
-    """The call asks for something this build does not do yet; the message
-    says what (engine: ``Unsupported``)."""
 
 class Corruption(Error):
     """A stored file fails a structural check or a checksum (engine:

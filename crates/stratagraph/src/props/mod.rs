@@ -12,6 +12,7 @@
 //! Names (property keys and labels) are interned once per store
 //! (`names.rs`), so an entry holds small ids, not strings.
 
+pub(crate) mod file;
 pub(crate) mod names;
 
 /// The label of a vertex given none, as TinkerPop names it.
@@ -21,7 +22,12 @@ use crate::value::Value;
 use crate::version::Timestamp;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// One vertex's label (`None`: the default) and properties by name, as a
+/// properties file holds them.
+pub(crate) type VertexProps = (u32, Option<Arc<str>>, Vec<(Arc<str>, Arc<Value>)>);
 
 /// The versions of one thing (a label, a property's value), newest first.
 /// `None` means "not set" as of that version (removed, or the vertex
@@ -94,6 +100,9 @@ pub(crate) struct PropStore {
     shards: Box<[RwLock<FxHashMap<u32, Entry>>]>,
     pub keys: names::Names,
     pub labels: names::Names,
+    /// The newest commit that changed a label or property (0: none), so a
+    /// flush writes a properties file only when there is something new.
+    changed: AtomicU64,
 }
 
 impl Default for PropStore {
@@ -102,6 +111,7 @@ impl Default for PropStore {
             shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
             keys: names::Names::default(),
             labels: names::Names::default(),
+            changed: AtomicU64::new(0),
         }
     }
 }
@@ -126,39 +136,54 @@ impl PropStore {
     /// `v`'s vertex lock.
     pub(crate) fn apply(&self, v: u32, change: &Change, ts: Timestamp, watermark: Timestamp) {
         let mut shard = self.shard(v).write();
-        match change {
+        // Whether a label or property changed (removing what is not there
+        // changes nothing, and a flush need not write a file for it).
+        let changed = match change {
             Change::Label(label) => {
                 let e = shard.entry(v).or_default();
                 match &mut e.label {
                     Some(l) => l.put(ts, Some(*label), watermark),
                     None => e.label = Some(Versions::new(ts, Some(*label))),
                 }
+                true
             }
             Change::Property(key, value) => {
                 let e = shard.entry(v).or_default();
                 match e.prop_mut(*key) {
-                    Some(p) => p.put(ts, value.clone(), watermark),
-                    None if value.is_some() => {
-                        e.props.push((*key, Versions::new(ts, value.clone())))
+                    Some(p) => {
+                        let was = p.latest().is_some();
+                        p.put(ts, value.clone(), watermark);
+                        was || value.is_some()
                     }
-                    None => {}
+                    None if value.is_some() => {
+                        e.props.push((*key, Versions::new(ts, value.clone())));
+                        true
+                    }
+                    None => false,
                 }
             }
             Change::Clear => {
                 let Some(e) = shard.get_mut(&v) else {
                     return;
                 };
+                let mut changed = false;
                 if let Some(l) = &mut e.label {
                     if l.latest().is_some() {
                         l.put(ts, None, watermark);
+                        changed = true;
                     }
                 }
                 for (_, p) in &mut e.props {
                     if p.latest().is_some() {
                         p.put(ts, None, watermark);
+                        changed = true;
                     }
                 }
+                changed
             }
+        };
+        if changed {
+            self.changed.fetch_max(ts, Ordering::AcqRel);
         }
         if let Some(e) = shard.get_mut(&v) {
             e.props.retain(|(_, p)| !p.is_gone(watermark));
@@ -195,6 +220,55 @@ impl PropStore {
             .iter()
             .filter_map(|(k, p)| p.at(ts).map(|v| (*k, v.clone())))
             .collect()
+    }
+
+    /// Whether a commit after `ts` changed a label or a property.
+    pub(crate) fn changed_after(&self, ts: Timestamp) -> bool {
+        self.changed.load(Ordering::Acquire) > ts
+    }
+
+    /// Every vertex's label and properties as of `ts`, ascending by
+    /// vertex, for a properties file. The caller keeps the watermark at or
+    /// below `ts`, so the versions there are still kept.
+    pub(crate) fn state_at(&self, ts: Timestamp) -> Vec<VertexProps> {
+        let mut out = Vec::new();
+        for shard in self.shards.iter() {
+            for (&v, e) in shard.read().iter() {
+                let label = e
+                    .label
+                    .as_ref()
+                    .and_then(|l| l.at(ts))
+                    .map(|&l| self.labels.name(l));
+                let props: Vec<(Arc<str>, Arc<Value>)> = e
+                    .props
+                    .iter()
+                    .filter_map(|(k, p)| p.at(ts).map(|x| (self.keys.name(*k), x.clone())))
+                    .collect();
+                if label.is_some() || !props.is_empty() {
+                    out.push((v, label, props));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|(v, _, _)| *v);
+        out
+    }
+
+    /// Loads a properties file's state as of `ts` into an empty store
+    /// being opened.
+    pub(crate) fn load(&self, vertices: Vec<VertexProps>, ts: Timestamp) {
+        for (v, label, props) in vertices {
+            if let Some(label) = label {
+                self.apply(v, &Change::Label(self.labels.intern(&label)), ts, 0);
+            }
+            for (k, value) in props {
+                self.apply(
+                    v,
+                    &Change::Property(self.keys.intern(&k), Some(value)),
+                    ts,
+                    0,
+                );
+            }
+        }
     }
 
     /// Whether any vertex has a label or a property (in any version).

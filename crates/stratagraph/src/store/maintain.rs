@@ -34,11 +34,14 @@ use crate::lsm::flush::flush_direction;
 use crate::lsm::layers::{Layers, Level};
 use crate::lsm::leveling::{self, BYTES_PER_VERSION, L0_RUNS};
 use crate::lsm::LevelSink;
-use crate::manifest::{LogSegment, Manifest, RunFiles, Totals};
+use crate::manifest::{LogSegment, Manifest, PropsFile, RunFiles, Totals};
+use crate::props::file as props_file;
 use crate::util::faults::{hit, FileOp};
+use crate::util::files::write_atomically;
 use crate::version::Timestamp;
 use crate::wal::Wal;
 use parking_lot::Mutex;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -105,6 +108,9 @@ pub(crate) struct LsmState {
     /// `last_cut`, for the manifest (captured by the flush that set the cut,
     /// while a registered snapshot kept that state readable).
     durable_vertices: Mutex<Vec<(u64, bool)>>,
+    /// On disk: the properties file the manifest names (`None`: no label
+    /// or property was ever kept).
+    durable_props: Mutex<Option<PropsFile>>,
 }
 
 /// A registration that holds the watermark at or below its timestamp while
@@ -139,6 +145,7 @@ impl LsmState {
             last_cut: AtomicU64::new(manifest.last_ts),
             runs: AtomicU64::new(manifest.next_run),
             durable_vertices: Mutex::new(manifest.vertices.clone()),
+            durable_props: Mutex::new(manifest.props),
             earlier: manifest.totals,
             ..LsmState::default()
         }
@@ -171,6 +178,11 @@ impl LsmState {
         let pending = self.pending.lock();
         let newest = pending.last().map_or(0, |p| p.0);
         self.unclean_cut.store(newest, Ordering::Release);
+    }
+
+    /// The properties file the manifest names, if any.
+    pub(crate) fn props_file(&self) -> Option<PropsFile> {
+        *self.durable_props.lock()
     }
 
     /// A fresh id for a run or level part (its file names).
@@ -369,13 +381,17 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
         None
     };
     let vertices = store.home.is_some().then(|| capture_vertices(store, cut));
+    let props = write_props(store, cut)?;
     drop(pin);
     if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
-        // Only vertex changes since the last run: the manifest holds them.
+        // Only vertex, label or property changes since the last run: the
+        // manifest and the properties file hold them.
         let _m = lsm.manifest.lock();
         set_durable(lsm, cut, vertices);
+        let replaced = set_durable_props(lsm, props);
         lsm.refresh_horizon();
         persist_locked(store, &[])?;
+        remove_props_file(store, replaced);
         return Ok(false);
     }
     let run = store.new_run(out, inn, cut)?;
@@ -393,7 +409,9 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
             lsm.pending.lock().push((cut, retired.clone()));
         }
         set_durable(lsm, cut, vertices);
+        let replaced = set_durable_props(lsm, props);
         persist_locked(store, &[])?;
+        remove_props_file(store, replaced);
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
     clean_up(store);
@@ -492,6 +510,52 @@ fn set_durable(lsm: &LsmState, cut: Timestamp, vertices: Option<Vec<(u64, bool)>
         *lsm.durable_vertices.lock() = v;
     }
     lsm.last_cut.store(cut, Ordering::Release);
+}
+
+/// Writes (written, synced, renamed) the properties file of `cut` if a
+/// label or property changed since the file the manifest names; on-disk
+/// stores only. The caller holds the watermark at or below `cut`.
+///
+/// The file holds every label and property as of the cut, so one file is
+/// all a store needs; it is rewritten whole when something changed,
+/// which costs time in proportion to the properties at each flush (fine
+/// while they live in memory anyway; see `docs/FORMAT.md` §6).
+fn write_props(store: &Store, cut: Timestamp) -> Result<Option<PropsFile>> {
+    let Some(dir) = store.home.as_deref() else {
+        return Ok(None);
+    };
+    let since = store.lsm.durable_props.lock().map_or(0, |p| p.cut);
+    if !store.props.changed_after(since) {
+        return Ok(None);
+    }
+    let id = store.lsm.next_run_id();
+    let bytes = props_file::encode(cut, &store.props.state_at(cut));
+    write_atomically(&props_file::path(dir, id), |f| {
+        f.write_all(&bytes).map_err(|e| (e, "write"))
+    })?;
+    store
+        .lsm
+        .level_bytes_written
+        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+    Ok(Some(PropsFile { id, cut }))
+}
+
+/// Makes `new` (if any) the properties file the next manifest names;
+/// returns the one it replaces. The caller holds the manifest lock.
+fn set_durable_props(lsm: &LsmState, new: Option<PropsFile>) -> Option<PropsFile> {
+    let new = new?;
+    lsm.durable_props.lock().replace(new)
+}
+
+/// Deletes a properties file no manifest names any more (best effort: a
+/// leftover is an orphan the next open removes).
+fn remove_props_file(store: &Store, old: Option<PropsFile>) {
+    if let (Some(dir), Some(old)) = (store.home.as_deref(), old) {
+        let path = props_file::path(dir, old.id);
+        if hit(&path, FileOp::Remove).is_ok() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// Asks the compaction thread to bring the levels within their sizes,
@@ -651,6 +715,7 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
             .lsm
             .lifetime(&store.lsm.session(store.log().map_or(0, Wal::appended))),
         log: None,
+        props: *store.lsm.durable_props.lock(),
     };
     let manifest = Manifest {
         log: store.log().map(|log| {
@@ -695,6 +760,7 @@ pub(crate) fn remove_unnamed_runs(dir: &std::path::Path) {
 /// names them.
 pub(crate) fn is_run_or_temporary(name: &str) -> bool {
     (name.starts_with("run-") && (name.ends_with(".seg") || name.ends_with(".seg.tmp")))
+        || props_file::is_props_file(name.strip_suffix(".tmp").unwrap_or(name))
         || name == format!("{}.tmp", crate::manifest::FILE)
 }
 

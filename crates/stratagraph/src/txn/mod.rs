@@ -44,6 +44,7 @@ use std::sync::Arc;
 /// What a transaction did to a vertex's existence (the log's vocabulary,
 /// since the log records exactly this).
 use crate::wal::record::VertexChange as VertexWrite;
+use crate::wal::record::{PropWrite as LoggedProp, PropWrites};
 
 mod props;
 
@@ -640,12 +641,34 @@ impl WriteTxn {
     /// The log record of this transaction's net writes (external ids).
     fn encode(&self, b: &mut Vec<u8>, ts: Timestamp) {
         let ext = |v: u32| self.store.ids.external(v);
+        let names = &self.store.props;
+        let labels: Vec<(VertexId, Arc<str>)> = self
+            .labels
+            .iter()
+            .map(|(&v, &l)| (ext(v), names.labels.name(l)))
+            .collect();
+        let props: Vec<(VertexId, Arc<str>, Option<&Value>)> = self
+            .ordered_props()
+            .into_iter()
+            .map(|(&(v, k), w)| (ext(v), names.keys.name(k), w.value.as_deref()))
+            .collect();
         crate::wal::record::encode_txn(
             b,
             ts,
             self.vertices.iter().map(|(&v, &w)| (ext(v), w)),
             self.edges.iter().map(|(&(s, d), &w)| (ext(s), ext(d), w)),
+            PropWrites {
+                labels: labels.iter().map(|(v, l)| (*v, &**l)),
+                props: props.iter().map(|(v, k, x)| (*v, &**k, *x)),
+            },
         );
+    }
+
+    /// The property writes in the order the transaction first made them.
+    fn ordered_props(&self) -> Vec<(&(u32, u32), &PropWrite)> {
+        let mut writes: Vec<_> = self.props.iter().collect();
+        writes.sort_unstable_by_key(|(_, w)| w.order);
+        writes
     }
 
     /// Locks every vertex the commit writes, in ascending order.
@@ -799,9 +822,7 @@ impl WriteTxn {
                 d_vertices += 1;
             }
         }
-        let mut writes: Vec<(&(u32, u32), &PropWrite)> = self.props.iter().collect();
-        writes.sort_unstable_by_key(|(_, w)| w.order);
-        for (&(v, key), w) in writes {
+        for (&(v, key), w) in self.ordered_props() {
             props.apply(
                 v,
                 &Change::Property(key, w.value.clone()),
@@ -867,6 +888,8 @@ pub(crate) fn replay(
     store: &Arc<Store>,
     vertices: &[(VertexId, VertexWrite)],
     edges: &[(VertexId, VertexId, Option<f64>)],
+    labels: &[(VertexId, String)],
+    props: &[LoggedProp],
 ) -> Result<Timestamp> {
     let unknown = |v: VertexId| Error::VertexNotFound {
         op: Op::InsertVertex,
@@ -880,6 +903,14 @@ pub(crate) fn replay(
     }
     for &(s, d, w) in edges {
         tx.edges.insert((id(s)?, id(d)?), w);
+    }
+    for (v, label) in labels {
+        let label = store.props.labels.intern(label);
+        tx.labels.insert(id(*v)?, label);
+    }
+    for (v, key, value) in props {
+        let key = store.props.keys.intern(key);
+        tx.write_property(id(*v)?, key, value.clone().map(Arc::new));
     }
     tx.commit()
 }

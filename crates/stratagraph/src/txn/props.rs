@@ -15,16 +15,14 @@ impl WriteTxn {
     ///
     /// # Errors
     /// `InvalidName` for an empty, over-long or control-character label or
-    /// key; `InvalidValue` for a value over the limits; `Unsupported` on an
-    /// on-disk store (properties are kept in memory only in this build);
-    /// `VertexIdsExhausted` if all internal ids are in use.
+    /// key; `InvalidValue` for a value over the limits; `VertexIdsExhausted`
+    /// if all internal ids are in use.
     pub fn insert_vertex_with(
         &mut self,
         v: VertexId,
         label: &str,
         properties: &[(&str, Value)],
     ) -> Result<bool> {
-        self.check_props_stored(Op::InsertVertex)?;
         let label = self.name(Op::InsertVertex, "label", label)?;
         let mut checked = Vec::with_capacity(properties.len());
         for (key, value) in properties {
@@ -47,10 +45,9 @@ impl WriteTxn {
     ///
     /// # Errors
     /// `VertexNotFound` if `v` does not exist in this transaction's view;
-    /// `InvalidName`, `InvalidValue` or `Unsupported` as for
+    /// `InvalidName` or `InvalidValue` as for
     /// [`WriteTxn::insert_vertex_with`].
     pub fn set_property(&mut self, v: VertexId, key: &str, value: Value) -> Result<()> {
-        self.check_props_stored(Op::SetProperty)?;
         let (key, value) = self.checked(Op::SetProperty, v, key, &value)?;
         let id = self.visible_vertex(Op::SetProperty, v)?;
         let key = self.store.props.keys.intern(&key);
@@ -169,7 +166,7 @@ impl WriteTxn {
 
     /// Buffers a write of property `key` of `id`, keeping the order in
     /// which the transaction first wrote the key.
-    fn write_property(&mut self, id: u32, key: u32, value: Option<Arc<Value>>) {
+    pub(super) fn write_property(&mut self, id: u32, key: u32, value: Option<Arc<Value>>) {
         let order = self.props.len();
         self.props
             .entry((id, key))
@@ -190,19 +187,6 @@ impl WriteTxn {
         } else {
             Err(not_found)
         }
-    }
-
-    /// Refuses property writes where they would not survive: on-disk
-    /// stores keep labels and properties in a later build.
-    fn check_props_stored(&self, op: Op) -> Result<()> {
-        if self.store.home.is_some() {
-            return Err(Error::Unsupported {
-                op,
-                what: "labels and properties are kept by in-memory stores only in this \
-                       build; an on-disk store would lose them at its next flush",
-            });
-        }
-        Ok(())
     }
 
     fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {

@@ -13,18 +13,28 @@
 //! InsertEdges    kind 3 | ts u64 | n u64 | n x (src u64, dst u64, weight f64)
 //! DeleteEdges    kind 4 | ts u64 | n u64 | n x (src u64, dst u64)
 //! InsertVertices kind 5 | ts u64 | n u64 | n x external u64
+//! TxnProps       kind 6 | a Txn's fields | nl u32 | nl x (external u64, label str)
+//!                       | np u32 | np x (external u64, key str, put u8, [value])
 //! ```
+//!
+//! `str` is a length u32 and that many bytes of UTF-8; `value` is a length
+//! u32 and the value's encoding (`docs/FORMAT.md` §5), present when `put`
+//! is 1 (set) and absent when it is 0 (removed). A transaction with no
+//! label or property write is logged as kind 2.
 //!
 //! `change`: 1 created, 2 deleted, 3 deleted then created again. `put`: 1
 //! insert or re-weight with `weight`, 0 delete (`weight` is 0 and ignored).
 
 use crate::error::VertexId;
+use crate::props::names;
+use crate::value::Value;
 
 const IDS: u8 = 1;
 const TXN: u8 = 2;
 const INSERT_EDGES: u8 = 3;
 const DELETE_EDGES: u8 = 4;
 const INSERT_VERTICES: u8 = 5;
+const TXN_PROPS: u8 = 6;
 
 /// A transaction's net effect on one vertex's existence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +47,9 @@ pub(crate) enum VertexChange {
     Recreated,
 }
 
+/// One logged property write: vertex, key, value (`None`: removed).
+pub(crate) type PropWrite = (VertexId, String, Option<Value>);
+
 /// One decoded record.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Record {
@@ -47,6 +60,10 @@ pub(crate) enum Record {
         ts: u64,
         vertices: Vec<(VertexId, VertexChange)>,
         edges: Vec<(VertexId, VertexId, Option<f64>)>,
+        /// Labels of vertices it created.
+        labels: Vec<(VertexId, String)>,
+        /// Property writes: a value, or removed (`None`), in the order made.
+        props: Vec<PropWrite>,
     },
     /// `Graph::insert_edges`, exactly as called.
     InsertEdges {
@@ -94,14 +111,31 @@ pub(crate) fn encode_ids(b: &mut Vec<u8>, first: u32, exts: &[VertexId]) {
     }
 }
 
-/// Appends the payload of a `Txn` record.
-pub(crate) fn encode_txn(
+fn put_str(b: &mut Vec<u8>, s: &str) {
+    put_u32(b, s.len() as u32);
+    b.extend_from_slice(s.as_bytes());
+}
+
+/// A transaction's label and property writes, for its record.
+pub(crate) struct PropWrites<L, P> {
+    pub labels: L,
+    pub props: P,
+}
+
+/// Appends the payload of a `Txn` record (kind 6 if it writes labels or
+/// properties). Values were checked when written, so they encode.
+pub(crate) fn encode_txn<'a>(
     b: &mut Vec<u8>,
     ts: u64,
     vertices: impl ExactSizeIterator<Item = (VertexId, VertexChange)>,
     edges: impl ExactSizeIterator<Item = (VertexId, VertexId, Option<f64>)>,
+    writes: PropWrites<
+        impl ExactSizeIterator<Item = (VertexId, &'a str)>,
+        impl ExactSizeIterator<Item = (VertexId, &'a str, Option<&'a Value>)>,
+    >,
 ) {
-    b.push(TXN);
+    let with_props = writes.labels.len() + writes.props.len() > 0;
+    b.push(if with_props { TXN_PROPS } else { TXN });
     put_u64(b, ts);
     put_u32(b, vertices.len() as u32);
     for (v, change) in vertices {
@@ -118,6 +152,29 @@ pub(crate) fn encode_txn(
         put_u64(b, d);
         b.push(u8::from(w.is_some()));
         b.extend_from_slice(&w.unwrap_or(0.0).to_le_bytes());
+    }
+    if !with_props {
+        return;
+    }
+    put_u32(b, writes.labels.len() as u32);
+    for (v, label) in writes.labels {
+        put_u64(b, v);
+        put_str(b, label);
+    }
+    put_u32(b, writes.props.len() as u32);
+    for (v, key, value) in writes.props {
+        put_u64(b, v);
+        put_str(b, key);
+        b.push(u8::from(value.is_some()));
+        if let Some(value) = value {
+            let at = b.len();
+            put_u32(b, 0);
+            value
+                .encode(b)
+                .expect("values are checked when they are written");
+            let len = (b.len() - at - 4) as u32;
+            b[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        }
     }
 }
 
@@ -224,6 +281,39 @@ impl Reader<'_> {
         Ok(n as usize)
     }
 
+    /// A length-prefixed byte string.
+    fn bytes(&mut self, what: &str) -> Result<&[u8], BadPayload> {
+        let n = self.u32(what)?;
+        let n = self.count(u64::from(n), 1, what)?;
+        let out = &self.b[self.at..self.at + n];
+        self.at += n;
+        Ok(out)
+    }
+
+    /// A key or label: UTF-8 and a valid name.
+    fn name(&mut self, what: &str) -> Result<String, BadPayload> {
+        let at = self.at;
+        let bad = |why: String| BadPayload {
+            at,
+            what: format!("{what} {why}"),
+        };
+        let bytes = self.bytes(what)?;
+        let name = std::str::from_utf8(bytes).map_err(|e| bad(format!("is not UTF-8 ({e})")))?;
+        if let Some(why) = names::check(name) {
+            return Err(bad(why));
+        }
+        Ok(name.to_owned())
+    }
+
+    fn value(&mut self) -> Result<Value, BadPayload> {
+        let at = self.at + 4;
+        let bytes = self.bytes("a value")?;
+        Value::decode(bytes).map_err(|e| BadPayload {
+            at: at + e.offset,
+            what: format!("property value: {}", e.what),
+        })
+    }
+
     fn ts(&mut self) -> Result<u64, BadPayload> {
         let at = self.at;
         let ts = self.u64("a timestamp")?;
@@ -254,7 +344,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             let exts = (0..n).map(|_| r.u64("an id")).collect::<Result<_, _>>()?;
             Record::Ids { first, exts }
         }
-        TXN => {
+        kind @ (TXN | TXN_PROPS) => {
             let ts = r.ts()?;
             let nv = r.u32("the vertex count")?;
             let nv = r.count(u64::from(nv), 9, "vertex")?;
@@ -296,10 +386,38 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
                 };
                 edges.push((s, d, w));
             }
+            let (mut labels, mut props) = (Vec::new(), Vec::new());
+            if kind == TXN_PROPS {
+                let nl = r.u32("the label count")?;
+                let nl = r.count(u64::from(nl), 12, "label")?;
+                for _ in 0..nl {
+                    labels.push((r.u64("a vertex")?, r.name("a label")?));
+                }
+                let np = r.u32("the property count")?;
+                let np = r.count(u64::from(np), 13, "property")?;
+                for _ in 0..np {
+                    let v = r.u64("a vertex")?;
+                    let key = r.name("a property key")?;
+                    let at = r.at;
+                    let value = match r.u8("a property write kind")? {
+                        1 => Some(r.value()?),
+                        0 => None,
+                        k => {
+                            return Err(BadPayload {
+                                at,
+                                what: format!("property write kind {k} is not 0 or 1"),
+                            })
+                        }
+                    };
+                    props.push((v, key, value));
+                }
+            }
             Record::Txn {
                 ts,
                 vertices,
                 edges,
+                labels,
+                props,
             }
         }
         INSERT_EDGES => {
@@ -360,7 +478,18 @@ mod tests {
                 ts,
                 vertices,
                 edges,
-            } => encode_txn(&mut b, *ts, vertices.iter().copied(), edges.iter().copied()),
+                labels,
+                props,
+            } => encode_txn(
+                &mut b,
+                *ts,
+                vertices.iter().copied(),
+                edges.iter().copied(),
+                PropWrites {
+                    labels: labels.iter().map(|(v, l)| (*v, l.as_str())),
+                    props: props.iter().map(|(v, k, x)| (*v, k.as_str(), x.as_ref())),
+                },
+            ),
             Record::InsertEdges { ts, edges } => encode_insert_edges(&mut b, *ts, edges),
             Record::DeleteEdges { ts, edges } => encode_delete_edges(&mut b, *ts, edges),
             Record::InsertVertices { ts, vertices } => {
@@ -389,12 +518,27 @@ mod tests {
                 prop::collection::vec(
                     (any::<u64>(), any::<u64>(), prop::option::of(w.clone())),
                     0..6
+                ),
+                prop::collection::vec((any::<u64>(), "[a-z]{1,5}"), 0..3),
+                prop::collection::vec(
+                    (
+                        any::<u64>(),
+                        "[a-z]{1,5}",
+                        prop::option::of(prop_oneof![
+                            any::<i32>().prop_map(Value::Int32),
+                            ".{0,8}".prop_map(Value::String),
+                            any::<f64>().prop_map(Value::Float64),
+                        ])
+                    ),
+                    0..3
                 )
             )
-                .prop_map(|(ts, vertices, edges)| Record::Txn {
+                .prop_map(|(ts, vertices, edges, labels, props)| Record::Txn {
                     ts,
                     vertices,
-                    edges
+                    edges,
+                    labels,
+                    props,
                 }),
             (
                 1u64..u64::MAX,
