@@ -129,6 +129,7 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
         | E::OptionsMismatch { .. }
         | E::InvalidName { .. }
         | E::InvalidValue { .. }
+        | E::NotIndexable { .. }
         | E::NotAStore { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),

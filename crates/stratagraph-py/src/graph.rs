@@ -269,6 +269,22 @@ impl PyGraph {
         }
     }
 
+    /// Creates an index of the vertices labelled ``label`` by property
+    /// ``key`` (``Snapshot.find_vertices`` then looks values up instead of
+    /// scanning); ``False`` if it exists. Raises ``InvalidInput`` if a
+    /// vertex holds NaN there.
+    fn create_index(&self, py: Python<'_>, label: &str, key: &str) -> PyResult<bool> {
+        self.with(|g| {
+            py.detach(|| g.create_index(label, key))
+                .map_err(errors::engine)
+        })
+    }
+
+    /// The indexes, as ``(label, key)`` pairs in the order created.
+    fn indexes(&self) -> PyResult<Vec<(String, String)>> {
+        self.with(|g| Ok(g.indexes()))
+    }
+
     /// Sets property ``key`` of vertex ``v`` to ``value``; returns the
     /// commit timestamp. Raises ``NotFound`` if ``v`` does not exist.
     fn set_property(

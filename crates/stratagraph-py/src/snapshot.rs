@@ -218,6 +218,21 @@ impl PySnapshot {
         values::dict(py, &props)
     }
 
+    /// The vertices labelled ``label`` whose property ``key`` equals
+    /// ``value`` (typed: an ``np.int32(29)`` is not ``29``), as a uint64
+    /// array; through an index if one exists (``Graph.create_index``).
+    fn find_vertices<'py>(
+        &self,
+        py: Python<'py>,
+        label: &str,
+        key: &str,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let value = values::to_value(value, "value")?;
+        let found = self.with(|s| Ok(py.detach(|| s.find_vertices(label, key, &value))))?;
+        Ok(found.into_pyarray(py))
+    }
+
     /// Vertex ``v`` as a dict: ``{"id": v, "label": ..., "properties":
     /// {...}}``. Raises ``NotFound`` if it is not a vertex.
     fn vertex<'py>(&self, py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {

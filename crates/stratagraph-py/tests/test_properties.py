@@ -113,3 +113,26 @@ def test_an_on_disk_store_keeps_labels_and_properties(tmp_path):
             "label": "person",
             "properties": {"name": "marko", "since": when, "age": 29},
         }
+
+
+def test_find_vertices_with_and_without_an_index(tmp_path):
+    with sg.Graph.open(tmp_path / "g") as g:
+        for v, name in [(1, "marko"), (2, "vadas"), (3, "marko")]:
+            g.add_vertex(v, label="person", name=name, age=np.int32(27 + v))
+        g.add_vertex(4, label="software", name="marko")
+        s = g.snapshot()
+        assert sorted(s.find_vertices("person", "name", "marko")) == [1, 3]
+        assert g.create_index("person", "name") is True
+        assert g.create_index("person", "name") is False
+        assert g.indexes() == [("person", "name")]
+        found = g.snapshot().find_vertices("person", "name", "marko")
+        assert found.dtype == np.uint64 and sorted(found) == [1, 3]
+        # Typed equality: an Int32 is found by an Int32, not by an int.
+        assert list(s.find_vertices("person", "age", np.int32(29))) == [2]
+        assert len(s.find_vertices("person", "age", 29)) == 0
+        g.add_vertex(5, label="person", score=float("nan"))
+        with pytest.raises(sg.InvalidInput, match="holds NaN"):
+            g.create_index("person", "score")
+    with sg.Graph.open(tmp_path / "g") as g:
+        assert g.indexes() == [("person", "name")]
+        assert sorted(g.snapshot().find_vertices("person", "name", "marko")) == [1, 3]

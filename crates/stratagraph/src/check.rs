@@ -177,7 +177,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         }
     }
     match read_props(dir, m) {
-        Ok(Some(vertices)) => {
+        Ok(Some(contents)) => {
+            let vertices = &contents.vertices;
             report.property_vertices = vertices.len() as u64;
             report.properties = vertices.iter().map(|(_, _, p)| p.len() as u64).sum();
         }

@@ -23,6 +23,8 @@ pub enum Op {
     SetProperty,
     /// `remove_property`
     RemoveProperty,
+    /// `create_index`
+    CreateIndex,
 }
 
 impl std::fmt::Display for Op {
@@ -34,6 +36,7 @@ impl std::fmt::Display for Op {
             Op::DeleteEdge => "delete_edge",
             Op::SetProperty => "set_property",
             Op::RemoveProperty => "remove_property",
+            Op::CreateIndex => "create_index",
         })
     }
 }
@@ -159,6 +162,17 @@ pub enum Error {
         key: String,
         /// What is wrong with the value.
         problem: crate::value::InvalidValue,
+    },
+    /// A NaN (or a value holding one) where an index would have to hold
+    /// it: NaN equals nothing a look-up could ask for.
+    #[error("property {key:?} of vertex {vertex} holds NaN, which the index on ({label:?}, {key:?}) cannot hold")]
+    NotIndexable {
+        /// The vertex.
+        vertex: VertexId,
+        /// The indexed label.
+        label: String,
+        /// The indexed key.
+        key: String,
     },
     /// A weight that is NaN or infinite.
     #[error("{op}: edge ({src}, {dst}) has weight {weight}, which is not finite{at}")]

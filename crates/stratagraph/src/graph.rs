@@ -333,6 +333,28 @@ impl Graph {
         tx.commit()
     }
 
+    /// Creates an index of the vertices labelled `label` by their property
+    /// `key`, over everything committed so far, kept in step by every
+    /// commit after; `Snapshot::find_vertices` then looks values up
+    /// instead of scanning. Returns `false` (writing nothing) if it exists.
+    ///
+    /// # Errors
+    /// `InvalidName` for a bad label or key; `NotIndexable` if a vertex
+    /// holds NaN there (nothing is created); as a batch for the rest.
+    pub fn create_index(&self, label: &str, key: &str) -> Result<bool> {
+        crate::schema::create_index(self.store(), label, key).map(|ts| ts.is_some())
+    }
+
+    /// The indexes, as (label, key), in the order they were created.
+    pub fn indexes(&self) -> Vec<(String, String)> {
+        self.store()
+            .props
+            .index_names()
+            .into_iter()
+            .map(|(l, k)| (l.to_string(), k.to_string()))
+            .collect()
+    }
+
     /// Deletes one vertex and all its edges in its own transaction.
     ///
     /// # Errors

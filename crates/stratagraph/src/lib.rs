@@ -52,6 +52,7 @@ mod options;
 mod page;
 mod props;
 mod read;
+mod schema;
 mod store;
 mod txn;
 mod util;

@@ -25,7 +25,6 @@ use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::manifest::{Manifest, PropsFile, RunFiles, Totals};
 use crate::options::Options;
 use crate::props::file as props_file;
-use crate::props::VertexProps;
 use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
@@ -184,8 +183,23 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
             alive += 1;
         }
     }
-    if let (Some(vertices), Some(file)) = (props, manifest.props) {
-        store.props.load(vertices, file.cut);
+    if let Some(contents) = props {
+        store.props.load(contents.vertices, contents.cut);
+        for (label, key) in &contents.indexes {
+            let (l, k) = (
+                store.props.labels.intern(label),
+                store.props.keys.intern(key),
+            );
+            if store.props.create_index(l, k, contents.cut).is_err() {
+                return Err(Error::Corrupt {
+                    file: props_file::path(&dir, manifest.props.map_or(0, |p| p.id))
+                        .display()
+                        .to_string(),
+                    offset: 0,
+                    what: format!("holds NaN where its index on ({label:?}, {key:?}) is"),
+                });
+            }
+        }
     }
     let edges = count_edges(&store);
     store.clock.set_counts(edges, alive);
@@ -229,7 +243,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
 
 /// Reads and checks the properties file the manifest names (every label
 /// and property as of its cut), before anything is changed.
-pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<Vec<VertexProps>>> {
+pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<props_file::Contents>> {
     let Some(file) = manifest.props else {
         return Ok(None);
     };
@@ -246,7 +260,8 @@ pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<Vec<V
         }
         Err(e) => return Err(io_error(&path, "read", &e)),
     };
-    let (cut, vertices) = props_file::decode(&bytes, &name)?;
+    let contents = props_file::decode(&bytes, &name)?;
+    let (cut, vertices) = (contents.cut, &contents.vertices);
     let corrupt = |what: String| Error::Corrupt {
         file: name.clone(),
         offset: 0,
@@ -267,7 +282,7 @@ pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<Vec<V
             manifest.vertices.len()
         )));
     }
-    Ok(Some(vertices))
+    Ok(Some(contents))
 }
 
 /// Refuses to start a new store in `dir`, which has no MANIFEST, when it
@@ -423,6 +438,15 @@ fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
             Record::DeleteEdges { edges, .. } => crate::batch::delete_edges(store, &edges),
             Record::InsertVertices { vertices, .. } => {
                 crate::batch::insert_vertices(store, &vertices)
+            }
+            Record::CreateIndex { label, key, .. } => {
+                match crate::schema::create_index(store, &label, &key) {
+                    Ok(Some(ts)) => Ok(ts),
+                    // Already there (from a properties file written after
+                    // it was created): the timestamp still goes by.
+                    Ok(None) => Ok(store.clock.take().publish(0, 0)),
+                    Err(e) => Err(e),
+                }
             }
             Record::Ids { .. } => continue,
         };

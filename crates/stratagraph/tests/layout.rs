@@ -24,6 +24,7 @@ const RANKS: &[(&str, u32)] = &[
     ("graph", 100),
     ("check", 95),
     ("open", 90),
+    ("schema", 85),
     ("batch", 82),
     ("txn", 80),
     ("edge_rules", 70),

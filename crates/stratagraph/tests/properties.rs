@@ -176,6 +176,20 @@ fn check_snapshot(s: &Snapshot, model: &Model) {
     check(&mut &*s, model, &format!("at {}", s.timestamp()));
 }
 
+/// Runs `ops` in one transaction, checking each against the model, and
+/// commits it (the model follows) or rolls it back.
+fn run_txn(g: &Graph, model: &mut Model, ops: &[Op], commit: bool) {
+    let mut tx = g.begin();
+    let mut next = model.clone();
+    for op in ops {
+        apply(&mut tx, &mut next, op);
+    }
+    if commit {
+        tx.commit().unwrap();
+        *model = next;
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
 
@@ -188,17 +202,7 @@ proptest! {
         let mut model = Model::new();
         let mut kept = Vec::new();
         for (ops, commit) in &txns {
-            let mut tx = g.begin();
-            let mut next = model.clone();
-            for op in ops {
-                apply(&mut tx, &mut next, op);
-            }
-            if *commit {
-                tx.commit().unwrap();
-                model = next;
-            } else {
-                drop(tx);
-            }
+            run_txn(&g, &mut model, ops, *commit);
             let s = g.snapshot();
             check_snapshot(&s, &model);
             kept.push((s, model.clone()));
@@ -482,4 +486,150 @@ fn a_damaged_or_missing_properties_file_is_refused_by_name() {
         Some(Value::String("marko".into()))
     );
     assert!(!path.join("props-99999999.dat").exists());
+}
+
+/// What `find_vertices` must answer, from the model.
+fn model_find(model: &Model, label: &str, key: &str, value: &Value) -> Vec<u64> {
+    model
+        .iter()
+        .filter(|(_, m)| m.label == label && m.props.get(key) == Some(value))
+        .map(|(&v, _)| v)
+        .collect()
+}
+
+/// The values `models` hold, and one none does.
+fn values_of<'a>(models: impl Iterator<Item = &'a Model>) -> Vec<Value> {
+    let mut values: Vec<Value> = models
+        .flat_map(|m| m.values().flat_map(|v| v.props.values().cloned()))
+        .collect();
+    values.push(Value::String("nobody".into()));
+    values.sort();
+    values.dedup();
+    values
+}
+
+/// Every (label, key, value) look-up of `s` for `values` equals the
+/// model's.
+fn check_finds(s: &Snapshot, model: &Model, values: &[Value]) {
+    for label in LABELS.iter().chain([&DEFAULT_LABEL]) {
+        for key in KEYS {
+            for value in values {
+                let mut found = s.find_vertices(label, key, value);
+                found.sort_unstable();
+                assert_eq!(
+                    found,
+                    model_find(model, label, key, value),
+                    "({label}, {key}) = {value:?} at {} (indexed: {})",
+                    s.timestamp(),
+                    s.has_index(label, key)
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// Indexes created at random moments answer exactly what a scan (and
+    /// the model) does, at every snapshot kept, older than the index too.
+    #[test]
+    fn indexed_and_scanned_look_ups_agree_with_the_model(
+        steps in proptest::collection::vec(
+            (
+                proptest::collection::vec(op(), 1..5),
+                any::<bool>(),
+                proptest::option::of((0..LABELS.len() + 1, 0..KEYS.len())),
+            ),
+            1..10,
+        ),
+    ) {
+        let g = Graph::in_memory(Options::default());
+        let mut model = Model::new();
+        let mut kept = Vec::new();
+        for (ops, commit, index) in &steps {
+            if let Some((l, k)) = index {
+                let label = LABELS.get(*l).copied().unwrap_or(DEFAULT_LABEL);
+                // No value here is NaN, so creating never fails.
+                g.create_index(label, KEYS[*k]).unwrap();
+                prop_assert!(g.snapshot().has_index(label, KEYS[*k]));
+            }
+            run_txn(&g, &mut model, ops, *commit);
+            let s = g.snapshot();
+            check_finds(&s, &model, &values_of(std::iter::once(&model)));
+            kept.push((s, model.clone()));
+        }
+        // Every value ever held, so an entry an index failed to remove
+        // shows up where the value is gone.
+        let values = values_of(kept.iter().map(|(_, m)| m));
+        for (s, m) in &kept {
+            check_finds(s, m, &values);
+        }
+    }
+}
+
+#[test]
+fn nan_is_refused_where_an_index_would_hold_it() {
+    let g = Graph::in_memory(Options::default());
+    g.insert_vertex_with(1, "person", &[("score", Value::Float64(f64::NAN))])
+        .unwrap();
+    match g.create_index("person", "score") {
+        Err(Error::NotIndexable { vertex: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(g.indexes().is_empty(), "nothing was created");
+    assert!(g.create_index("person", "").is_err());
+    g.set_property(1, "score", Value::Float64(0.5)).unwrap();
+    assert!(g.create_index("person", "score").unwrap());
+    assert!(
+        !g.create_index("person", "score").unwrap(),
+        "exists already"
+    );
+    let before = g.snapshot().timestamp();
+    let nan = Value::List(vec![Value::Float32(f32::NAN)]);
+    let err = g.set_property(1, "score", nan.clone()).unwrap_err();
+    assert!(err.to_string().contains("holds NaN"), "{err}");
+    assert_eq!(g.snapshot().timestamp(), before, "nothing committed");
+    // Elsewhere NaN is a value like any other.
+    g.set_property(1, "other", nan.clone()).unwrap();
+    g.insert_vertex_with(2, "software", &[("score", nan)])
+        .unwrap();
+    assert_eq!(
+        g.snapshot()
+            .find_vertices("person", "score", &Value::Float64(0.5)),
+        vec![1]
+    );
+}
+
+#[test]
+fn indexes_survive_reopening_and_old_snapshots_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let g = Graph::open(&path, Options::default()).unwrap();
+    let marko = Value::String("marko".into());
+    g.insert_vertex_with(1, "person", &[("name", marko.clone())])
+        .unwrap();
+    let old = g.snapshot();
+    g.create_index("person", "name").unwrap();
+    g.insert_vertex_with(2, "person", &[("name", marko.clone())])
+        .unwrap();
+    assert!(!old.has_index("person", "name"), "made after this snapshot");
+    assert_eq!(old.find_vertices("person", "name", &marko), vec![1]);
+    assert_eq!(
+        g.snapshot().find_vertices("person", "name", &marko),
+        vec![1, 2]
+    );
+    drop(old);
+    g.close().unwrap();
+    let g = Graph::open(&path, Options::default()).unwrap();
+    assert_eq!(g.indexes(), vec![("person".into(), "name".into())]);
+    let s = g.snapshot();
+    assert!(s.has_index("person", "name"));
+    assert_eq!(s.find_vertices("person", "name", &marko), vec![1, 2]);
+    g.delete_vertex(1).unwrap();
+    assert_eq!(
+        g.snapshot().find_vertices("person", "name", &marko),
+        vec![2]
+    );
+    assert_eq!(s.find_vertices("person", "name", &marko), vec![1, 2]);
 }

@@ -178,6 +178,11 @@ class Graph:
     def add_vertex(self, v: _Id, label: Optional[str] = None, **properties: PropertyValue) -> int:
         """Creates ``v`` with ``label`` (``"vertex"`` if not given) and the
         keyword arguments as properties (no-op if it exists)."""
+    def create_index(self, label: str, key: str) -> bool:
+        """Indexes vertices labelled ``label`` by property ``key``;
+        ``False`` if the index exists."""
+    def indexes(self) -> List[Tuple[str, str]]:
+        """The indexes as ``(label, key)``, in the order created."""
     def set_property(self, v: _Id, key: str, value: PropertyValue) -> int:
         """Sets property ``key`` of ``v``; ``NotFound`` if ``v`` is missing."""
     def add_vertices(self, vertices: _Ids) -> int:
@@ -302,6 +307,9 @@ class Snapshot:
     def properties(self, v: _Id) -> Dict[str, Any]:
         """Every property of ``v`` (in the order set); ``NotFound`` if it
         is not a vertex."""
+    def find_vertices(self, label: str, key: str, value: PropertyValue) -> npt.NDArray[np.uint64]:
+        """Vertices labelled ``label`` whose ``key`` equals ``value``
+        (through an index if one exists)."""
     def vertex(self, v: _Id) -> Dict[str, Any]:
         """``{"id": v, "label": ..., "properties": {...}}``."""
     def has_vertex(self, v: _Id) -> bool:

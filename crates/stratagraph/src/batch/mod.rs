@@ -371,7 +371,11 @@ fn check_endpoints_alive(
 /// Appends a batch's log record and waits until it is durable (a no-op in
 /// memory). The caller holds the writers' gate exclusively, so the record
 /// follows every earlier commit's in the log.
-fn log_batch(store: &Store, ts: Timestamp, encode: impl FnOnce(&mut Vec<u8>, u64)) -> Result<()> {
+pub(crate) fn log_batch(
+    store: &Store,
+    ts: Timestamp,
+    encode: impl FnOnce(&mut Vec<u8>, u64),
+) -> Result<()> {
     match store.log() {
         Some(log) => log.wait(log.append(ts, |b| encode(b, ts))),
         None => Ok(()),
@@ -380,7 +384,7 @@ fn log_batch(store: &Store, ts: Timestamp, encode: impl FnOnce(&mut Vec<u8>, u64
 
 /// Refuses a batch up front once the store is closed or its log has
 /// failed (both are checked again under the writers' gate).
-fn check_log(store: &Store, op: &'static str) -> Result<()> {
+pub(crate) fn check_log(store: &Store, op: &'static str) -> Result<()> {
     store.check_writable(op)?;
     store.log().map_or(Ok(()), |log| log.check())
 }

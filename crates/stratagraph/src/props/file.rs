@@ -47,8 +47,18 @@ fn index(table: &mut Vec<Arc<str>>, seen: &mut FxHashMap<Arc<str>, u32>, name: &
     })
 }
 
-/// The bytes of a properties file holding `vertices` as of `cut`.
-pub(crate) fn encode(cut: u64, vertices: &[VertexProps]) -> Vec<u8> {
+/// What a properties file holds: the cut, the indexes as (label, key)
+/// names in the order created, and every vertex's label and properties.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Contents {
+    pub cut: u64,
+    pub indexes: Vec<(Arc<str>, Arc<str>)>,
+    pub vertices: Vec<VertexProps>,
+}
+
+/// The bytes of a properties file holding `c`.
+pub(crate) fn encode(c: &Contents) -> Vec<u8> {
+    let (cut, vertices) = (c.cut, &c.vertices);
     let (mut keys, mut labels) = (Vec::new(), Vec::new());
     let (mut key_ids, mut label_ids) = (FxHashMap::default(), FxHashMap::default());
     let mut body = Vec::new();
@@ -71,7 +81,13 @@ pub(crate) fn encode(cut: u64, vertices: &[VertexProps]) -> Vec<u8> {
             body[at..at + 4].copy_from_slice(&len.to_le_bytes());
         }
     }
-    let mut b = Vec::with_capacity(body.len() + 64);
+    let mut defs = Vec::new();
+    put_u32(&mut defs, c.indexes.len() as u32);
+    for (l, k) in &c.indexes {
+        put_u32(&mut defs, index(&mut labels, &mut label_ids, l));
+        put_u32(&mut defs, index(&mut keys, &mut key_ids, k));
+    }
+    let mut b = Vec::with_capacity(body.len() + defs.len() + 64);
     b.extend_from_slice(MAGIC);
     put_u32(&mut b, VERSION);
     b.extend_from_slice(&cut.to_le_bytes());
@@ -81,6 +97,7 @@ pub(crate) fn encode(cut: u64, vertices: &[VertexProps]) -> Vec<u8> {
             put_str(&mut b, name);
         }
     }
+    b.extend_from_slice(&defs);
     b.extend_from_slice(&body);
     let crc = crc32c::crc32c(&b);
     b.extend_from_slice(&crc.to_le_bytes());
@@ -159,9 +176,8 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes a properties file read from `file` (named in errors): its cut
-/// and every vertex's label and properties, ascending by vertex.
-pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<(u64, Vec<VertexProps>)> {
+/// Decodes a properties file read from `file` (named in errors).
+pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
     let mut r = Reader {
         b: bytes,
         at: 0,
@@ -196,6 +212,17 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<(u64, Vec<VertexProps>)
     let cut = r.u64("the cut")?;
     let keys = r.names("a key name")?;
     let labels = r.names("a label name")?;
+    let ni = r.u32("the index count")?;
+    let ni = r.count(u64::from(ni), 8, "index")?;
+    let mut indexes = Vec::with_capacity(ni);
+    for _ in 0..ni {
+        let at = r.at;
+        let (l, k) = (r.u32("an index label")?, r.u32("an index key")?);
+        match (labels.get(l as usize), keys.get(k as usize)) {
+            (Some(l), Some(k)) => indexes.push((l.clone(), k.clone())),
+            _ => return Err(r.corrupt(at, "an index names a label or key not in the name tables")),
+        }
+    }
     let n = r.u64("the vertex count")?;
     let n = r.count(n, 12, "vertex")?;
     let mut out: Vec<VertexProps> = Vec::with_capacity(n);
@@ -236,7 +263,11 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<(u64, Vec<VertexProps>)
     if r.at != r.b.len() {
         return Err(r.corrupt(r.at, "bytes follow the last vertex"));
     }
-    Ok((cut, out))
+    Ok(Contents {
+        cut,
+        indexes,
+        vertices: out,
+    })
 }
 
 #[cfg(test)]
@@ -245,7 +276,15 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn sample() -> Vec<VertexProps> {
+    fn sample() -> Contents {
+        Contents {
+            cut: 17,
+            indexes: vec![(Arc::from("person"), Arc::from("name"))],
+            vertices: sample_vertices(),
+        }
+    }
+
+    fn sample_vertices() -> Vec<VertexProps> {
         vec![
             (
                 1,
@@ -262,19 +301,17 @@ mod tests {
 
     #[test]
     fn a_file_reads_back_what_was_written() {
-        let b = encode(17, &sample());
-        let (cut, back) = decode(&b, "f").unwrap();
-        assert_eq!(cut, 17);
-        assert_eq!(back, sample());
+        let b = encode(&sample());
+        assert_eq!(decode(&b, "f").unwrap(), sample());
     }
 
     #[test]
     fn damage_is_refused_by_offset() {
-        let mut b = encode(17, &sample());
+        let mut b = encode(&sample());
         b[30] ^= 1;
         let err = decode(&b, "props-1.dat").unwrap_err();
         assert!(err.to_string().contains("checksum"), "{err}");
-        let b = encode(17, &sample());
+        let b = encode(&sample());
         assert!(decode(&b[..b.len() - 1], "f").is_err());
     }
 
@@ -286,7 +323,7 @@ mod tests {
             flip in any::<prop::sample::Index>(),
         ) {
             let _ = decode(&junk, "f");
-            let b = encode(3, &sample());
+            let b = encode(&sample());
             let _ = decode(&b[..cut.index(b.len() + 1)], "f");
             // With the checksum fixed up, damage reaches the field checks.
             let mut f = b.clone();

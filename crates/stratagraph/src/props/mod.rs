@@ -13,6 +13,7 @@
 //! (`names.rs`), so an entry holds small ids, not strings.
 
 pub(crate) mod file;
+pub(crate) mod index;
 pub(crate) mod names;
 
 /// The label of a vertex given none, as TinkerPop names it.
@@ -91,6 +92,23 @@ impl Entry {
     }
 }
 
+/// For each index, the value `entry` (a vertex's latest state) has under
+/// it: the indexed key's value if the vertex has the indexed label.
+fn indexed_values(entry: Option<&Entry>, indexes: &[Arc<index::Index>]) -> Vec<Option<Value>> {
+    let label = entry
+        .and_then(|e| e.label.as_ref())
+        .and_then(|l| l.latest().copied())
+        .unwrap_or(DEFAULT_LABEL_ID);
+    indexes
+        .iter()
+        .map(|i| {
+            let e = entry.filter(|_| i.label == label)?;
+            let (_, p) = e.props.iter().find(|(k, _)| *k == i.key)?;
+            p.latest().map(|x| (**x).clone())
+        })
+        .collect()
+}
+
 /// How many shards the entries are split over: enough that concurrent
 /// commits on different vertices rarely share one.
 const SHARDS: usize = 64;
@@ -103,15 +121,24 @@ pub(crate) struct PropStore {
     /// The newest commit that changed a label or property (0: none), so a
     /// flush writes a properties file only when there is something new.
     changed: AtomicU64,
+    /// The property indexes, in the order they were created.
+    indexes: RwLock<Vec<Arc<index::Index>>>,
 }
+
+/// The interned id of [`DEFAULT_LABEL`]: the label of a vertex given none.
+const DEFAULT_LABEL_ID: u32 = 0;
 
 impl Default for PropStore {
     fn default() -> Self {
+        let labels = names::Names::default();
+        let default = labels.intern(DEFAULT_LABEL);
+        debug_assert_eq!(default, DEFAULT_LABEL_ID);
         PropStore {
             shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
             keys: names::Names::default(),
-            labels: names::Names::default(),
+            labels,
             changed: AtomicU64::new(0),
+            indexes: RwLock::default(),
         }
     }
 }
@@ -136,6 +163,8 @@ impl PropStore {
     /// `v`'s vertex lock.
     pub(crate) fn apply(&self, v: u32, change: &Change, ts: Timestamp, watermark: Timestamp) {
         let mut shard = self.shard(v).write();
+        let indexes = self.indexes.read();
+        let before = (!indexes.is_empty()).then(|| indexed_values(shard.get(&v), &indexes));
         // Whether a label or property changed (removing what is not there
         // changes nothing, and a flush need not write a file for it).
         let changed = match change {
@@ -185,6 +214,19 @@ impl PropStore {
         if changed {
             self.changed.fetch_max(ts, Ordering::AcqRel);
         }
+        if let Some(before) = before {
+            let after = indexed_values(shard.get(&v), &indexes);
+            for ((index, old), new) in indexes.iter().zip(before).zip(after) {
+                if old != new {
+                    if let Some(old) = old {
+                        index.set(&old, v, false, ts, watermark);
+                    }
+                    if let Some(new) = new {
+                        index.set(&new, v, true, ts, watermark);
+                    }
+                }
+            }
+        }
         if let Some(e) = shard.get_mut(&v) {
             e.props.retain(|(_, p)| !p.is_gone(watermark));
             if e.label.as_ref().is_some_and(|l| l.is_gone(watermark)) {
@@ -194,6 +236,98 @@ impl PropStore {
                 shard.remove(&v);
             }
         }
+    }
+
+    /// The index on (`label`, `key`) (interned), if there is one.
+    pub(crate) fn index(&self, label: u32, key: u32) -> Option<Arc<index::Index>> {
+        self.indexes
+            .read()
+            .iter()
+            .find(|i| i.label == label && i.key == key)
+            .cloned()
+    }
+
+    /// Every index as (label, key) names, in the order created.
+    pub(crate) fn index_names(&self) -> Vec<(Arc<str>, Arc<str>)> {
+        self.indexes
+            .read()
+            .iter()
+            .map(|i| (self.labels.name(i.label), self.keys.name(i.key)))
+            .collect()
+    }
+
+    /// Whether a value of `key` on a vertex labelled `label` is indexed.
+    pub(crate) fn is_indexed(&self, label: Option<u32>, key: u32) -> bool {
+        let label = label.unwrap_or(DEFAULT_LABEL_ID);
+        self.indexes
+            .read()
+            .iter()
+            .any(|i| i.label == label && i.key == key)
+    }
+
+    /// Creates the index on (`label`, `key`) at `ts` over the latest state,
+    /// or says which vertex holds a value it cannot (one with NaN). The
+    /// caller keeps every commit out meanwhile (the writers' gate).
+    pub(crate) fn create_index(
+        &self,
+        label: u32,
+        key: u32,
+        ts: Timestamp,
+    ) -> std::result::Result<(), u32> {
+        let index = index::Index::new(label, key, ts);
+        for shard in self.shards.iter() {
+            for (&v, e) in shard.read().iter() {
+                let effective = e.label.as_ref().and_then(|l| l.latest().copied());
+                if effective.unwrap_or(DEFAULT_LABEL_ID) != label {
+                    continue;
+                }
+                let value = e
+                    .props
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .and_then(|(_, p)| p.latest());
+                if let Some(value) = value {
+                    if value.contains_nan() {
+                        return Err(v);
+                    }
+                    index.set(value, v, true, ts, ts);
+                }
+            }
+        }
+        self.indexes.write().push(Arc::new(index));
+        self.changed.fetch_max(ts, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// The vertices with label `label` whose `key` equals `value` as of
+    /// `ts`, ascending, found without an index: a scan of every vertex
+    /// that has properties.
+    pub(crate) fn scan_for(&self, label: u32, key: u32, value: &Value, ts: Timestamp) -> Vec<u32> {
+        let mut out = Vec::new();
+        for shard in self.shards.iter() {
+            for (&v, e) in shard.read().iter() {
+                let l = e.label.as_ref().and_then(|l| l.at(ts).copied());
+                if l.unwrap_or(DEFAULT_LABEL_ID) != label {
+                    continue;
+                }
+                let found = e.props.iter().find(|(k, _)| *k == key);
+                if found
+                    .and_then(|(_, p)| p.at(ts))
+                    .is_some_and(|x| **x == *value)
+                {
+                    out.push(v);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// `v`'s label in the latest state, if it has one. The caller holds
+    /// `v`'s lock.
+    pub(crate) fn latest_label(&self, v: u32) -> Option<u32> {
+        let shard = self.shard(v).read();
+        shard.get(&v)?.label.as_ref()?.latest().copied()
     }
 
     /// `v`'s label as of `ts` (interned id), if it has one.

@@ -30,6 +30,39 @@ impl Snapshot {
             .map(|v| (*v).clone())
     }
 
+    /// The vertices labelled `label` whose property `key` equals `value`
+    /// (in the store's equality: an Int32 29 is not an Int64 29), ascending
+    /// by internal id. Uses the index on (`label`, `key`) if one existed at
+    /// this snapshot's timestamp; scans every vertex with properties
+    /// otherwise.
+    pub fn find_vertices(&self, label: &str, key: &str, value: &Value) -> Vec<VertexId> {
+        let props = &self.store.props;
+        let (Some(l), Some(k)) = (props.labels.lookup(label), props.keys.lookup(key)) else {
+            return Vec::new();
+        };
+        let ts = self.timestamp();
+        let found = match props.index(l, k).filter(|i| i.created <= ts) {
+            Some(index) => index.find(value, ts),
+            None => props.scan_for(l, k, value, ts),
+        };
+        found
+            .into_iter()
+            .filter(|&v| self.contains(v))
+            .map(|v| self.store.ids.external(v))
+            .collect()
+    }
+
+    /// Whether `find_vertices(label, key, ..)` uses an index here.
+    pub fn has_index(&self, label: &str, key: &str) -> bool {
+        let props = &self.store.props;
+        match (props.labels.lookup(label), props.keys.lookup(key)) {
+            (Some(l), Some(k)) => props
+                .index(l, k)
+                .is_some_and(|i| i.created <= self.timestamp()),
+            _ => false,
+        }
+    }
+
     /// Every property of vertex `v`, key and value, in the order they were
     /// first set; `None` if `v` is not a vertex here.
     pub fn properties(&self, v: VertexId) -> Option<Vec<(Arc<str>, Value)>> {

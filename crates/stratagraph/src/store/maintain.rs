@@ -529,7 +529,11 @@ fn write_props(store: &Store, cut: Timestamp) -> Result<Option<PropsFile>> {
         return Ok(None);
     }
     let id = store.lsm.next_run_id();
-    let bytes = props_file::encode(cut, &store.props.state_at(cut));
+    let bytes = props_file::encode(&props_file::Contents {
+        cut,
+        indexes: store.props.index_names(),
+        vertices: store.props.state_at(cut),
+    });
     write_atomically(&props_file::path(dir, id), |f| {
         f.write_all(&bytes).map_err(|e| (e, "write"))
     })?;

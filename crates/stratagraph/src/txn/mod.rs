@@ -496,6 +496,7 @@ impl WriteTxn {
         // After the conflict check: a transaction that saw the vertex
         // learns it lost a race rather than that the vertex is missing.
         self.check_owners_alive(&mut locked)?;
+        self.check_indexable()?;
         // The timestamp and the log record are taken together, so the log
         // is in timestamp order (see `wal::writer`).
         let (ticket, prepared) = match log {
@@ -793,6 +794,34 @@ impl WriteTxn {
                     op,
                     vertex: self.store.ids.external(v),
                     at: BatchIndex(None),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a NaN where an index would have to hold it. Indexes are
+    /// created under the writers' gate, which a commit holds, so the set
+    /// of indexes cannot change between this check and the apply.
+    fn check_indexable(&self) -> Result<()> {
+        let props = &self.store.props;
+        for (&(v, key), w) in &self.props {
+            if !w.value.as_ref().is_some_and(|x| x.contains_nan()) {
+                continue;
+            }
+            let label = match self.labels.get(&v) {
+                Some(&l) => Some(l),
+                None if self.reset(v) => None,
+                None => props.latest_label(v),
+            };
+            if props.is_indexed(label, key) {
+                return Err(Error::NotIndexable {
+                    vertex: self.store.ids.external(v),
+                    label: label.map_or_else(
+                        || crate::props::DEFAULT_LABEL.into(),
+                        |l| props.labels.name(l).to_string(),
+                    ),
+                    key: props.keys.name(key).to_string(),
                 });
             }
         }

@@ -15,6 +15,7 @@
 //! InsertVertices kind 5 | ts u64 | n u64 | n x external u64
 //! TxnProps       kind 6 | a Txn's fields | nl u32 | nl x (external u64, label str)
 //!                       | np u32 | np x (external u64, key str, put u8, [value])
+//! CreateIndex    kind 7 | ts u64 | label str | key str
 //! ```
 //!
 //! `str` is a length u32 and that many bytes of UTF-8; `value` is a length
@@ -35,6 +36,7 @@ const INSERT_EDGES: u8 = 3;
 const DELETE_EDGES: u8 = 4;
 const INSERT_VERTICES: u8 = 5;
 const TXN_PROPS: u8 = 6;
+const CREATE_INDEX: u8 = 7;
 
 /// A transaction's net effect on one vertex's existence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +79,8 @@ pub(crate) enum Record {
     },
     /// `Graph::insert_vertices`, exactly as called.
     InsertVertices { ts: u64, vertices: Vec<VertexId> },
+    /// `Graph::create_index` on (label, key).
+    CreateIndex { ts: u64, label: String, key: String },
 }
 
 impl Record {
@@ -87,7 +91,8 @@ impl Record {
             Record::Txn { ts, .. }
             | Record::InsertEdges { ts, .. }
             | Record::DeleteEdges { ts, .. }
-            | Record::InsertVertices { ts, .. } => Some(*ts),
+            | Record::InsertVertices { ts, .. }
+            | Record::CreateIndex { ts, .. } => Some(*ts),
         }
     }
 }
@@ -201,6 +206,14 @@ pub(crate) fn encode_delete_edges(b: &mut Vec<u8>, ts: u64, edges: &[(VertexId, 
         put_u64(b, s);
         put_u64(b, d);
     }
+}
+
+/// Appends the payload of a `CreateIndex` record.
+pub(crate) fn encode_create_index(b: &mut Vec<u8>, ts: u64, label: &str, key: &str) {
+    b.push(CREATE_INDEX);
+    put_u64(b, ts);
+    put_str(b, label);
+    put_str(b, key);
 }
 
 /// Appends the payload of an `InsertVertices` record.
@@ -440,6 +453,11 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             }
             Record::DeleteEdges { ts, edges }
         }
+        CREATE_INDEX => Record::CreateIndex {
+            ts: r.ts()?,
+            label: r.name("a label")?,
+            key: r.name("a property key")?,
+        },
         INSERT_VERTICES => {
             let ts = r.ts()?;
             let n = r.u64("the vertex count")?;
@@ -495,6 +513,7 @@ mod tests {
             Record::InsertVertices { ts, vertices } => {
                 encode_insert_vertices(&mut b, *ts, vertices)
             }
+            Record::CreateIndex { ts, label, key } => encode_create_index(&mut b, *ts, label, key),
         }
         b
     }
@@ -552,6 +571,8 @@ mod tests {
                 .prop_map(|(ts, edges)| Record::DeleteEdges { ts, edges }),
             (1u64..u64::MAX, prop::collection::vec(any::<u64>(), 0..6))
                 .prop_map(|(ts, vertices)| Record::InsertVertices { ts, vertices }),
+            (1u64..u64::MAX, "[a-z]{1,5}", "[a-z]{1,5}")
+                .prop_map(|(ts, label, key)| Record::CreateIndex { ts, label, key }),
         ]
     }
 
