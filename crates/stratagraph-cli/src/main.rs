@@ -112,6 +112,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prints one vertex of the on-disk store in DIR (opened read-only):
+    /// its label, its properties with their types, and its degrees.
+    Vertex {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The vertex id.
+        id: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Benchmarks on the W1 workload files (see shared/WORKLOAD.md).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -297,6 +308,7 @@ fn main() -> ExitCode {
         Command::Check { dir } => store_cmds::check(&dir),
         Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
+        Command::Vertex { dir, id, json } => store_cmds::vertex(&dir, id, json),
         Command::Bench(BenchCommand::Algo {
             w1,
             threads,

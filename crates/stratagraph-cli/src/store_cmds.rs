@@ -5,7 +5,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use stratagraph::{Graph, Options, Snapshot};
+use stratagraph::{Graph, Options, Snapshot, Value};
 use stratagraph_algo::{
     betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc,
     BFS_UNREACHABLE, WCC_HOLE,
@@ -493,5 +493,94 @@ pub fn stats(dir: &Path, json: bool) -> Res {
         );
     }
     g.close()?;
+    Ok(())
+}
+
+/// A property value as JSON: JSON's own types where they say the same
+/// (null, booleans, strings, finite numbers as written), and otherwise
+/// `{"type": ..., "value": ...}` naming the engine's type, so an Int32 and
+/// an Int64 stay apart and nothing (NaN, bytes, UUIDs, date-times) is lost.
+fn value_json(v: &Value) -> serde_json::Value {
+    use serde_json::json;
+    let typed = |value: serde_json::Value| json!({ "type": v.type_name(), "value": value });
+    match v {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => json!(b),
+        Value::String(s) => json!(s),
+        Value::Int64(x) => json!(x),
+        Value::Int8(x) => typed(json!(x)),
+        Value::Int16(x) => typed(json!(x)),
+        Value::Int32(x) => typed(json!(x)),
+        Value::Float64(x) if x.is_finite() => json!(x),
+        Value::Float32(x) if x.is_finite() => typed(json!(x)),
+        Value::Float32(x) => typed(json!(x.to_string())),
+        Value::Float64(x) => typed(json!(x.to_string())),
+        Value::Bytes(b) => typed(json!(b
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>())),
+        Value::Uuid(u) => typed(json!(uuid_text(u))),
+        Value::DateTime(d) => typed(json!({
+            "seconds": d.seconds, "nanos": d.nanos, "offset_seconds": d.offset_seconds
+        })),
+        Value::List(items) => json!(items.iter().map(value_json).collect::<Vec<_>>()),
+        Value::Set(items) => typed(json!(items.iter().map(value_json).collect::<Vec<_>>())),
+        Value::Map(pairs) => typed(json!(pairs
+            .iter()
+            .map(|(k, x)| json!([value_json(k), value_json(x)]))
+            .collect::<Vec<_>>())),
+    }
+}
+
+/// A UUID in its usual 8-4-4-4-12 hex form.
+fn uuid_text(u: &[u8; 16]) -> String {
+    let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// Prints vertex `id` of the store in `dir`: its label, its properties
+/// with their types, and its degrees (read-only).
+pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
+    let g = open_read_only(dir, None)?;
+    let s = g.snapshot();
+    let Some(label) = s.label(id) else {
+        return Err(format!("vertex {id} does not exist in {}", dir.display()).into());
+    };
+    let props = s.properties(id).unwrap_or_default();
+    let (out, inn) = (s.out_degree(id).unwrap_or(0), s.in_degree(id).unwrap_or(0));
+    if json {
+        let properties: serde_json::Map<String, serde_json::Value> = props
+            .iter()
+            .map(|(k, v)| (k.to_string(), value_json(v)))
+            .collect();
+        let value = serde_json::json!({
+            "id": id,
+            "label": &*label,
+            "properties": properties,
+            "out_degree": out,
+            "in_degree": inn,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    println!("vertex     {id}");
+    println!("label      {label}");
+    println!("degree     {out} out, {inn} in");
+    for (k, v) in &props {
+        // The type is printed first, so the JSON needs no type of its own.
+        let json = value_json(v);
+        let shown = match &json {
+            serde_json::Value::Object(o) if o.contains_key("type") => &o["value"],
+            other => other,
+        };
+        println!("  {k}: {} {shown}", v.type_name());
+    }
     Ok(())
 }

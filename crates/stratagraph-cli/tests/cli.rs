@@ -584,3 +584,51 @@ fn check_lists_orphans_and_load_counts_the_runs_stats_shows() {
         "{text}"
     );
 }
+
+#[test]
+fn vertex_prints_label_typed_properties_and_degrees() {
+    use stratagraph::{Graph, Options, Value};
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let g = Graph::open(&store, Options::default()).unwrap();
+    g.insert_vertex_with(
+        1,
+        "person",
+        &[
+            ("name", Value::String("marko".into())),
+            ("age", Value::Int32(29)),
+            ("born", Value::Int64(1987)),
+            ("tags", Value::set(vec![Value::String("a".into())])),
+            ("score", Value::Float64(f64::NAN)),
+        ],
+    )
+    .unwrap();
+    g.insert_edge(1, 2, 1.0).unwrap();
+    g.close().unwrap();
+    let out = run_ok(bin().arg("vertex").arg(&store).arg("1").arg("--json"));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["label"], "person", "{out}");
+    assert_eq!(v["out_degree"], 1, "{out}");
+    let p = &v["properties"];
+    assert_eq!(p["name"], "marko", "{out}");
+    assert_eq!(
+        p["age"],
+        serde_json::json!({"type": "Int", "value": 29}),
+        "{out}"
+    );
+    assert_eq!(p["born"], 1987, "{out}");
+    assert_eq!(p["tags"]["type"], "Set", "{out}");
+    assert_eq!(p["score"]["value"], "NaN", "{out}");
+    let text = run_ok(bin().arg("vertex").arg(&store).arg("2"));
+    assert!(text.contains("label      vertex"), "{text}");
+    assert!(text.contains("degree     0 out, 1 in"), "{text}");
+    let text = run_ok(bin().arg("vertex").arg(&store).arg("1"));
+    assert!(text.contains("  age: Int 29\n"), "{text}");
+    assert!(text.contains("  name: String \"marko\"\n"), "{text}");
+    let missing = bin().arg("vertex").arg(&store).arg("9").output().unwrap();
+    assert!(!missing.status.success());
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("vertex 9 does not exist"), "{err}");
+    let check = run_ok(bin().arg("check").arg(&store));
+    assert!(check.contains("properties 5 properties of 1"), "{check}");
+}
