@@ -11,6 +11,7 @@ pub mod core;
 pub mod durability;
 pub mod latency;
 pub mod levels;
+pub mod props;
 mod rows;
 mod stream;
 pub mod w1;

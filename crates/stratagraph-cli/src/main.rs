@@ -183,6 +183,14 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         ops: Vec<String>,
     },
+    /// The property micro-benchmark (Lissandrini's, vertex side): load
+    /// labelled vertices with two properties, add a vertex with
+    /// properties, update and remove a property, read all properties,
+    /// find by equality with and without an index.
+    Props {
+        #[command(flatten)]
+        run: RunOpts,
+    },
     /// The write-ahead log's cost: durable single-edge commits per sync
     /// policy on 1 and 2 threads (with commit latency), and recovery time
     /// per GiB of log. RocksDB's side: bench/durability/run.sh.
@@ -269,7 +277,15 @@ struct W1Opts {
     /// Folder holding the generator's kS.* files.
     #[arg(long, default_value = "/work/data")]
     data: PathBuf,
-    /// Kronecker scale S (files kS.bin, kS.ref.json).
+    #[command(flatten)]
+    run: RunOpts,
+}
+
+/// What every benchmark takes: its size, how many runs, where to save.
+#[derive(clap::Args)]
+struct RunOpts {
+    /// Scale S: the W1 graph kS (files kS.bin, kS.ref.json), or for
+    /// `props` 2^S vertices.
     #[arg(long, default_value_t = 20)]
     scale: u32,
     /// Runs per operation; the median is reported.
@@ -317,22 +333,22 @@ fn main() -> ExitCode {
             fresh_only,
         }) => stratagraph_bench::algo::run(&stratagraph_bench::algo::AlgoArgs {
             data: w1.data,
-            scale: w1.scale,
-            runs: w1.runs,
+            scale: w1.run.scale,
+            runs: w1.run.runs,
             threads,
             kernels,
             states,
             fresh_only,
-            out: w1.out,
+            out: w1.run.out,
         }),
         Command::Bench(BenchCommand::Durability { w1, seconds, dir }) => {
             stratagraph_bench::durability::run(&stratagraph_bench::durability::DurabilityArgs {
                 data: w1.data,
-                scale: w1.scale,
-                runs: w1.runs,
+                scale: w1.run.scale,
+                runs: w1.run.runs,
                 seconds,
                 dir,
-                out: w1.out,
+                out: w1.run.out,
             })
         }
         Command::Bench(BenchCommand::W1 {
@@ -350,20 +366,27 @@ fn main() -> ExitCode {
             skip_single,
         }) => stratagraph_bench::levels::run(&stratagraph_bench::levels::LevelsArgs {
             data: w1.data,
-            scale: w1.scale,
-            runs: w1.runs,
+            scale: w1.run.scale,
+            runs: w1.run.runs,
             homes,
             dir: dir.unwrap_or_else(|| std::env::temp_dir().join("stratagraph-bench-levels")),
             skip_single,
-            out: w1.out,
+            out: w1.run.out,
         }),
+        Command::Bench(BenchCommand::Props { run }) => {
+            stratagraph_bench::props::run(&stratagraph_bench::props::PropsArgs {
+                scale: run.scale,
+                runs: run.runs,
+                out: run.out,
+            })
+        }
         Command::Bench(BenchCommand::Core { w1, batch, ops }) => {
             stratagraph_bench::core::run(&stratagraph_bench::core::CoreArgs {
                 data: w1.data,
-                scale: w1.scale,
-                runs: w1.runs,
+                scale: w1.run.scale,
+                runs: w1.run.runs,
                 batch,
-                out: w1.out,
+                out: w1.run.out,
                 ops,
             })
         }
@@ -392,11 +415,11 @@ fn bench_w1(
         .collect::<Result<Vec<_>, _>>()?;
     run(&W1Args {
         data: w1.data,
-        scale: if quick { 14 } else { w1.scale },
+        scale: if quick { 14 } else { w1.run.scale },
         threads,
         homes,
-        runs: if quick { 1 } else { w1.runs },
-        out: w1.out,
+        runs: if quick { 1 } else { w1.run.runs },
+        out: w1.run.out,
         scratch,
         ops,
     })

@@ -275,6 +275,7 @@ impl PropStore {
         ts: Timestamp,
     ) -> std::result::Result<(), u32> {
         let index = index::Index::new(label, key, ts);
+        let mut entries = Vec::new();
         for shard in self.shards.iter() {
             for (&v, e) in shard.read().iter() {
                 let effective = e.label.as_ref().and_then(|l| l.latest().copied());
@@ -290,10 +291,11 @@ impl PropStore {
                     if value.contains_nan() {
                         return Err(v);
                     }
-                    index.set(value, v, true, ts, ts);
+                    entries.push(((**value).clone(), v));
                 }
             }
         }
+        index.fill(entries, ts);
         self.indexes.write().push(Arc::new(index));
         self.changed.fetch_max(ts, Ordering::AcqRel);
         Ok(())

@@ -1,0 +1,241 @@
+//! The property micro-benchmark, after Lissandrini et al.'s graph-database
+//! micro-benchmark (the one Aster's evaluation uses), vertex side: load
+//! labelled vertices with two properties, add a vertex with properties,
+//! update and remove one property, read all properties of a vertex, and
+//! find vertices by an equality without and with an index.
+//!
+//! The data: `2^scale` vertices (as many as W1's graph of that scale),
+//! vertex `v` labelled `person` or `software` (one in four), with `name`
+//! (`"v<id>"`, a string) and `age` (`v % 100`, an Int32). Every look-up is
+//! checked: the indexed answers must equal the scanned ones.
+
+use super::rows::{median, Row, Table};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+use stratagraph::{Graph, Options, Value};
+
+/// Arguments of `bench props`.
+pub struct PropsArgs {
+    /// `2^scale` vertices.
+    pub scale: u32,
+    /// Runs per operation; the median is reported.
+    pub runs: usize,
+    /// Also write the rows as TSV here.
+    pub out: Option<PathBuf>,
+}
+
+/// Vertices per loading transaction.
+const LOAD_TXN: u64 = 10_000;
+/// Operations timed per single-operation figure.
+const SINGLES: u64 = 100_000;
+/// Look-ups timed by a scan (each reads every vertex).
+const SCANS: u64 = 5;
+
+fn label(v: u64) -> &'static str {
+    if v % 4 == 3 {
+        "software"
+    } else {
+        "person"
+    }
+}
+
+fn props(v: u64) -> [(&'static str, Value); 2] {
+    [
+        ("name", Value::String(format!("v{v}"))),
+        ("age", Value::Int32((v % 100) as i32)),
+    ]
+}
+
+/// A deterministic sequence of vertex ids below `n`.
+fn picks(n: u64, count: u64, seed: u64) -> Vec<u64> {
+    let mut x = seed | 1;
+    (0..count)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        })
+        .collect()
+}
+
+fn loaded(n: u64) -> stratagraph::Result<Graph> {
+    let g = Graph::in_memory(Options::default());
+    let mut v = 0;
+    while v < n {
+        let mut tx = g.begin();
+        for u in v..(v + LOAD_TXN).min(n) {
+            tx.insert_vertex_with(u, label(u), &props(u))?;
+        }
+        tx.commit()?;
+        v += LOAD_TXN;
+    }
+    Ok(g)
+}
+
+fn per_second(count: u64, seconds: &[f64]) -> f64 {
+    count as f64 / median(seconds)
+}
+
+/// Runs the benchmark, printing rows as they come.
+///
+/// # Errors
+/// An engine error, or look-ups that disagree between index and scan.
+pub fn run(args: &PropsArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let n = 1u64 << args.scale;
+    let graph = format!("props{}", args.scale);
+    let mut table = Table::with_notes(vec![format!(
+        "# data: {n} vertices, label person/software, name (String) and age (Int32)"
+    )]);
+    let row = |op: &str, value: f64, unit: &'static str, checksum: String| Row {
+        system: "stratagraph",
+        graph: graph.clone(),
+        op: op.to_owned(),
+        threads: 1,
+        value,
+        unit,
+        checksum,
+    };
+    let runs = args.runs.max(1);
+    let mut load = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        black_box(loaded(n)?);
+        load.push(t.elapsed().as_secs_f64());
+    }
+    table.push(row(
+        "load",
+        per_second(n, &load),
+        "vertices/s",
+        format!("n={n}"),
+    ));
+    let g = loaded(n)?;
+    let mut times = [const { Vec::new() }; 5];
+    for run in 0..runs {
+        let seed = 7 + run as u64;
+        // Add a vertex with a label and two properties, one commit each.
+        let t = Instant::now();
+        for i in 0..SINGLES {
+            let v = n + run as u64 * SINGLES + i;
+            g.insert_vertex_with(v, label(v), &props(v))?;
+        }
+        times[0].push(t.elapsed().as_secs_f64());
+        // Update one property of an existing vertex, one commit each.
+        let targets = picks(n, SINGLES, seed);
+        let t = Instant::now();
+        for &v in &targets {
+            g.set_property(v, "age", Value::Int32(((v + 1) % 100) as i32))?;
+        }
+        times[1].push(t.elapsed().as_secs_f64());
+        // Remove one property, then put it back (timed apart).
+        let t = Instant::now();
+        for &v in &targets {
+            let mut tx = g.begin();
+            tx.remove_property(v, "name")?;
+            tx.commit()?;
+        }
+        times[2].push(t.elapsed().as_secs_f64());
+        for &v in &targets {
+            g.set_property(v, "name", Value::String(format!("v{v}")))?;
+        }
+        // Read every property of a vertex.
+        let s = g.snapshot();
+        let reads = picks(n, 10 * SINGLES, seed + 1);
+        let t = Instant::now();
+        let mut total = 0usize;
+        for &v in &reads {
+            total += s.properties(v).map_or(0, |p| p.len());
+        }
+        times[3].push(t.elapsed().as_secs_f64());
+        if total != 2 * reads.len() {
+            return Err(format!("read {total} properties of {} vertices", reads.len()).into());
+        }
+        // Find by an equality, scanning.
+        let t = Instant::now();
+        for i in 0..SCANS {
+            black_box(s.find_vertices("person", "age", &Value::Int32(i as i32)));
+        }
+        times[4].push(t.elapsed().as_secs_f64());
+    }
+    table.push(row(
+        "add_vertex_with_props",
+        per_second(SINGLES, &times[0]),
+        "ops/s",
+        String::new(),
+    ));
+    table.push(row(
+        "update_property",
+        per_second(SINGLES, &times[1]),
+        "ops/s",
+        String::new(),
+    ));
+    table.push(row(
+        "remove_property",
+        per_second(SINGLES, &times[2]),
+        "ops/s",
+        String::new(),
+    ));
+    table.push(row(
+        "read_all_properties",
+        per_second(10 * SINGLES, &times[3]),
+        "ops/s",
+        String::new(),
+    ));
+    table.push(row(
+        "find_scan",
+        per_second(SCANS, &times[4]),
+        "ops/s",
+        String::new(),
+    ));
+    let before_index = g.snapshot();
+    let t = Instant::now();
+    g.create_index("person", "age")?;
+    g.create_index("person", "name")?;
+    table.push(row(
+        "create_two_indexes",
+        t.elapsed().as_secs_f64(),
+        "s",
+        String::new(),
+    ));
+    let s = g.snapshot();
+    let probes = picks(n, SINGLES, 99);
+    let mut indexed = Vec::new();
+    let mut found = 0usize;
+    for _ in 0..runs {
+        found = 0;
+        let t = Instant::now();
+        for &v in &probes {
+            found += s
+                .find_vertices("person", "name", &Value::String(format!("v{v}")))
+                .len();
+        }
+        indexed.push(t.elapsed().as_secs_f64());
+    }
+    let expected = probes.iter().filter(|&&v| label(v) == "person").count();
+    if found != expected {
+        return Err(format!("indexed look-ups found {found}, expected {expected}").into());
+    }
+    table.push(row(
+        "find_indexed",
+        per_second(SINGLES, &indexed),
+        "ops/s",
+        format!("found={found}"),
+    ));
+    // The index and a scan agree on a value many vertices share: the
+    // snapshot taken before the index existed answers by scanning.
+    let by_index = s.find_vertices("person", "age", &Value::Int32(42));
+    let by_scan = before_index.find_vertices("person", "age", &Value::Int32(42));
+    if by_index.is_empty() || by_index != by_scan || before_index.has_index("person", "age") {
+        return Err(format!(
+            "age 42: {} by the index, {} by a scan",
+            by_index.len(),
+            by_scan.len()
+        )
+        .into());
+    }
+    if let Some(out) = &args.out {
+        table.save(out)?;
+    }
+    Ok(())
+}
