@@ -633,3 +633,56 @@ fn indexes_survive_reopening_and_old_snapshots_scan() {
     );
     assert_eq!(s.find_vertices("person", "name", &marko), vec![1, 2]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// On disk, through flushes (the properties file), reopens (the file
+    /// read back, the log replayed) and index creation, the store reads the
+    /// model; snapshots taken before a close keep reading theirs.
+    #[test]
+    fn an_on_disk_store_reads_the_model_across_flushes_and_reopens(
+        steps in proptest::collection::vec(
+            (
+                proptest::collection::vec(op(), 1..5),
+                any::<bool>(),
+                0..4u8,
+                proptest::option::of((0..LABELS.len() + 1, 0..KEYS.len())),
+            ),
+            1..10,
+        ),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        let mut g = Graph::open(&path, Options::default()).unwrap();
+        let mut model = Model::new();
+        let mut kept = Vec::new();
+        for (ops, commit, then, index) in &steps {
+            if let Some((l, k)) = index {
+                let label = LABELS.get(*l).copied().unwrap_or(DEFAULT_LABEL);
+                g.create_index(label, KEYS[*k]).unwrap();
+            }
+            run_txn(&g, &mut model, ops, *commit);
+            match then {
+                0 => g.flush().unwrap(),
+                1 => {
+                    g.close().unwrap();
+                    g = Graph::open(&path, Options::default()).unwrap();
+                }
+                _ => {}
+            }
+            let s = g.snapshot();
+            check_snapshot(&s, &model);
+            check_finds(&s, &model, &values_of(std::iter::once(&model)));
+            kept.push((s, model.clone()));
+        }
+        let values = values_of(kept.iter().map(|(_, m)| m));
+        for (s, m) in &kept {
+            check_snapshot(s, m);
+            check_finds(s, m, &values);
+        }
+        g.close().unwrap();
+        let report = stratagraph::check(&path).unwrap();
+        prop_assert!(report.is_healthy(), "{:?}", report.problems);
+    }
+}
