@@ -184,6 +184,22 @@ impl PyTransaction {
         values::dict(py, &props)
     }
 
+    /// The vertices labelled ``label`` whose property ``key`` equals
+    /// ``value``, counting this transaction's writes, as a uint64 array.
+    /// With ``serializable=True`` the commit fails if the answer's
+    /// candidates changed meanwhile.
+    fn find_vertices<'py>(
+        &self,
+        py: Python<'py>,
+        label: &str,
+        key: &str,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let value = values::to_value(value, "value")?;
+        let found = self.with(py, |tx| Ok(tx.find_vertices(label, key, &value)))?;
+        Ok(found.into_pyarray(py))
+    }
+
     /// The label of vertex ``v``. Raises ``NotFound`` if it does not exist.
     fn label(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
         let v = conv::vertex(v, "v")?;

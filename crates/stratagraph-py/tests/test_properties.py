@@ -136,3 +136,15 @@ def test_find_vertices_with_and_without_an_index(tmp_path):
     with sg.Graph.open(tmp_path / "g") as g:
         assert g.indexes() == [("person", "name")]
         assert sorted(g.snapshot().find_vertices("person", "name", "marko")) == [1, 3]
+
+
+def test_a_transaction_finds_its_own_writes_and_serializable_sees_phantoms():
+    g = sg.Graph.in_memory()
+    g.add_vertex(1, label="person", name="marko")
+    t1 = g.transaction(serializable=True)
+    assert list(t1.find_vertices("person", "name", "marko")) == [1]
+    t1.add_vertex(2, label="person", name="marko")
+    assert sorted(t1.find_vertices("person", "name", "marko")) == [1, 2]
+    g.add_vertex(3, label="person", name="marko")  # a phantom for t1
+    with pytest.raises(sg.Conflict, match="vertices' property"):
+        t1.commit()

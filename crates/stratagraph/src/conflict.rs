@@ -53,20 +53,27 @@ pub(crate) enum Key {
     /// A vertex's label and properties as a whole: written by every
     /// property write and delete of the vertex, read by reading them all.
     Properties(u32),
+    /// Every vertex's property `key` among those labelled `label`
+    /// (interned label, key), as a look-up by value reads them: written by
+    /// every write of that key on such a vertex.
+    Predicate(u32, u32),
 }
 
 impl Key {
     /// The vertices whose writes this key depends on (for batches, which
-    /// are kept by vertex).
-    fn vertices(self) -> [u32; 2] {
-        match self {
+    /// are kept by vertex); `None` for a key no vertex write of a batch
+    /// touches.
+    fn vertices(self) -> Option<[u32; 2]> {
+        Some(match self {
             Key::Vertex(v)
             | Key::Created(v)
             | Key::Adjacency(v, _)
             | Key::Property(v, _)
             | Key::Properties(v) => [v, v],
             Key::Edge(s, d) => [s, d],
-        }
+            // Batches write no properties.
+            Key::Predicate(..) => return None,
+        })
     }
 }
 
@@ -184,7 +191,9 @@ impl Window {
             for (ts, touched) in &batches {
                 let hit = match touched {
                     None => true,
-                    Some(vs) => key.vertices().iter().any(|v| vs.binary_search(v).is_ok()),
+                    Some(vs) => key
+                        .vertices()
+                        .is_some_and(|ends| ends.iter().any(|v| vs.binary_search(v).is_ok())),
                 };
                 if hit {
                     return Some((key, *ts));

@@ -68,6 +68,14 @@ pub enum Element {
     },
     /// A vertex's properties as a whole, as reading all of them sees them.
     Properties(VertexId),
+    /// The vertices labelled `label` by their property `key`, as a look-up
+    /// by value reads them.
+    Lookup {
+        /// The label.
+        label: String,
+        /// The property key.
+        key: String,
+    },
 }
 
 impl std::fmt::Display for Element {
@@ -79,6 +87,9 @@ impl std::fmt::Display for Element {
             Element::InEdges(v) => write!(f, "the in-edges of vertex {v}"),
             Element::Property { vertex, key } => write!(f, "property {key:?} of vertex {vertex}"),
             Element::Properties(v) => write!(f, "the properties of vertex {v}"),
+            Element::Lookup { label, key } => {
+                write!(f, "the {label:?} vertices' property {key:?}")
+            }
         }
     }
 }

@@ -117,6 +117,7 @@ trait Reads {
     fn label_of(&mut self, v: u64) -> Option<String>;
     fn properties_of(&mut self, v: u64) -> Option<Vec<(String, Value)>>;
     fn property_of(&mut self, v: u64, key: &str) -> Option<Value>;
+    fn find(&mut self, label: &str, key: &str, value: &Value) -> Vec<u64>;
 }
 
 impl Reads for WriteTxn {
@@ -129,6 +130,9 @@ impl Reads for WriteTxn {
     }
     fn property_of(&mut self, v: u64, key: &str) -> Option<Value> {
         self.property(v, key)
+    }
+    fn find(&mut self, label: &str, key: &str, value: &Value) -> Vec<u64> {
+        self.find_vertices(label, key, value)
     }
 }
 
@@ -143,10 +147,23 @@ impl Reads for &Snapshot {
     fn property_of(&mut self, v: u64, key: &str) -> Option<Value> {
         self.property(v, key)
     }
+    fn find(&mut self, label: &str, key: &str, value: &Value) -> Vec<u64> {
+        self.find_vertices(label, key, value)
+    }
 }
 
-/// Every label and property `r` reads equals the model's.
+/// Every label, property and look-up `r` reads equals the model's.
 fn check(r: &mut impl Reads, model: &Model, when: &str) {
+    for label in LABELS.iter().chain([&DEFAULT_LABEL]) {
+        for key in KEYS {
+            for value in values_of(std::iter::once(model)) {
+                let mut found = r.find(label, key, &value);
+                found.sort_unstable();
+                let want = model_find(model, label, key, &value);
+                assert_eq!(found, want, "({label}, {key}) = {value:?} {when}");
+            }
+        }
+    }
     for v in 0..VERTICES {
         let m = model.get(&v);
         assert_eq!(
@@ -685,4 +702,61 @@ proptest! {
         let report = stratagraph::check(&path).unwrap();
         prop_assert!(report.is_healthy(), "{:?}", report.problems);
     }
+}
+
+#[test]
+fn a_look_up_is_a_predicate_read_when_serializable() {
+    let g = Graph::in_memory(Options::default());
+    let marko = Value::String("marko".into());
+    g.insert_vertex_with(1, "person", &[("name", marko.clone())])
+        .unwrap();
+    for (level, indexed) in [
+        (Isolation::Serializable, false),
+        (Isolation::Serializable, true),
+        (Isolation::Snapshot, true),
+    ] {
+        if indexed {
+            g.create_index("person", "name").unwrap();
+        }
+        let mut t1 = g.begin_with(level);
+        let mut t2 = g.begin_with(level);
+        assert_eq!(t1.find_vertices("person", "name", &marko), vec![1]);
+        // Another marko appears; t1 acts on the answer it had.
+        assert!(t2.has_vertex(1));
+        t2.insert_edge(50, 51, 1.0).unwrap();
+        t2.set_property(1, "seen", Value::Bool(true)).unwrap();
+        let mut t3 = g.begin_with(level);
+        assert!(!t3.has_vertex(60));
+        t3.insert_vertex_with(60, "person", &[("name", marko.clone())])
+            .unwrap();
+        assert_eq!(t3.find_vertices("person", "name", &marko), vec![1, 60]);
+        t3.commit().unwrap();
+        t1.set_property(1, "count", Value::Int64(1)).unwrap();
+        let r = t1.commit();
+        match level {
+            Isolation::Serializable => assert!(
+                matches!(
+                    &r,
+                    Err(Error::Conflict { element: Element::Lookup { label, key }, .. })
+                        if label == "person" && key == "name"
+                ),
+                "{r:?}"
+            ),
+            Isolation::Snapshot => {
+                r.unwrap();
+            }
+        }
+        // A write to another key does not disturb the look-up.
+        t2.commit().unwrap();
+        g.delete_vertex(60).unwrap();
+    }
+    // A look-up of names nobody used yet is recorded too.
+    let mut t1 = g.begin_with(Isolation::Serializable);
+    assert!(t1
+        .find_vertices("robot", "serial", &Value::Int64(7))
+        .is_empty());
+    t1.insert_vertex(70).unwrap();
+    g.insert_vertex_with(71, "robot", &[("serial", Value::Int64(7))])
+        .unwrap();
+    assert!(matches!(t1.commit(), Err(Error::Conflict { .. })));
 }

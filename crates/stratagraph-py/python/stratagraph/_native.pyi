@@ -247,6 +247,9 @@ class Transaction:
         """Every property of ``v``; ``NotFound`` if ``v`` is missing."""
     def label(self, v: _Id) -> str:
         """The label of ``v``; ``NotFound`` if ``v`` is missing."""
+    def find_vertices(self, label: str, key: str, value: PropertyValue) -> npt.NDArray[np.uint64]:
+        """Vertices labelled ``label`` whose ``key`` equals ``value``,
+        counting this transaction's writes."""
     def remove_vertex(self, v: _Id) -> None:
         """Deletes ``v`` and its edges; ``NotFound`` if missing."""
     def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> None:

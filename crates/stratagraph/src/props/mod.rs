@@ -126,7 +126,7 @@ pub(crate) struct PropStore {
 }
 
 /// The interned id of [`DEFAULT_LABEL`]: the label of a vertex given none.
-const DEFAULT_LABEL_ID: u32 = 0;
+pub(crate) const DEFAULT_LABEL_ID: u32 = 0;
 
 impl Default for PropStore {
     fn default() -> Self {
@@ -323,6 +323,19 @@ impl PropStore {
         }
         out.sort_unstable();
         out
+    }
+
+    /// The keys `v` has a value for in the latest state. The caller holds
+    /// `v`'s lock.
+    pub(crate) fn latest_keys(&self, v: u32) -> Vec<u32> {
+        let shard = self.shard(v).read();
+        shard.get(&v).map_or_else(Vec::new, |e| {
+            e.props
+                .iter()
+                .filter(|(_, p)| p.latest().is_some())
+                .map(|(k, _)| *k)
+                .collect()
+        })
     }
 
     /// `v`'s label in the latest state, if it has one. The caller holds

@@ -40,16 +40,21 @@ impl Snapshot {
         let (Some(l), Some(k)) = (props.labels.lookup(label), props.keys.lookup(key)) else {
             return Vec::new();
         };
-        let ts = self.timestamp();
-        let found = match props.index(l, k).filter(|i| i.created <= ts) {
-            Some(index) => index.find(value, ts),
-            None => props.scan_for(l, k, value, ts),
-        };
-        found
+        self.find_ids(l, k, value)
             .into_iter()
-            .filter(|&v| self.contains(v))
             .map(|v| self.store.ids.external(v))
             .collect()
+    }
+
+    /// `find_vertices` by interned label and key, as internal ids.
+    pub(crate) fn find_ids(&self, label: u32, key: u32, value: &Value) -> Vec<u32> {
+        let props = &self.store.props;
+        let ts = self.timestamp();
+        let found = match props.index(label, key).filter(|i| i.created <= ts) {
+            Some(index) => index.find(value, ts),
+            None => props.scan_for(label, key, value, ts),
+        };
+        found.into_iter().filter(|&v| self.contains(v)).collect()
     }
 
     /// Whether `find_vertices(label, key, ..)` uses an index here.

@@ -31,7 +31,7 @@ use crate::error::VertexId;
 use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, VertexState};
-use crate::props::Change;
+use crate::props::{Change, DEFAULT_LABEL_ID};
 use crate::read::Snapshot;
 use crate::store::maintain;
 use crate::store::Store;
@@ -563,9 +563,20 @@ impl WriteTxn {
                 }
             }
         }
+        let props = &self.store.props;
         for &(v, k) in self.props.keys() {
             keys.push(Key::Property(v, k));
             keys.push(Key::Properties(v));
+            keys.push(Key::Predicate(self.label_at_commit(v), k));
+        }
+        for &v in &self.named {
+            if self.vertices[&v] != VertexWrite::Created {
+                // A delete takes every property out of the look-ups.
+                let label = props.latest_label(v).unwrap_or(DEFAULT_LABEL_ID);
+                for k in props.latest_keys(v) {
+                    keys.push(Key::Predicate(label, k));
+                }
+            }
         }
         let deletes = self
             .named
@@ -636,6 +647,10 @@ impl WriteTxn {
                 key: self.store.props.keys.name(k).to_string(),
             },
             Key::Properties(v) => Element::Properties(ext(v)),
+            Key::Predicate(l, k) => Element::Lookup {
+                label: self.store.props.labels.name(l).to_string(),
+                key: self.store.props.keys.name(k).to_string(),
+            },
         }
     }
 
@@ -798,6 +813,16 @@ impl WriteTxn {
             }
         }
         Ok(())
+    }
+
+    /// The label `v` has once this transaction commits (interned; the
+    /// default label's id if none). The caller holds `v`'s lock.
+    fn label_at_commit(&self, v: u32) -> u32 {
+        match self.labels.get(&v) {
+            Some(&l) => l,
+            None if self.reset(v) => DEFAULT_LABEL_ID,
+            None => self.store.props.latest_label(v).unwrap_or(DEFAULT_LABEL_ID),
+        }
     }
 
     /// Refuses a NaN where an index would have to hold it. Indexes are

@@ -5,7 +5,7 @@
 use super::{PropWrite, WriteTxn};
 use crate::conflict::Key;
 use crate::error::{BatchIndex, Error, Op, Result, VertexId};
-use crate::props::{names, DEFAULT_LABEL};
+use crate::props::{names, DEFAULT_LABEL, DEFAULT_LABEL_ID};
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -125,6 +125,48 @@ impl WriteTxn {
                 .map(|(k, v)| (keys.name(k), (*v).clone()))
                 .collect(),
         )
+    }
+
+    /// The vertices labelled `label` whose property `key` equals `value`
+    /// (the store's equality), counting this transaction's writes,
+    /// ascending by internal id. A serializable commit fails if a commit
+    /// after the snapshot changed the answer's candidates (any vertex's
+    /// `key` under `label`).
+    pub fn find_vertices(&mut self, label: &str, key: &str, value: &Value) -> Vec<VertexId> {
+        let store = self.store.clone();
+        let props = &store.props;
+        if names::check(label).is_some() || names::check(key).is_some() {
+            return Vec::new(); // nobody could have written such a name
+        }
+        // Interned even if no vertex has them yet: the read must be
+        // recorded under ids a later writer of them will use.
+        let (l, k) = (props.labels.intern(label), props.keys.intern(key));
+        self.read(Key::Predicate(l, k));
+        let mut found: Vec<u32> = self.view().find_ids(l, k, value);
+        // What this transaction wrote decides for the vertices it touched.
+        found.retain(|&v| !self.reset(v) && !self.props.contains_key(&(v, k)));
+        let mine: Vec<u32> = self
+            .props
+            .iter()
+            .filter(|(&(_, key), w)| key == k && w.value.as_deref() == Some(value))
+            .map(|(&(v, _), _)| v)
+            .collect();
+        for v in mine {
+            let has_label = match self.labels.get(&v) {
+                Some(&x) => x == l,
+                None if self.reset(v) => l == DEFAULT_LABEL_ID,
+                None => {
+                    let ts = self.view().timestamp();
+                    props.label_at(v, ts).unwrap_or(DEFAULT_LABEL_ID) == l
+                }
+            };
+            if has_label && self.vertex_visible(v) {
+                found.push(v);
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(|v| store.ids.external(v)).collect()
     }
 
     /// The label of vertex `v` ([`DEFAULT_LABEL`] if it was given none),
