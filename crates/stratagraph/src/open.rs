@@ -183,22 +183,13 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
             alive += 1;
         }
     }
-    if let Some(contents) = props {
-        store.props.load(contents.vertices, contents.cut);
-        for (label, key) in &contents.indexes {
-            let (l, k) = (
-                store.props.labels.intern(label),
-                store.props.keys.intern(key),
-            );
-            if store.props.create_index(l, k, contents.cut).is_err() {
-                return Err(Error::Corrupt {
-                    file: props_file::path(&dir, manifest.props.map_or(0, |p| p.id))
-                        .display()
-                        .to_string(),
-                    offset: 0,
-                    what: format!("holds NaN where its index on ({label:?}, {key:?}) is"),
-                });
-            }
+    if let (Some(contents), Some(file)) = (props, manifest.props) {
+        if let Err((label, key)) = store.props.load(contents) {
+            return Err(Error::Corrupt {
+                file: props_file::path(&dir, file.id).display().to_string(),
+                offset: 0,
+                what: format!("holds NaN where its index on ({label:?}, {key:?}) is"),
+            });
         }
     }
     let edges = count_edges(&store);

@@ -120,13 +120,7 @@ impl Value {
 
     /// A map of `pairs` in the order given; a key given twice is refused.
     pub fn map(pairs: Vec<(Value, Value)>) -> Result<Value, InvalidValue> {
-        let mut keys: Vec<&Value> = pairs.iter().map(|(k, _)| k).collect();
-        keys.sort_by(|a, b| a.total_cmp(b));
-        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
-            return Err(InvalidValue::DuplicateKey {
-                key: format!("{:?}", w[0]),
-            });
-        }
+        check_keys(&pairs)?;
         Ok(Value::Map(pairs))
     }
 
@@ -359,34 +353,13 @@ fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(), Inval
             out.extend_from_slice(&d.nanos.to_le_bytes());
             out.extend_from_slice(&d.offset_seconds.to_le_bytes());
         }
-        Value::List(items) => {
-            if depth >= MAX_DEPTH {
-                return Err(InvalidValue::TooDeep);
-            }
-            put_len(out, items.len());
-            for item in items {
-                encode_at(item, out, depth + 1)?;
-            }
+        Value::List(_) | Value::Set(_) | Value::Map(_) if depth >= MAX_DEPTH => {
+            return Err(InvalidValue::TooDeep);
         }
-        Value::Set(items) => {
-            if depth >= MAX_DEPTH {
-                return Err(InvalidValue::TooDeep);
-            }
-            let items = set_view(items);
-            put_len(out, items.len());
-            for item in items {
-                encode_at(item, out, depth + 1)?;
-            }
-        }
+        Value::List(items) => encode_items(out, items.iter(), depth)?,
+        Value::Set(items) => encode_items(out, set_view(items).into_iter(), depth)?,
         Value::Map(pairs) => {
-            if depth >= MAX_DEPTH {
-                return Err(InvalidValue::TooDeep);
-            }
-            if let Some(w) = by_key(pairs).windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(InvalidValue::DuplicateKey {
-                    key: format!("{:?}", w[0].0),
-                });
-            }
+            check_keys(pairs)?;
             put_len(out, pairs.len());
             for (k, v) in pairs {
                 encode_at(k, out, depth + 1)?;
@@ -399,6 +372,29 @@ fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(), Inval
         return Err(InvalidValue::TooLarge { bytes: out.len() });
     }
     Ok(())
+}
+
+/// A list's or set's elements: their count, then each.
+fn encode_items<'a>(
+    out: &mut Vec<u8>,
+    items: impl ExactSizeIterator<Item = &'a Value>,
+    depth: usize,
+) -> Result<(), InvalidValue> {
+    put_len(out, items.len());
+    for item in items {
+        encode_at(item, out, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// Refuses a map that names one key twice.
+fn check_keys(pairs: &[(Value, Value)]) -> Result<(), InvalidValue> {
+    match by_key(pairs).windows(2).find(|w| w[0].0 == w[1].0) {
+        Some(w) => Err(InvalidValue::DuplicateKey {
+            key: format!("{:?}", w[0].0),
+        }),
+        None => Ok(()),
+    }
 }
 
 fn put_len(out: &mut Vec<u8>, mut n: usize) {

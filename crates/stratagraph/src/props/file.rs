@@ -10,6 +10,7 @@
 
 use super::VertexProps;
 use crate::error::{Error, Result};
+use crate::util::le::{u32_at, Cursor, Malformed};
 use crate::value::Value;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -104,10 +105,9 @@ pub(crate) fn encode(c: &Contents) -> Vec<u8> {
     b
 }
 
-/// Reads fields off the file, failing past its end.
+/// Reads fields off the file, failing past its end with `Corrupt`.
 struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
+    c: Cursor<'a>,
     file: &'a str,
 }
 
@@ -120,41 +120,29 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        let b: &'a [u8] = self.b;
-        match self.at.checked_add(n).filter(|&e| e <= b.len()) {
-            Some(end) => {
-                let out = &b[self.at..end];
-                self.at = end;
-                Ok(out)
-            }
-            None => Err(self.corrupt(self.at, format!("the file ends inside {what}"))),
-        }
+    /// The cursor's answer, its failure as `Corrupt` naming the file.
+    fn checked<T>(&self, r: std::result::Result<T, Malformed>) -> Result<T> {
+        r.map_err(|e| self.corrupt(e.at, e.what))
     }
 
     fn u32(&mut self, what: &str) -> Result<u32> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        let r = self.c.u32(what);
+        self.checked(r)
     }
 
     fn u64(&mut self, what: &str) -> Result<u64> {
-        let b = self.take(8, what)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
+        let r = self.c.u64(what);
+        self.checked(r)
     }
 
-    /// A count of items of at least `size` bytes each, checked against
-    /// what is left before anything is allocated for them.
     fn count(&mut self, n: u64, size: u64, what: &str) -> Result<usize> {
-        let left = (self.b.len() - self.at) as u64;
-        if n.checked_mul(size).is_none_or(|need| need > left) {
-            return Err(self.corrupt(
-                self.at,
-                format!("{what} count {n} does not fit in the file"),
-            ));
-        }
-        Ok(n as usize)
+        let r = self.c.count(n, size, what);
+        self.checked(r)
+    }
+
+    fn bytes(&mut self, what: &str) -> Result<&'a [u8]> {
+        let r = self.c.bytes(what);
+        self.checked(r)
     }
 
     fn names(&mut self, what: &str) -> Result<Vec<Arc<str>>> {
@@ -162,11 +150,9 @@ impl<'a> Reader<'a> {
         let n = self.count(u64::from(n), 4, what)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
-            let at = self.at;
-            let len = self.u32(what)? as usize;
-            let bytes = self.take(len, what)?;
-            let name = std::str::from_utf8(bytes)
-                .map_err(|e| self.corrupt(at, format!("{what} is not UTF-8 ({e})")))?;
+            let at = self.c.at;
+            let r = self.c.str(what);
+            let name = self.checked(r)?;
             if let Some(why) = super::names::check(name) {
                 return Err(self.corrupt(at, format!("{what} {name:?} {why}")));
             }
@@ -178,9 +164,9 @@ impl<'a> Reader<'a> {
 
 /// Decodes a properties file read from `file` (named in errors).
 pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
+    let body = bytes.len().saturating_sub(4);
     let mut r = Reader {
-        b: bytes,
-        at: 0,
+        c: Cursor::new(&bytes[..body], 8, "the file"),
         file,
     };
     if bytes.len() < 8 + 4 + 8 + 4 || &bytes[..8] != MAGIC {
@@ -189,18 +175,9 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
             "not a stratagraph properties file (bad magic or too short)",
         ));
     }
-    let body = bytes.len() - 4;
-    let stored = u32::from_le_bytes([
-        bytes[body],
-        bytes[body + 1],
-        bytes[body + 2],
-        bytes[body + 3],
-    ]);
-    if crc32c::crc32c(&bytes[..body]) != stored {
+    if crc32c::crc32c(&bytes[..body]) != u32_at(bytes, body) {
         return Err(r.corrupt(body, "properties file checksum does not match its content"));
     }
-    r.b = &bytes[..body];
-    r.at = 8;
     let version = r.u32("the version")?;
     if version != VERSION {
         return Err(Error::UnsupportedFormat {
@@ -216,7 +193,7 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
     let ni = r.count(u64::from(ni), 8, "index")?;
     let mut indexes = Vec::with_capacity(ni);
     for _ in 0..ni {
-        let at = r.at;
+        let at = r.c.at;
         let (l, k) = (r.u32("an index label")?, r.u32("an index key")?);
         match (labels.get(l as usize), keys.get(k as usize)) {
             (Some(l), Some(k)) => indexes.push((l.clone(), k.clone())),
@@ -227,12 +204,12 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
     let n = r.count(n, 12, "vertex")?;
     let mut out: Vec<VertexProps> = Vec::with_capacity(n);
     for _ in 0..n {
-        let at = r.at;
+        let at = r.c.at;
         let v = r.u32("a vertex")?;
         if out.last().is_some_and(|(last, _, _)| *last >= v) {
             return Err(r.corrupt(at, "vertices are not in ascending order"));
         }
-        let at = r.at;
+        let at = r.c.at;
         let label = match r.u32("a label")? {
             NO_LABEL => None,
             l => Some(
@@ -246,22 +223,21 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
         let np = r.count(u64::from(np), 8, "property")?;
         let mut props = Vec::with_capacity(np);
         for _ in 0..np {
-            let at = r.at;
+            let at = r.c.at;
             let k = r.u32("a key")?;
             let key = keys
                 .get(k as usize)
                 .cloned()
                 .ok_or_else(|| r.corrupt(at, format!("key {k} is not in the name table")))?;
-            let len = r.u32("a value length")? as usize;
-            let at = r.at;
-            let value = Value::decode(r.take(len, "a value")?)
+            let at = r.c.at + 4;
+            let value = Value::decode(r.bytes("a value")?)
                 .map_err(|e| r.corrupt(at + e.offset, format!("property value: {}", e.what)))?;
             props.push((key, Arc::new(value)));
         }
         out.push((v, label, props));
     }
-    if r.at != r.b.len() {
-        return Err(r.corrupt(r.at, "bytes follow the last vertex"));
+    if r.c.left() != 0 {
+        return Err(r.corrupt(r.c.at, "bytes follow the last vertex"));
     }
     Ok(Contents {
         cut,

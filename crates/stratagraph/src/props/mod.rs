@@ -84,6 +84,26 @@ struct Entry {
 }
 
 impl Entry {
+    /// The label in the latest state (the default label's id if none).
+    fn latest_label(&self) -> u32 {
+        self.label
+            .as_ref()
+            .and_then(|l| l.latest().copied())
+            .unwrap_or(DEFAULT_LABEL_ID)
+    }
+
+    /// The label as of `ts` (the default label's id if none).
+    fn label_at(&self, ts: Timestamp) -> u32 {
+        self.label
+            .as_ref()
+            .and_then(|l| l.at(ts).copied())
+            .unwrap_or(DEFAULT_LABEL_ID)
+    }
+
+    fn prop(&self, key: u32) -> Option<&Versions<Arc<Value>>> {
+        self.props.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
     fn prop_mut(&mut self, key: u32) -> Option<&mut Versions<Arc<Value>>> {
         self.props
             .iter_mut()
@@ -95,16 +115,11 @@ impl Entry {
 /// For each index, the value `entry` (a vertex's latest state) has under
 /// it: the indexed key's value if the vertex has the indexed label.
 fn indexed_values(entry: Option<&Entry>, indexes: &[Arc<index::Index>]) -> Vec<Option<Value>> {
-    let label = entry
-        .and_then(|e| e.label.as_ref())
-        .and_then(|l| l.latest().copied())
-        .unwrap_or(DEFAULT_LABEL_ID);
     indexes
         .iter()
         .map(|i| {
-            let e = entry.filter(|_| i.label == label)?;
-            let (_, p) = e.props.iter().find(|(k, _)| *k == i.key)?;
-            p.latest().map(|x| (**x).clone())
+            let e = entry.filter(|e| e.latest_label() == i.label)?;
+            e.prop(i.key)?.latest().map(|x| (**x).clone())
         })
         .collect()
 }
@@ -257,8 +272,7 @@ impl PropStore {
     }
 
     /// Whether a value of `key` on a vertex labelled `label` is indexed.
-    pub(crate) fn is_indexed(&self, label: Option<u32>, key: u32) -> bool {
-        let label = label.unwrap_or(DEFAULT_LABEL_ID);
+    pub(crate) fn is_indexed(&self, label: u32, key: u32) -> bool {
         self.indexes
             .read()
             .iter()
@@ -278,16 +292,10 @@ impl PropStore {
         let mut entries = Vec::new();
         for shard in self.shards.iter() {
             for (&v, e) in shard.read().iter() {
-                let effective = e.label.as_ref().and_then(|l| l.latest().copied());
-                if effective.unwrap_or(DEFAULT_LABEL_ID) != label {
+                if e.latest_label() != label {
                     continue;
                 }
-                let value = e
-                    .props
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .and_then(|(_, p)| p.latest());
-                if let Some(value) = value {
+                if let Some(value) = e.prop(key).and_then(Versions::latest) {
                     if value.contains_nan() {
                         return Err(v);
                     }
@@ -308,15 +316,8 @@ impl PropStore {
         let mut out = Vec::new();
         for shard in self.shards.iter() {
             for (&v, e) in shard.read().iter() {
-                let l = e.label.as_ref().and_then(|l| l.at(ts).copied());
-                if l.unwrap_or(DEFAULT_LABEL_ID) != label {
-                    continue;
-                }
-                let found = e.props.iter().find(|(k, _)| *k == key);
-                if found
-                    .and_then(|(_, p)| p.at(ts))
-                    .is_some_and(|x| **x == *value)
-                {
+                let found = e.prop(key).and_then(|p| p.at(ts));
+                if e.label_at(ts) == label && found.is_some_and(|x| **x == *value) {
                     out.push(v);
                 }
             }
@@ -354,9 +355,7 @@ impl PropStore {
     /// `v`'s property `key` as of `ts`.
     pub(crate) fn property_at(&self, v: u32, key: u32, ts: Timestamp) -> Option<Arc<Value>> {
         let shard = self.shard(v).read();
-        let e = shard.get(&v)?;
-        let (_, p) = e.props.iter().find(|(k, _)| *k == key)?;
-        p.at(ts).cloned()
+        shard.get(&v)?.prop(key)?.at(ts).cloned()
     }
 
     /// Every property `v` has as of `ts`, in the order they were first set.
@@ -402,10 +401,16 @@ impl PropStore {
         out
     }
 
-    /// Loads a properties file's state as of `ts` into an empty store
-    /// being opened.
-    pub(crate) fn load(&self, vertices: Vec<VertexProps>, ts: Timestamp) {
-        for (v, label, props) in vertices {
+    /// Loads a properties file into an empty store being opened: every
+    /// label and property as of its cut, and its indexes built over them.
+    /// An index that would have to hold NaN is refused, naming its label
+    /// and key.
+    pub(crate) fn load(
+        &self,
+        contents: file::Contents,
+    ) -> std::result::Result<(), (Arc<str>, Arc<str>)> {
+        let ts = contents.cut;
+        for (v, label, props) in contents.vertices {
             if let Some(label) = label {
                 self.apply(v, &Change::Label(self.labels.intern(&label)), ts, 0);
             }
@@ -418,6 +423,13 @@ impl PropStore {
                 );
             }
         }
+        for (label, key) in contents.indexes {
+            let (l, k) = (self.labels.intern(&label), self.keys.intern(&key));
+            if self.create_index(l, k, ts).is_err() {
+                return Err((label, key));
+            }
+        }
+        Ok(())
     }
 
     /// Whether any vertex has a label or a property (in any version).

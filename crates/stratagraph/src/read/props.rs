@@ -2,21 +2,19 @@
 
 use super::Snapshot;
 use crate::error::VertexId;
-use crate::props::DEFAULT_LABEL;
+use crate::props::index::Index;
+use crate::props::DEFAULT_LABEL_ID;
 use crate::value::Value;
 use std::sync::Arc;
 
 impl Snapshot {
-    /// The label of vertex `v` ([`DEFAULT_LABEL`] if it was given none);
+    /// The label of vertex `v` ([`crate::DEFAULT_LABEL`] if it was given none);
     /// `None` if `v` is not a vertex here.
     pub fn label(&self, v: VertexId) -> Option<Arc<str>> {
         let id = self.internal_id(v)?;
         let props = &self.store.props;
-        Some(
-            props
-                .label_at(id, self.timestamp())
-                .map_or_else(|| Arc::from(DEFAULT_LABEL), |l| props.labels.name(l)),
-        )
+        let label = props.label_at(id, self.timestamp());
+        Some(props.labels.name(label.unwrap_or(DEFAULT_LABEL_ID)))
     }
 
     /// Property `key` of vertex `v`; `None` if `v` is not a vertex here or
@@ -50,7 +48,7 @@ impl Snapshot {
     pub(crate) fn find_ids(&self, label: u32, key: u32, value: &Value) -> Vec<u32> {
         let props = &self.store.props;
         let ts = self.timestamp();
-        let found = match props.index(label, key).filter(|i| i.created <= ts) {
+        let found = match self.usable_index(label, key) {
             Some(index) => index.find(value, ts),
             None => props.scan_for(label, key, value, ts),
         };
@@ -61,11 +59,16 @@ impl Snapshot {
     pub fn has_index(&self, label: &str, key: &str) -> bool {
         let props = &self.store.props;
         match (props.labels.lookup(label), props.keys.lookup(key)) {
-            (Some(l), Some(k)) => props
-                .index(l, k)
-                .is_some_and(|i| i.created <= self.timestamp()),
+            (Some(l), Some(k)) => self.usable_index(l, k).is_some(),
             _ => false,
         }
+    }
+
+    /// The index on (`label`, `key`) if it existed at this snapshot's
+    /// timestamp (an older snapshot cannot use it).
+    fn usable_index(&self, label: u32, key: u32) -> Option<Arc<Index>> {
+        let index = self.store.props.index(label, key)?;
+        (index.created <= self.timestamp()).then_some(index)
     }
 
     /// Every property of vertex `v`, key and value, in the order they were

@@ -210,6 +210,30 @@ impl WriteTxn {
         }
     }
 
+    /// The internal id of `v` if it exists as this transaction sees it.
+    fn visible_vertex(&mut self, op: Op, v: VertexId) -> Result<u32> {
+        let not_found = Error::VertexNotFound {
+            op,
+            vertex: v,
+            at: BatchIndex(None),
+        };
+        let id = self.lookup(v).ok_or(not_found.clone())?;
+        if self.vertex_visible(id) {
+            Ok(id)
+        } else {
+            Err(not_found)
+        }
+    }
+
+    /// Whether this transaction creates `id` (by name or as an edge's
+    /// endpoint), so it exists at commit whatever others did.
+    fn created_here(&self, id: u32) -> bool {
+        matches!(
+            self.vertices.get(&id),
+            Some(VertexWrite::Created | VertexWrite::Recreated)
+        )
+    }
+
     /// Whether this transaction's view of `id`'s old edges was wiped by a
     /// delete inside the transaction.
     fn reset(&self, id: u32) -> bool {
@@ -256,15 +280,7 @@ impl WriteTxn {
     /// # Errors
     /// `VertexNotFound` if `v` does not exist in this transaction's view.
     pub fn delete_vertex(&mut self, v: VertexId) -> Result<()> {
-        let not_found = Error::VertexNotFound {
-            op: Op::DeleteVertex,
-            vertex: v,
-            at: BatchIndex(None),
-        };
-        let id = self.lookup(v).ok_or(not_found.clone())?;
-        if !self.vertex_visible(id) {
-            return Err(not_found);
-        }
+        let id = self.visible_vertex(Op::DeleteVertex, v)?;
         // Even a vertex created in this transaction is recorded as deleted,
         // so a later edge to it is refused as a likely logic error.
         self.vertices.insert(id, VertexWrite::Deleted);
@@ -569,21 +585,17 @@ impl WriteTxn {
             keys.push(Key::Properties(v));
             keys.push(Key::Predicate(self.label_at_commit(v), k));
         }
+        let mut deletes = false;
         for &v in &self.named {
+            keys.push(Key::Vertex(v));
             if self.vertices[&v] != VertexWrite::Created {
+                deletes = true;
                 // A delete takes every property out of the look-ups.
                 let label = props.latest_label(v).unwrap_or(DEFAULT_LABEL_ID);
                 for k in props.latest_keys(v) {
                     keys.push(Key::Predicate(label, k));
                 }
             }
-        }
-        let deletes = self
-            .named
-            .iter()
-            .any(|v| self.vertices[v] != VertexWrite::Created);
-        for &v in &self.named {
-            keys.push(Key::Vertex(v));
         }
         if deletes {
             // A delete changes the edge lists of the vertex and of every
@@ -775,11 +787,7 @@ impl WriteTxn {
             .map(|(k, _)| k)
         {
             for v in [s, d] {
-                let created = matches!(
-                    self.vertices.get(&v),
-                    Some(VertexWrite::Created | VertexWrite::Recreated)
-                );
-                if !created && !locked.get(v).life.alive() {
+                if !self.created_here(v) && !locked.get(v).life.alive() {
                     return Err(Error::VertexNotFound {
                         op: Op::InsertEdge,
                         vertex: self.store.ids.external(v),
@@ -795,11 +803,7 @@ impl WriteTxn {
     /// (one this transaction did not create itself).
     fn check_owners_alive(&self, locked: &mut Locked<'_, '_>) -> Result<()> {
         for (&(v, _), PropWrite { value, .. }) in &self.props {
-            let created = matches!(
-                self.vertices.get(&v),
-                Some(VertexWrite::Created | VertexWrite::Recreated)
-            );
-            if !created && !locked.get(v).life.alive() {
+            if !self.created_here(v) && !locked.get(v).life.alive() {
                 let op = if value.is_some() {
                     Op::SetProperty
                 } else {
@@ -834,18 +838,11 @@ impl WriteTxn {
             if !w.value.as_ref().is_some_and(|x| x.contains_nan()) {
                 continue;
             }
-            let label = match self.labels.get(&v) {
-                Some(&l) => Some(l),
-                None if self.reset(v) => None,
-                None => props.latest_label(v),
-            };
+            let label = self.label_at_commit(v);
             if props.is_indexed(label, key) {
                 return Err(Error::NotIndexable {
                     vertex: self.store.ids.external(v),
-                    label: label.map_or_else(
-                        || crate::props::DEFAULT_LABEL.into(),
-                        |l| props.labels.name(l).to_string(),
-                    ),
+                    label: props.labels.name(label).to_string(),
                     key: props.keys.name(key).to_string(),
                 });
             }

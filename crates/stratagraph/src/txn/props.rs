@@ -4,8 +4,8 @@
 
 use super::{PropWrite, WriteTxn};
 use crate::conflict::Key;
-use crate::error::{BatchIndex, Error, Op, Result, VertexId};
-use crate::props::{names, DEFAULT_LABEL, DEFAULT_LABEL_ID};
+use crate::error::{Error, Op, Result, VertexId};
+use crate::props::{names, DEFAULT_LABEL_ID};
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -152,15 +152,7 @@ impl WriteTxn {
             .map(|(&(v, _), _)| v)
             .collect();
         for v in mine {
-            let has_label = match self.labels.get(&v) {
-                Some(&x) => x == l,
-                None if self.reset(v) => l == DEFAULT_LABEL_ID,
-                None => {
-                    let ts = self.view().timestamp();
-                    props.label_at(v, ts).unwrap_or(DEFAULT_LABEL_ID) == l
-                }
-            };
-            if has_label && self.vertex_visible(v) {
+            if self.label_id(v) == l && self.vertex_visible(v) {
                 found.push(v);
             }
         }
@@ -169,28 +161,36 @@ impl WriteTxn {
         found.into_iter().map(|v| store.ids.external(v)).collect()
     }
 
-    /// The label of vertex `v` ([`DEFAULT_LABEL`] if it was given none),
+    /// The label of vertex `v` ([`crate::DEFAULT_LABEL`] if it was given none),
     /// counting this transaction's writes; `None` if `v` does not exist.
     pub fn label(&mut self, v: VertexId) -> Option<Arc<str>> {
         let id = self.lookup(v)?;
         if !self.vertex_visible(id) {
             return None;
         }
-        let label = match self.labels.get(&id) {
-            Some(&l) => Some(l),
-            // Created again over a vertex this transaction deleted.
-            None if self.reset(id) => None,
-            // A vertex an edge creates here has no label in the view.
+        if !self.labels.contains_key(&id) && !self.reset(id) {
+            self.read(Key::Properties(id));
+        }
+        let label = self.label_id(id);
+        Some(self.store.props.labels.name(label))
+    }
+
+    /// The label of `id` as this transaction sees it (interned; the
+    /// default label's id if it has none): its own label if it creates
+    /// `id`, none if it created `id` again over a vertex it deleted, else
+    /// the snapshot's (none for a vertex an edge creates here).
+    fn label_id(&mut self, id: u32) -> u32 {
+        match self.labels.get(&id) {
+            Some(&l) => l,
+            None if self.reset(id) => DEFAULT_LABEL_ID,
             None => {
-                self.read(Key::Properties(id));
                 let ts = self.view().timestamp();
-                self.store.props.label_at(id, ts)
+                self.store
+                    .props
+                    .label_at(id, ts)
+                    .unwrap_or(DEFAULT_LABEL_ID)
             }
-        };
-        Some(label.map_or_else(
-            || Arc::from(DEFAULT_LABEL),
-            |l| self.store.props.labels.name(l),
-        ))
+        }
     }
 
     /// Property `key` (interned) of `id` as this transaction sees it.
@@ -214,21 +214,6 @@ impl WriteTxn {
             .entry((id, key))
             .and_modify(|w| w.value = value.clone())
             .or_insert(PropWrite { order, value });
-    }
-
-    /// The internal id of `v` if it exists as this transaction sees it.
-    fn visible_vertex(&mut self, op: Op, v: VertexId) -> Result<u32> {
-        let not_found = Error::VertexNotFound {
-            op,
-            vertex: v,
-            at: BatchIndex(None),
-        };
-        let id = self.lookup(v).ok_or(not_found.clone())?;
-        if self.vertex_visible(id) {
-            Ok(id)
-        } else {
-            Err(not_found)
-        }
     }
 
     fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {

@@ -28,6 +28,7 @@
 
 use crate::error::VertexId;
 use crate::props::names;
+use crate::util::le::Cursor;
 use crate::value::Value;
 
 const IDS: u8 = 1;
@@ -229,48 +230,34 @@ pub(crate) fn encode_insert_vertices(b: &mut Vec<u8>, ts: u64, vertices: &[Verte
 
 /// A payload that does not decode: the offset inside the payload and what
 /// was wrong there (the caller adds the file and the record's position).
-#[derive(Debug, PartialEq)]
-pub(crate) struct BadPayload {
-    pub at: usize,
-    pub what: String,
-}
+pub(crate) use crate::util::le::Malformed as BadPayload;
 
 /// Reads fields off a payload, failing (never panicking) past its end.
 struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
+    c: Cursor<'a>,
 }
 
 impl Reader<'_> {
-    fn take<const N: usize>(&mut self, what: &str) -> Result<[u8; N], BadPayload> {
-        let end = self.at.checked_add(N).filter(|&e| e <= self.b.len());
-        let Some(end) = end else {
-            return Err(BadPayload {
-                at: self.at,
-                what: format!("payload ends inside {what}"),
-            });
-        };
-        let mut a = [0u8; N];
-        a.copy_from_slice(&self.b[self.at..end]);
-        self.at = end;
-        Ok(a)
-    }
-
     fn u8(&mut self, what: &str) -> Result<u8, BadPayload> {
-        Ok(self.take::<1>(what)?[0])
+        self.c.u8(what)
     }
 
     fn u32(&mut self, what: &str) -> Result<u32, BadPayload> {
-        Ok(u32::from_le_bytes(self.take(what)?))
+        self.c.u32(what)
     }
 
     fn u64(&mut self, what: &str) -> Result<u64, BadPayload> {
-        Ok(u64::from_le_bytes(self.take(what)?))
+        self.c.u64(what)
+    }
+
+    /// See `Cursor::count`.
+    fn count(&mut self, n: u64, size: usize, what: &str) -> Result<usize, BadPayload> {
+        self.c.count(n, size as u64, what)
     }
 
     fn weight(&mut self) -> Result<f64, BadPayload> {
-        let at = self.at;
-        let w = f64::from_le_bytes(self.take("a weight")?);
+        let at = self.c.at;
+        let w = f64::from_bits(self.c.u64("a weight")?);
         if w.is_finite() {
             Ok(w)
         } else {
@@ -281,46 +268,22 @@ impl Reader<'_> {
         }
     }
 
-    /// A count of items of `size` bytes each that must fit in what is left
-    /// (checked before allocating, so a damaged count cannot exhaust memory).
-    fn count(&mut self, n: u64, size: usize, what: &str) -> Result<usize, BadPayload> {
-        let left = (self.b.len() - self.at) as u64;
-        if n.checked_mul(size as u64).is_none_or(|need| need > left) {
-            return Err(BadPayload {
-                at: self.at,
-                what: format!("{what} count {n} does not fit in the payload"),
-            });
-        }
-        Ok(n as usize)
-    }
-
-    /// A length-prefixed byte string.
-    fn bytes(&mut self, what: &str) -> Result<&[u8], BadPayload> {
-        let n = self.u32(what)?;
-        let n = self.count(u64::from(n), 1, what)?;
-        let out = &self.b[self.at..self.at + n];
-        self.at += n;
-        Ok(out)
-    }
-
     /// A key or label: UTF-8 and a valid name.
     fn name(&mut self, what: &str) -> Result<String, BadPayload> {
-        let at = self.at;
-        let bad = |why: String| BadPayload {
-            at,
-            what: format!("{what} {why}"),
-        };
-        let bytes = self.bytes(what)?;
-        let name = std::str::from_utf8(bytes).map_err(|e| bad(format!("is not UTF-8 ({e})")))?;
+        let at = self.c.at;
+        let name = self.c.str(what)?;
         if let Some(why) = names::check(name) {
-            return Err(bad(why));
+            return Err(BadPayload {
+                at,
+                what: format!("{what} {why}"),
+            });
         }
         Ok(name.to_owned())
     }
 
     fn value(&mut self) -> Result<Value, BadPayload> {
-        let at = self.at + 4;
-        let bytes = self.bytes("a value")?;
+        let at = self.c.at + 4;
+        let bytes = self.c.bytes("a value")?;
         Value::decode(bytes).map_err(|e| BadPayload {
             at: at + e.offset,
             what: format!("property value: {}", e.what),
@@ -328,7 +291,7 @@ impl Reader<'_> {
     }
 
     fn ts(&mut self) -> Result<u64, BadPayload> {
-        let at = self.at;
+        let at = self.c.at;
         let ts = self.u64("a timestamp")?;
         if ts == 0 {
             return Err(BadPayload {
@@ -342,7 +305,9 @@ impl Reader<'_> {
 
 /// Decodes one payload; the whole payload must be used.
 pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
-    let mut r = Reader { b: payload, at: 0 };
+    let mut r = Reader {
+        c: Cursor::new(payload, 0, "the payload"),
+    };
     let rec = match r.u8("the record kind")? {
         IDS => {
             let first = r.u32("the first id")?;
@@ -364,7 +329,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             let mut vertices = Vec::with_capacity(nv);
             for _ in 0..nv {
                 let v = r.u64("a vertex")?;
-                let at = r.at;
+                let at = r.c.at;
                 let change = match r.u8("a vertex change")? {
                     1 => VertexChange::Created,
                     2 => VertexChange::Deleted,
@@ -384,7 +349,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             for _ in 0..ne {
                 let s = r.u64("a source")?;
                 let d = r.u64("a destination")?;
-                let at = r.at;
+                let at = r.c.at;
                 let put = r.u8("an edge kind")?;
                 let w = r.weight()?;
                 let w = match put {
@@ -411,7 +376,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
                 for _ in 0..np {
                     let v = r.u64("a vertex")?;
                     let key = r.name("a property key")?;
-                    let at = r.at;
+                    let at = r.c.at;
                     let value = match r.u8("a property write kind")? {
                         1 => Some(r.value()?),
                         0 => None,
@@ -474,10 +439,10 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             })
         }
     };
-    if r.at != payload.len() {
+    if r.c.at != payload.len() {
         return Err(BadPayload {
-            at: r.at,
-            what: format!("{} bytes left after the record", payload.len() - r.at),
+            at: r.c.at,
+            what: format!("{} bytes left after the record", payload.len() - r.c.at),
         });
     }
     Ok(rec)
