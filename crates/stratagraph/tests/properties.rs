@@ -760,3 +760,26 @@ fn a_look_up_is_a_predicate_read_when_serializable() {
         .unwrap();
     assert!(matches!(t1.commit(), Err(Error::Conflict { .. })));
 }
+
+#[test]
+fn keys_keep_the_order_they_were_set_in_even_after_a_delete_in_the_transaction() {
+    let g = Graph::in_memory(Options::default());
+    for v in [1, 2] {
+        g.insert_vertex(v).unwrap();
+    }
+    let keys = ["x", "y", "z", "w"];
+    let mut tx = g.begin();
+    tx.set_property(1, "a", Value::Null).unwrap();
+    tx.set_property(1, "b", Value::Null).unwrap();
+    tx.set_property(2, keys[0], Value::Null).unwrap();
+    tx.delete_vertex(1).unwrap();
+    for k in &keys[1..] {
+        tx.set_property(2, k, Value::Null).unwrap();
+    }
+    let order = |p: Vec<(std::sync::Arc<str>, Value)>| -> Vec<String> {
+        p.into_iter().map(|(k, _)| k.to_string()).collect()
+    };
+    assert_eq!(order(tx.properties(2).unwrap()), keys);
+    tx.commit().unwrap();
+    assert_eq!(order(g.snapshot().properties(2).unwrap()), keys);
+}

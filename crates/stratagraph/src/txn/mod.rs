@@ -99,6 +99,9 @@ pub struct WriteTxn {
     labels: FxHashMap<u32, u32>,
     /// Net property writes by (vertex, interned key): a value, or removed.
     props: FxHashMap<(u32, u32), PropWrite>,
+    /// How many keys were first written so far: the next `PropWrite::order`
+    /// (not `props.len()`, which a vertex delete shrinks).
+    prop_order: usize,
 }
 
 /// A buffered property write: the value (`None`: removed) and when the
@@ -142,6 +145,7 @@ impl WriteTxn {
             unknown: Vec::new(),
             labels: FxHashMap::default(),
             props: FxHashMap::default(),
+            prop_order: 0,
         }
     }
 

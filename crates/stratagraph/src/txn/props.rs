@@ -209,11 +209,12 @@ impl WriteTxn {
     /// Buffers a write of property `key` of `id`, keeping the order in
     /// which the transaction first wrote the key.
     pub(super) fn write_property(&mut self, id: u32, key: u32, value: Option<Arc<Value>>) {
-        let order = self.props.len();
+        let order = self.prop_order;
         self.props
             .entry((id, key))
             .and_modify(|w| w.value = value.clone())
-            .or_insert(PropWrite { order, value });
+            .or_insert_with(|| PropWrite { order, value });
+        self.prop_order += 1;
     }
 
     fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {
