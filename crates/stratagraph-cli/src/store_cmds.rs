@@ -289,6 +289,12 @@ pub fn check(dir: &Path) -> Res {
             r.properties, r.property_vertices
         );
     }
+    if r.levels_verified && r.property_edges > 0 {
+        println!(
+            "edges      {} property edges with {} properties, every value checked",
+            r.property_edges, r.edge_properties
+        );
+    }
     if r.log_verified {
         println!(
             "log        {} segments, {} records, {} commits to replay on open",

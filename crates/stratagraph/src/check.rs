@@ -44,6 +44,11 @@ pub struct CheckReport {
     pub property_vertices: u64,
     /// See `property_vertices`.
     pub properties: u64,
+    /// Property edges in the properties file, and the properties they
+    /// hold (every value decoded and checked).
+    pub property_edges: u64,
+    /// See `property_edges`.
+    pub edge_properties: u64,
     /// Log segment files read.
     pub log_segments: usize,
     /// Log records read: all of them when `log_verified`; else the intact
@@ -94,6 +99,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         levels_verified: false,
         property_vertices: 0,
         properties: 0,
+        property_edges: 0,
+        edge_properties: 0,
         log_segments: 0,
         log_records: 0,
         log_verified: false,
@@ -181,6 +188,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             let vertices = &contents.vertices;
             report.property_vertices = vertices.len() as u64;
             report.properties = vertices.iter().map(|(_, _, p)| p.len() as u64).sum();
+            report.property_edges = contents.edges.len() as u64;
+            report.edge_properties = contents.edges.iter().map(|e| e.4.len() as u64).sum();
         }
         Ok(None) => {}
         Err(e) => report.problems.push(e),

@@ -57,6 +57,13 @@ pub(crate) enum Key {
     /// (interned label, key), as a look-up by value reads them: written by
     /// every write of that key on such a vertex.
     Predicate(u32, u32),
+    /// A property edge's existence (by id).
+    PropertyEdge(u64),
+    /// One property of a property edge (edge id, interned key).
+    EdgeProperty(u64, u32),
+    /// A vertex's property edges on one side, as a whole: written by every
+    /// property edge added or removed there, read by reading them.
+    EdgeList(u32, Direction),
 }
 
 impl Key {
@@ -71,8 +78,11 @@ impl Key {
             | Key::Property(v, _)
             | Key::Properties(v) => [v, v],
             Key::Edge(s, d) => [s, d],
-            // Batches write no properties.
-            Key::Predicate(..) => return None,
+            // Batches write no properties and no property edges.
+            Key::Predicate(..)
+            | Key::PropertyEdge(_)
+            | Key::EdgeProperty(..)
+            | Key::EdgeList(..) => return None,
         })
     }
 }

@@ -25,6 +25,14 @@ pub enum Op {
     RemoveProperty,
     /// `create_index`
     CreateIndex,
+    /// `add_edge` (a property edge)
+    AddEdge,
+    /// `remove_edge` (a property edge)
+    RemoveEdge,
+    /// `set_edge_property` (or a property given with a new edge)
+    SetEdgeProperty,
+    /// `remove_edge_property`
+    RemoveEdgeProperty,
 }
 
 impl std::fmt::Display for Op {
@@ -37,6 +45,10 @@ impl std::fmt::Display for Op {
             Op::SetProperty => "set_property",
             Op::RemoveProperty => "remove_property",
             Op::CreateIndex => "create_index",
+            Op::AddEdge => "add_edge",
+            Op::RemoveEdge => "remove_edge",
+            Op::SetEdgeProperty => "set_edge_property",
+            Op::RemoveEdgeProperty => "remove_edge_property",
         })
     }
 }
@@ -68,6 +80,23 @@ pub enum Element {
     },
     /// A vertex's properties as a whole, as reading all of them sees them.
     Properties(VertexId),
+    /// A property edge's existence.
+    PropertyEdge(crate::EdgeId),
+    /// One property of a property edge.
+    EdgeProperty {
+        /// The edge.
+        edge: crate::EdgeId,
+        /// The property key.
+        key: String,
+    },
+    /// A vertex's property edges on one side as a whole, as reading them
+    /// sees them (`out`: those it is the source of).
+    PropertyEdges {
+        /// The vertex.
+        vertex: VertexId,
+        /// Which side.
+        out: bool,
+    },
     /// The vertices labelled `label` by their property `key`, as a look-up
     /// by value reads them.
     Lookup {
@@ -87,6 +116,13 @@ impl std::fmt::Display for Element {
             Element::InEdges(v) => write!(f, "the in-edges of vertex {v}"),
             Element::Property { vertex, key } => write!(f, "property {key:?} of vertex {vertex}"),
             Element::Properties(v) => write!(f, "the properties of vertex {v}"),
+            Element::PropertyEdge(e) => write!(f, "edge {e}"),
+            Element::EdgeProperty { edge, key } => write!(f, "property {key:?} of edge {edge}"),
+            Element::PropertyEdges { vertex, out } => write!(
+                f,
+                "the {} property edges of vertex {vertex}",
+                if *out { "out" } else { "in" }
+            ),
             Element::Lookup { label, key } => {
                 write!(f, "the {label:?} vertices' property {key:?}")
             }
@@ -173,6 +209,35 @@ pub enum Error {
         key: String,
         /// What is wrong with the value.
         problem: crate::value::InvalidValue,
+    },
+    /// A property value of an edge that breaks a rule of its type or the
+    /// limits of `Value`.
+    #[error("{op}: property {key:?} of edge {edge}: {problem}")]
+    InvalidEdgeValue {
+        /// The refused operation.
+        op: Op,
+        /// The edge (for a new edge: the id it would have had).
+        edge: crate::EdgeId,
+        /// The property key.
+        key: String,
+        /// What is wrong with the value.
+        problem: crate::value::InvalidValue,
+    },
+    /// No property edge has this id in the view the operation reads.
+    #[error("{op}: edge {edge} does not exist")]
+    NoSuchEdge {
+        /// The refused operation.
+        op: Op,
+        /// The edge id.
+        edge: crate::EdgeId,
+    },
+    /// A new property edge was given the id of an edge that exists.
+    #[error("{op}: edge id {edge} is already in use")]
+    EdgeIdTaken {
+        /// The refused operation.
+        op: Op,
+        /// The edge id.
+        edge: crate::EdgeId,
     },
     /// A NaN (or a value holding one) where an index would have to hold
     /// it: NaN equals nothing a look-up could ask for.

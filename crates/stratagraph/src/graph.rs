@@ -77,6 +77,8 @@ pub struct Stats {
     pub vertices: u64,
     /// Edges at that commit (undirected edges once).
     pub edges: u64,
+    /// Property edges (`WriteTxn::add_edge`) in the latest state.
+    pub property_edges: u64,
     /// Internal ids handed out (including ids of deleted vertices).
     pub ids_assigned: u32,
     /// Memory of the MemGraph.
@@ -418,6 +420,7 @@ impl Graph {
             timestamp: snap.timestamp(),
             vertices: snap.vertex_count(),
             edges: snap.edge_count(),
+            property_edges: self.store().props.edges.count(),
             ids_assigned: bound,
             memory: self.store().mem.usage(bound),
             id_bytes: self.store().ids.memory_bytes(),

@@ -67,6 +67,7 @@ pub use manifest::Totals;
 pub use mem::MemoryUsage;
 pub use open::{repair, resolve_directed, stored_kind, RepairReport};
 pub use options::{Options, SyncPolicy, MAX_THREADS};
+pub use props::edges::{Edge, EdgeDirection, EdgeId};
 pub use props::names::MAX_NAME_BYTES;
 pub use props::DEFAULT_LABEL;
 pub use read::{Neighbors, Snapshot, WeightedNeighbors};

@@ -273,6 +273,16 @@ pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<props
             manifest.vertices.len()
         )));
     }
+    let known = manifest.vertices.len();
+    if let Some((id, src, dst, ..)) = contents
+        .edges
+        .iter()
+        .find(|(_, s, d, ..)| *s as usize >= known || *d as usize >= known)
+    {
+        return Err(corrupt(format!(
+            "edge {id} runs {src} -> {dst}, beyond the {known} vertices the MANIFEST lists"
+        )));
+    }
     Ok(Some(contents))
 }
 
@@ -421,8 +431,9 @@ fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
                 edges,
                 labels,
                 props,
+                edge_writes,
                 ..
-            } => crate::txn::replay(store, &vertices, &edges, &labels, &props),
+            } => crate::txn::replay(store, &vertices, &edges, &labels, &props, &edge_writes),
             Record::InsertEdges { edges, .. } => {
                 crate::batch::insert_edges(store, &edges).map(|(ts, _)| ts)
             }

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SGPROPS\x01";
-const VERSION: u32 = 1;
+/// The version this build writes: 2 adds property edges after the
+/// vertices. Version 1 files (no edges) are still read.
+const VERSION: u32 = 2;
 /// Marks a vertex without a label (it has the default one).
 const NO_LABEL: u32 = u32::MAX;
 
@@ -48,13 +50,40 @@ fn index(table: &mut Vec<Arc<str>>, seen: &mut FxHashMap<Arc<str>, u32>, name: &
     })
 }
 
+/// One property edge as a properties file holds it: id, source and
+/// destination (internal ids), label, properties in the order first set.
+pub(crate) type FileEdge = (u64, u32, u32, Arc<str>, Vec<(Arc<str>, Arc<Value>)>);
+
 /// What a properties file holds: the cut, the indexes as (label, key)
-/// names in the order created, and every vertex's label and properties.
+/// names in the order created, every vertex's label and properties, and
+/// every property edge with the next edge id to hand out.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Contents {
     pub cut: u64,
     pub indexes: Vec<(Arc<str>, Arc<str>)>,
     pub vertices: Vec<VertexProps>,
+    pub next_edge: u64,
+    pub edges: Vec<FileEdge>,
+}
+
+/// Appends `props` (count, then key index and value each) to `body`.
+fn put_props(
+    body: &mut Vec<u8>,
+    props: &[(Arc<str>, Arc<Value>)],
+    keys: &mut Vec<Arc<str>>,
+    key_ids: &mut FxHashMap<Arc<str>, u32>,
+) {
+    put_u32(body, props.len() as u32);
+    for (k, value) in props {
+        put_u32(body, index(keys, key_ids, k));
+        let at = body.len();
+        put_u32(body, 0);
+        value
+            .encode(body)
+            .expect("stored values were checked when written");
+        let len = (body.len() - at - 4) as u32;
+        body[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    }
 }
 
 /// The bytes of a properties file holding `c`.
@@ -70,17 +99,16 @@ pub(crate) fn encode(c: &Contents) -> Vec<u8> {
             .as_ref()
             .map_or(NO_LABEL, |l| index(&mut labels, &mut label_ids, l));
         put_u32(&mut body, l);
-        put_u32(&mut body, props.len() as u32);
-        for (k, value) in props {
-            put_u32(&mut body, index(&mut keys, &mut key_ids, k));
-            let at = body.len();
-            put_u32(&mut body, 0);
-            value
-                .encode(&mut body)
-                .expect("stored values were checked when written");
-            let len = (body.len() - at - 4) as u32;
-            body[at..at + 4].copy_from_slice(&len.to_le_bytes());
-        }
+        put_props(&mut body, props, &mut keys, &mut key_ids);
+    }
+    body.extend_from_slice(&c.next_edge.to_le_bytes());
+    body.extend_from_slice(&(c.edges.len() as u64).to_le_bytes());
+    for (id, src, dst, label, props) in &c.edges {
+        body.extend_from_slice(&id.to_le_bytes());
+        put_u32(&mut body, *src);
+        put_u32(&mut body, *dst);
+        put_u32(&mut body, index(&mut labels, &mut label_ids, label));
+        put_props(&mut body, props, &mut keys, &mut key_ids);
     }
     let mut defs = Vec::new();
     put_u32(&mut defs, c.indexes.len() as u32);
@@ -145,6 +173,26 @@ impl<'a> Reader<'a> {
         self.checked(r)
     }
 
+    /// A property list: count, then key index and value each.
+    fn props(&mut self, keys: &[Arc<str>]) -> Result<Vec<(Arc<str>, Arc<Value>)>> {
+        let np = self.u32("a property count")?;
+        let np = self.count(u64::from(np), 8, "property")?;
+        let mut props = Vec::with_capacity(np);
+        for _ in 0..np {
+            let at = self.c.at;
+            let k = self.u32("a key")?;
+            let key = keys
+                .get(k as usize)
+                .cloned()
+                .ok_or_else(|| self.corrupt(at, format!("key {k} is not in the name table")))?;
+            let at = self.c.at + 4;
+            let value = Value::decode(self.bytes("a value")?)
+                .map_err(|e| self.corrupt(at + e.offset, format!("property value: {}", e.what)))?;
+            props.push((key, Arc::new(value)));
+        }
+        Ok(props)
+    }
+
     fn names(&mut self, what: &str) -> Result<Vec<Arc<str>>> {
         let n = self.u32(what)?;
         let n = self.count(u64::from(n), 4, what)?;
@@ -179,7 +227,7 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
         return Err(r.corrupt(body, "properties file checksum does not match its content"));
     }
     let version = r.u32("the version")?;
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(Error::UnsupportedFormat {
             file: file.to_owned(),
             found: version,
@@ -219,30 +267,44 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
                     .ok_or_else(|| r.corrupt(at, format!("label {l} is not in the name table")))?,
             ),
         };
-        let np = r.u32("a property count")?;
-        let np = r.count(u64::from(np), 8, "property")?;
-        let mut props = Vec::with_capacity(np);
-        for _ in 0..np {
-            let at = r.c.at;
-            let k = r.u32("a key")?;
-            let key = keys
-                .get(k as usize)
-                .cloned()
-                .ok_or_else(|| r.corrupt(at, format!("key {k} is not in the name table")))?;
-            let at = r.c.at + 4;
-            let value = Value::decode(r.bytes("a value")?)
-                .map_err(|e| r.corrupt(at + e.offset, format!("property value: {}", e.what)))?;
-            props.push((key, Arc::new(value)));
-        }
+        let props = r.props(&keys)?;
         out.push((v, label, props));
     }
+    let (mut next_edge, mut edges): (u64, Vec<FileEdge>) = (1, Vec::new());
+    if version >= 2 {
+        next_edge = r.u64("the next edge id")?;
+        let n = r.u64("the edge count")?;
+        let n = r.count(n, 24, "edge")?;
+        edges.reserve(n);
+        for _ in 0..n {
+            let at = r.c.at;
+            let id = r.u64("an edge id")?;
+            if edges.last().is_some_and(|(last, ..)| *last >= id) || id >= next_edge {
+                return Err(r.corrupt(
+                    at,
+                    format!("edge id {id} is not ascending or not below the next id {next_edge}"),
+                ));
+            }
+            let (src, dst) = (r.u32("a source")?, r.u32("a destination")?);
+            let at = r.c.at;
+            let l = r.u32("an edge label")?;
+            let label = labels
+                .get(l as usize)
+                .cloned()
+                .ok_or_else(|| r.corrupt(at, format!("label {l} is not in the name table")))?;
+            let props = r.props(&keys)?;
+            edges.push((id, src, dst, label, props));
+        }
+    }
     if r.c.left() != 0 {
-        return Err(r.corrupt(r.c.at, "bytes follow the last vertex"));
+        return Err(r.corrupt(r.c.at, "bytes follow the last edge"));
     }
     Ok(Contents {
         cut,
         indexes,
         vertices: out,
+        next_edge,
+        edges,
     })
 }
 
@@ -257,6 +319,17 @@ mod tests {
             cut: 17,
             indexes: vec![(Arc::from("person"), Arc::from("name"))],
             vertices: sample_vertices(),
+            next_edge: 8,
+            edges: vec![
+                (2, 1, 4, Arc::from("knows"), vec![]),
+                (
+                    7,
+                    1,
+                    4,
+                    Arc::from("knows"),
+                    vec![(Arc::from("weight"), Arc::new(Value::Float64(0.5)))],
+                ),
+            ],
         }
     }
 

@@ -12,6 +12,7 @@
 //! Names (property keys and labels) are interned once per store
 //! (`names.rs`), so an entry holds small ids, not strings.
 
+pub(crate) mod edges;
 pub(crate) mod file;
 pub(crate) mod index;
 pub(crate) mod names;
@@ -138,6 +139,8 @@ pub(crate) struct PropStore {
     changed: AtomicU64,
     /// The property indexes, in the order they were created.
     indexes: RwLock<Vec<Arc<index::Index>>>,
+    /// Property edges (ids, labels, properties; parallel edges).
+    pub edges: edges::EdgeStore,
 }
 
 /// The interned id of [`DEFAULT_LABEL`]: the label of a vertex given none.
@@ -154,6 +157,7 @@ impl Default for PropStore {
             labels,
             changed: AtomicU64::new(0),
             indexes: RwLock::default(),
+            edges: edges::EdgeStore::default(),
         }
     }
 }
@@ -250,6 +254,19 @@ impl PropStore {
             if e.label.is_none() && e.props.is_empty() {
                 shard.remove(&v);
             }
+        }
+    }
+
+    /// Applies a change to property edges at commit `ts`. The caller holds
+    /// the vertex locks of the edge's ends.
+    pub(crate) fn apply_edge(
+        &self,
+        change: &edges::EdgeChange,
+        ts: Timestamp,
+        watermark: Timestamp,
+    ) {
+        if self.edges.apply(change, ts, watermark) {
+            self.changed.fetch_max(ts, Ordering::AcqRel);
         }
     }
 
@@ -401,6 +418,22 @@ impl PropStore {
         out
     }
 
+    /// Every property edge as of `ts` with names for labels and keys,
+    /// ascending by id, for a properties file.
+    pub(crate) fn edge_state_at(&self, ts: Timestamp) -> Vec<file::FileEdge> {
+        self.edges
+            .state_at(ts)
+            .into_iter()
+            .map(|(id, e, props)| {
+                let props = props
+                    .into_iter()
+                    .map(|(k, v)| (self.keys.name(k), v))
+                    .collect();
+                (id, e.src, e.dst, self.labels.name(e.label), props)
+            })
+            .collect()
+    }
+
     /// Loads a properties file into an empty store being opened: every
     /// label and property as of its cut, and its indexes built over them.
     /// An index that would have to hold NaN is refused, naming its label
@@ -421,6 +454,16 @@ impl PropStore {
                     ts,
                     0,
                 );
+            }
+        }
+        self.edges.reserve(contents.next_edge.saturating_sub(1));
+        for (id, src, dst, label, props) in contents.edges {
+            let label = self.labels.intern(&label);
+            let ends = edges::Ends { src, dst, label };
+            self.apply_edge(&edges::EdgeChange::Add(id, ends), ts, 0);
+            for (k, value) in props {
+                let key = self.keys.intern(&k);
+                self.apply_edge(&edges::EdgeChange::Property(id, key, Some(value)), ts, 0);
             }
         }
         for (label, key) in contents.indexes {

@@ -12,6 +12,7 @@
 //! - `merge` merges a vertex's versions across the MemGraph and the levels,
 //!   newest first; `union` is its fast path when every source reads plain.
 
+mod edges;
 pub(crate) mod hub_lists;
 pub(crate) mod mem_view;
 pub(crate) mod merge;

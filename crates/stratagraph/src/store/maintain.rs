@@ -533,6 +533,8 @@ fn write_props(store: &Store, cut: Timestamp) -> Result<Option<PropsFile>> {
         cut,
         indexes: store.props.index_names(),
         vertices: store.props.state_at(cut),
+        next_edge: store.props.edges.peek_next(),
+        edges: store.props.edge_state_at(cut),
     });
     write_atomically(&props_file::path(dir, id), |f| {
         f.write_all(&bytes).map_err(|e| (e, "write"))

@@ -31,6 +31,7 @@ use crate::error::VertexId;
 use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, Stamping, VertexState};
+use crate::props::edges::{EdgeChange, EdgeId, Ends};
 use crate::props::{Change, DEFAULT_LABEL_ID};
 use crate::read::Snapshot;
 use crate::store::maintain;
@@ -44,8 +45,9 @@ use std::sync::Arc;
 /// What a transaction did to a vertex's existence (the log's vocabulary,
 /// since the log records exactly this).
 use crate::wal::record::VertexChange as VertexWrite;
-use crate::wal::record::{PropWrite as LoggedProp, PropWrites};
+use crate::wal::record::{EdgeWrite, PropWrite as LoggedProp, PropWrites};
 
+mod edges;
 mod props;
 
 /// What a transaction's commit checks against the commits that happened
@@ -102,6 +104,15 @@ pub struct WriteTxn {
     /// How many keys were first written so far: the next `PropWrite::order`
     /// (not `props.len()`, which a vertex delete shrinks).
     prop_order: usize,
+    /// Property edges it creates, by id.
+    new_edges: FxHashMap<EdgeId, edges::NewEdge>,
+    /// Property edges of its snapshot it removes, with their ends.
+    removed_edges: FxHashMap<EdgeId, Ends>,
+    /// Net property writes on property edges by (edge, interned key).
+    edge_props: FxHashMap<(EdgeId, u32), PropWrite>,
+    /// The ends of the snapshot's property edges it has read, so a commit
+    /// can lock them and a vertex delete can find them.
+    old_edges: FxHashMap<EdgeId, Ends>,
 }
 
 /// A buffered property write: the value (`None`: removed) and when the
@@ -146,6 +157,10 @@ impl WriteTxn {
             labels: FxHashMap::default(),
             props: FxHashMap::default(),
             prop_order: 0,
+            new_edges: FxHashMap::default(),
+            removed_edges: FxHashMap::default(),
+            edge_props: FxHashMap::default(),
+            old_edges: FxHashMap::default(),
         }
     }
 
@@ -292,6 +307,7 @@ impl WriteTxn {
         self.edges.retain(|&(s, d), _| s != id && d != id);
         self.labels.remove(&id);
         self.props.retain(|&(x, _), _| x != id);
+        self.forget_edges_of(id);
         Ok(())
     }
 
@@ -450,7 +466,12 @@ impl WriteTxn {
 
     /// Number of buffered writes.
     pub fn len(&self) -> usize {
-        self.vertices.len() + self.edges.len() + self.props.len()
+        self.vertices.len()
+            + self.edges.len()
+            + self.props.len()
+            + self.new_edges.len()
+            + self.removed_edges.len()
+            + self.edge_props.len()
     }
 
     /// Whether nothing has been written.
@@ -500,6 +521,7 @@ impl WriteTxn {
         if !store.opts.auto_create_vertices {
             self.check_endpoints_alive(&mut locked)?;
         }
+        self.check_property_edges(&mut locked)?;
         // Recorded only while some transaction reads (`conflict.rs`).
         let mut window = (snapshot_ts.is_some() || store.conflicts.watched())
             .then(|| (self.written_keys(&mut locked), store.conflicts.lock()));
@@ -555,6 +577,56 @@ impl WriteTxn {
         Ok(ts)
     }
 
+    /// Refuses property edge writes the latest state no longer allows: a
+    /// new edge's endpoint deleted meanwhile (without auto-creation), an
+    /// id taken meanwhile, a property of an edge removed meanwhile.
+    fn check_property_edges(&self, locked: &mut Locked<'_, '_>) -> Result<()> {
+        let edges = &self.store.props.edges;
+        let auto = self.store.opts.auto_create_vertices;
+        for (&id, n) in &self.new_edges {
+            if !self.removed_edges.contains_key(&id) && edges.latest(id).is_some() {
+                return Err(Error::EdgeIdTaken {
+                    op: Op::AddEdge,
+                    edge: id,
+                });
+            }
+            for v in [n.ends.src, n.ends.dst] {
+                if !auto && !self.created_here(v) && !locked.get(v).life.alive() {
+                    return Err(Error::VertexNotFound {
+                        op: Op::AddEdge,
+                        vertex: self.store.ids.external(v),
+                        at: BatchIndex(None),
+                    });
+                }
+            }
+        }
+        for (&(id, _), w) in &self.edge_props {
+            if !self.new_edges.contains_key(&id) && edges.latest(id).is_none() {
+                let op = if w.value.is_some() {
+                    Op::SetEdgeProperty
+                } else {
+                    Op::RemoveEdgeProperty
+                };
+                return Err(Error::NoSuchEdge { op, edge: id });
+            }
+        }
+        Ok(())
+    }
+
+    /// The ends of every property edge this commit writes (created,
+    /// removed, or given a property).
+    fn touched_edge_ends(&self) -> impl Iterator<Item = Ends> + '_ {
+        let new = self.new_edges.values().map(|n| n.ends);
+        let removed = self.removed_edges.values().copied();
+        let props = self.edge_props.keys().filter_map(|(e, _)| {
+            self.new_edges
+                .get(e)
+                .map(|n| n.ends)
+                .or_else(|| self.old_edges.get(e).copied())
+        });
+        new.chain(removed).chain(props)
+    }
+
     /// The side of `v`'s edges an edge's destination lists it on.
     fn mirror(&self) -> Direction {
         if self.store.opts.directed {
@@ -601,6 +673,32 @@ impl WriteTxn {
                 }
             }
         }
+        let edges = &self.store.props.edges;
+        let edge_keys = |keys: &mut Vec<Key>, id: EdgeId, e: Ends| {
+            keys.push(Key::PropertyEdge(id));
+            keys.push(Key::EdgeList(e.src, Direction::Out));
+            keys.push(Key::EdgeList(e.dst, Direction::In));
+            for k in edges.latest_keys(id) {
+                keys.push(Key::EdgeProperty(id, k));
+            }
+        };
+        for (&id, n) in &self.new_edges {
+            edge_keys(&mut keys, id, n.ends);
+        }
+        for (&id, &e) in &self.removed_edges {
+            edge_keys(&mut keys, id, e);
+        }
+        for &(id, k) in self.edge_props.keys() {
+            keys.push(Key::EdgeProperty(id, k));
+        }
+        for &v in &self.named {
+            if self.vertices[&v] != VertexWrite::Created {
+                // A delete takes every property edge of the vertex with it.
+                for (id, e) in edges.latest_of(v) {
+                    edge_keys(&mut keys, id, e);
+                }
+            }
+        }
         if deletes {
             // A delete changes the edge lists of the vertex and of every
             // neighbour, all of which it holds locked.
@@ -628,9 +726,33 @@ impl WriteTxn {
             if deleted {
                 keys.push(Key::Adjacency(v, Direction::Out));
                 keys.push(Key::Adjacency(v, mirror));
+                keys.push(Key::EdgeList(v, Direction::Out));
+                keys.push(Key::EdgeList(v, Direction::In));
             }
             keys
         });
+        // Removing an edge also overwrites every property it has, so a
+        // property written meanwhile is a conflict, not a lost update.
+        let store = &self.store;
+        let edge_ids = self
+            .new_edges
+            .iter()
+            .flat_map(|(&id, n)| {
+                [
+                    Key::PropertyEdge(id),
+                    Key::Vertex(n.ends.src),
+                    Key::Vertex(n.ends.dst),
+                ]
+            })
+            .chain(self.removed_edges.keys().flat_map(move |&id| {
+                let props = store.props.edges.latest_keys(id);
+                std::iter::once(Key::PropertyEdge(id))
+                    .chain(props.into_iter().map(move |k| Key::EdgeProperty(id, k)))
+            }));
+        let edge_props = self
+            .edge_props
+            .keys()
+            .flat_map(|&(id, k)| [Key::EdgeProperty(id, k), Key::PropertyEdge(id)]);
         let props = self
             .props
             .keys()
@@ -643,6 +765,8 @@ impl WriteTxn {
         edges
             .chain(named)
             .chain(props)
+            .chain(edge_ids)
+            .chain(edge_props)
             .chain(self.reads.iter().copied())
             .chain(unknown)
     }
@@ -663,6 +787,15 @@ impl WriteTxn {
                 key: self.store.props.keys.name(k).to_string(),
             },
             Key::Properties(v) => Element::Properties(ext(v)),
+            Key::PropertyEdge(e) => Element::PropertyEdge(e),
+            Key::EdgeProperty(e, k) => Element::EdgeProperty {
+                edge: e,
+                key: self.store.props.keys.name(k).to_string(),
+            },
+            Key::EdgeList(v, dir) => Element::PropertyEdges {
+                vertex: ext(v),
+                out: dir == Direction::Out,
+            },
             Key::Predicate(l, k) => Element::Lookup {
                 label: self.store.props.labels.name(l).to_string(),
                 key: self.store.props.keys.name(k).to_string(),
@@ -692,8 +825,50 @@ impl WriteTxn {
             PropWrites {
                 labels: labels.iter().map(|(v, l)| (*v, &**l)),
                 props: props.iter().map(|(v, k, x)| (*v, &**k, *x)),
+                edges: &self.edge_writes(),
             },
         );
+    }
+
+    /// This transaction's property edge writes in the order they apply:
+    /// removals, then new edges, then properties (each in the order made).
+    fn ordered_edge_changes(&self) -> Vec<EdgeChange> {
+        let mut out: Vec<EdgeChange> = Vec::new();
+        let mut removed: Vec<EdgeId> = self.removed_edges.keys().copied().collect();
+        removed.sort_unstable();
+        out.extend(removed.into_iter().map(EdgeChange::Remove));
+        let mut new: Vec<_> = self.new_edges.iter().collect();
+        new.sort_unstable_by_key(|(_, n)| n.order);
+        out.extend(new.into_iter().map(|(&id, n)| EdgeChange::Add(id, n.ends)));
+        let mut props: Vec<_> = self.edge_props.iter().collect();
+        props.sort_unstable_by_key(|(_, w)| w.order);
+        out.extend(
+            props
+                .into_iter()
+                .map(|(&(id, k), w)| EdgeChange::Property(id, k, w.value.clone())),
+        );
+        out
+    }
+
+    /// `ordered_edge_changes` as the log names them (external ids, names).
+    fn edge_writes(&self) -> Vec<EdgeWrite> {
+        let ext = |v: u32| self.store.ids.external(v);
+        let names = &self.store.props;
+        self.ordered_edge_changes()
+            .into_iter()
+            .map(|c| match c {
+                EdgeChange::Remove(id) => EdgeWrite::Remove(id),
+                EdgeChange::Add(id, e) => EdgeWrite::Add {
+                    id,
+                    src: ext(e.src),
+                    dst: ext(e.dst),
+                    label: names.labels.name(e.label).to_string(),
+                },
+                EdgeChange::Property(id, k, v) => {
+                    EdgeWrite::Property(id, names.keys.name(k).to_string(), v.map(|v| (*v).clone()))
+                }
+            })
+            .collect()
     }
 
     /// The property writes in the order the transaction first made them.
@@ -715,6 +890,7 @@ impl WriteTxn {
             ids.push(d);
         }
         ids.extend(self.props.keys().map(|&(v, _)| v));
+        ids.extend(self.touched_edge_ends().flat_map(|e| [e.src, e.dst]));
         let deleted: Vec<u32> = self
             .vertices
             .iter()
@@ -749,6 +925,15 @@ impl WriteTxn {
                             .filter(|n| ids.binary_search(n).is_err()),
                     );
                 }
+                missing.extend(
+                    store
+                        .props
+                        .edges
+                        .latest_of(v)
+                        .into_iter()
+                        .flat_map(|(_, e)| [e.src, e.dst])
+                        .filter(|n| ids.binary_search(n).is_err()),
+                );
             }
             if missing.is_empty() {
                 self.prefetch_sets(store, &ids, &guards);
@@ -863,6 +1048,9 @@ impl WriteTxn {
         for (&v, &w) in &self.vertices {
             if w != VertexWrite::Created && locked.get(v).life.alive() {
                 d_edges -= remove_all_edges(locked, layers, v, directed, st);
+                for (id, _) in props.edges.latest_of(v) {
+                    props.apply_edge(&EdgeChange::Remove(id), st.ts, st.watermark);
+                }
                 locked.get(v).life.set(st.ts, false, st.watermark);
                 props.apply(v, &Change::Clear, st.ts, st.watermark);
                 d_vertices -= 1;
@@ -884,6 +1072,9 @@ impl WriteTxn {
                 st.ts,
                 st.watermark,
             );
+        }
+        for change in self.ordered_edge_changes() {
+            props.apply_edge(&change, st.ts, st.watermark);
         }
         for (&(s, d), &w) in &self.edges {
             match w {
@@ -945,6 +1136,7 @@ pub(crate) fn replay(
     edges: &[(VertexId, VertexId, Option<f64>)],
     labels: &[(VertexId, String)],
     props: &[LoggedProp],
+    edge_writes: &[EdgeWrite],
 ) -> Result<Timestamp> {
     let unknown = |v: VertexId| Error::VertexNotFound {
         op: Op::InsertVertex,
@@ -966,6 +1158,38 @@ pub(crate) fn replay(
     for (v, key, value) in props {
         let key = store.props.keys.intern(key);
         tx.write_property(id(*v)?, key, value.clone().map(Arc::new));
+    }
+    let edges = &store.props.edges;
+    for w in edge_writes {
+        match w {
+            EdgeWrite::Add {
+                id: e,
+                src,
+                dst,
+                label,
+            } => {
+                let ends = Ends {
+                    src: id(*src)?,
+                    dst: id(*dst)?,
+                    label: store.props.labels.intern(label),
+                };
+                let order = tx.prop_order;
+                tx.prop_order += 1;
+                tx.new_edges.insert(*e, edges::NewEdge { ends, order });
+            }
+            EdgeWrite::Remove(e) => {
+                if let Some(ends) = edges.latest(*e) {
+                    tx.removed_edges.insert(*e, ends);
+                }
+            }
+            EdgeWrite::Property(e, key, value) => {
+                if let Some(ends) = edges.latest(*e) {
+                    tx.old_edges.insert(*e, ends);
+                }
+                let key = store.props.keys.intern(key);
+                tx.write_edge_property(*e, key, value.clone().map(Arc::new));
+            }
+        }
     }
     tx.commit()
 }

@@ -217,7 +217,7 @@ impl WriteTxn {
         self.prop_order += 1;
     }
 
-    fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {
+    pub(super) fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {
         match names::check(name) {
             None => Ok(name.to_owned()),
             Some(reason) => Err(Error::InvalidName {

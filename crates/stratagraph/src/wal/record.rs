@@ -16,12 +16,19 @@
 //! TxnProps       kind 6 | a Txn's fields | nl u32 | nl x (external u64, label str)
 //!                       | np u32 | np x (external u64, key str, put u8, [value])
 //! CreateIndex    kind 7 | ts u64 | label str | key str
+//! TxnEdges       kind 8 | a TxnProps's fields | nx u32 | nx x edge write
 //! ```
+//!
+//! An edge write (property edges, in the order they apply) is a tag u8 and
+//! an edge id u64, then for tag 1 (add) src u64, dst u64, label str; for 2
+//! (remove) nothing; for 3 (set a property) key str, value; for 4 (remove
+//! a property) key str.
 //!
 //! `str` is a length u32 and that many bytes of UTF-8; `value` is a length
 //! u32 and the value's encoding (`docs/FORMAT.md` §5), present when `put`
 //! is 1 (set) and absent when it is 0 (removed). A transaction with no
-//! label or property write is logged as kind 2.
+//! label or property write is logged as kind 2, one with no edge write as
+//! kind 6.
 //!
 //! `change`: 1 created, 2 deleted, 3 deleted then created again. `put`: 1
 //! insert or re-weight with `weight`, 0 delete (`weight` is 0 and ignored).
@@ -38,6 +45,7 @@ const DELETE_EDGES: u8 = 4;
 const INSERT_VERTICES: u8 = 5;
 const TXN_PROPS: u8 = 6;
 const CREATE_INDEX: u8 = 7;
+const TXN_EDGES: u8 = 8;
 
 /// A transaction's net effect on one vertex's existence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +61,22 @@ pub(crate) enum VertexChange {
 /// One logged property write: vertex, key, value (`None`: removed).
 pub(crate) type PropWrite = (VertexId, String, Option<Value>);
 
+/// One logged write to property edges.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum EdgeWrite {
+    /// Edge `id` created from `src` to `dst` with `label`.
+    Add {
+        id: u64,
+        src: VertexId,
+        dst: VertexId,
+        label: String,
+    },
+    /// Edge `id` deleted.
+    Remove(u64),
+    /// Property `key` of edge `id` set, or removed (`None`).
+    Property(u64, String, Option<Value>),
+}
+
 /// One decoded record.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Record {
@@ -67,6 +91,8 @@ pub(crate) enum Record {
         labels: Vec<(VertexId, String)>,
         /// Property writes: a value, or removed (`None`), in the order made.
         props: Vec<PropWrite>,
+        /// Property edge writes, in the order they apply.
+        edge_writes: Vec<EdgeWrite>,
     },
     /// `Graph::insert_edges`, exactly as called.
     InsertEdges {
@@ -122,10 +148,22 @@ fn put_str(b: &mut Vec<u8>, s: &str) {
     b.extend_from_slice(s.as_bytes());
 }
 
-/// A transaction's label and property writes, for its record.
-pub(crate) struct PropWrites<L, P> {
+/// A transaction's label, property and property edge writes, for its
+/// record.
+pub(crate) struct PropWrites<'e, L, P> {
     pub labels: L,
     pub props: P,
+    pub edges: &'e [EdgeWrite],
+}
+
+fn put_value(b: &mut Vec<u8>, value: &Value) {
+    let at = b.len();
+    put_u32(b, 0);
+    value
+        .encode(b)
+        .expect("values are checked when they are written");
+    let len = (b.len() - at - 4) as u32;
+    b[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
 /// Appends the payload of a `Txn` record (kind 6 if it writes labels or
@@ -136,12 +174,20 @@ pub(crate) fn encode_txn<'a>(
     vertices: impl ExactSizeIterator<Item = (VertexId, VertexChange)>,
     edges: impl ExactSizeIterator<Item = (VertexId, VertexId, Option<f64>)>,
     writes: PropWrites<
+        '_,
         impl ExactSizeIterator<Item = (VertexId, &'a str)>,
         impl ExactSizeIterator<Item = (VertexId, &'a str, Option<&'a Value>)>,
     >,
 ) {
-    let with_props = writes.labels.len() + writes.props.len() > 0;
-    b.push(if with_props { TXN_PROPS } else { TXN });
+    let with_edges = !writes.edges.is_empty();
+    let with_props = with_edges || writes.labels.len() + writes.props.len() > 0;
+    b.push(if with_edges {
+        TXN_EDGES
+    } else if with_props {
+        TXN_PROPS
+    } else {
+        TXN
+    });
     put_u64(b, ts);
     put_u32(b, vertices.len() as u32);
     for (v, change) in vertices {
@@ -173,13 +219,39 @@ pub(crate) fn encode_txn<'a>(
         put_str(b, key);
         b.push(u8::from(value.is_some()));
         if let Some(value) = value {
-            let at = b.len();
-            put_u32(b, 0);
-            value
-                .encode(b)
-                .expect("values are checked when they are written");
-            let len = (b.len() - at - 4) as u32;
-            b[at..at + 4].copy_from_slice(&len.to_le_bytes());
+            put_value(b, value);
+        }
+    }
+    if !with_edges {
+        return;
+    }
+    put_u32(b, writes.edges.len() as u32);
+    for w in writes.edges {
+        match w {
+            EdgeWrite::Add {
+                id,
+                src,
+                dst,
+                label,
+            } => {
+                b.push(1);
+                put_u64(b, *id);
+                put_u64(b, *src);
+                put_u64(b, *dst);
+                put_str(b, label);
+            }
+            EdgeWrite::Remove(id) => {
+                b.push(2);
+                put_u64(b, *id);
+            }
+            EdgeWrite::Property(id, key, value) => {
+                b.push(if value.is_some() { 3 } else { 4 });
+                put_u64(b, *id);
+                put_str(b, key);
+                if let Some(value) = value {
+                    put_value(b, value);
+                }
+            }
         }
     }
 }
@@ -322,7 +394,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             let exts = (0..n).map(|_| r.u64("an id")).collect::<Result<_, _>>()?;
             Record::Ids { first, exts }
         }
-        kind @ (TXN | TXN_PROPS) => {
+        kind @ (TXN | TXN_PROPS | TXN_EDGES) => {
             let ts = r.ts()?;
             let nv = r.u32("the vertex count")?;
             let nv = r.count(u64::from(nv), 9, "vertex")?;
@@ -365,7 +437,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
                 edges.push((s, d, w));
             }
             let (mut labels, mut props) = (Vec::new(), Vec::new());
-            if kind == TXN_PROPS {
+            if kind != TXN {
                 let nl = r.u32("the label count")?;
                 let nl = r.count(u64::from(nl), 12, "label")?;
                 for _ in 0..nl {
@@ -390,12 +462,40 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
                     props.push((v, key, value));
                 }
             }
+            let mut edge_writes = Vec::new();
+            if kind == TXN_EDGES {
+                let nx = r.u32("the edge write count")?;
+                let nx = r.count(u64::from(nx), 9, "edge write")?;
+                for _ in 0..nx {
+                    let at = r.c.at;
+                    let tag = r.u8("an edge write kind")?;
+                    let id = r.u64("an edge id")?;
+                    edge_writes.push(match tag {
+                        1 => EdgeWrite::Add {
+                            id,
+                            src: r.u64("a source")?,
+                            dst: r.u64("a destination")?,
+                            label: r.name("an edge label")?,
+                        },
+                        2 => EdgeWrite::Remove(id),
+                        3 => EdgeWrite::Property(id, r.name("a property key")?, Some(r.value()?)),
+                        4 => EdgeWrite::Property(id, r.name("a property key")?, None),
+                        k => {
+                            return Err(BadPayload {
+                                at,
+                                what: format!("edge write kind {k} is not 1, 2, 3 or 4"),
+                            })
+                        }
+                    });
+                }
+            }
             Record::Txn {
                 ts,
                 vertices,
                 edges,
                 labels,
                 props,
+                edge_writes,
             }
         }
         INSERT_EDGES => {
@@ -463,6 +563,7 @@ mod tests {
                 edges,
                 labels,
                 props,
+                edge_writes,
             } => encode_txn(
                 &mut b,
                 *ts,
@@ -471,6 +572,7 @@ mod tests {
                 PropWrites {
                     labels: labels.iter().map(|(v, l)| (*v, l.as_str())),
                     props: props.iter().map(|(v, k, x)| (*v, k.as_str(), x.as_ref())),
+                    edges: edge_writes,
                 },
             ),
             Record::InsertEdges { ts, edges } => encode_insert_edges(&mut b, *ts, edges),
@@ -488,6 +590,26 @@ mod tests {
             Just(VertexChange::Created),
             Just(VertexChange::Deleted),
             Just(VertexChange::Recreated)
+        ]
+    }
+
+    fn edge_write() -> impl Strategy<Value = EdgeWrite> {
+        prop_oneof![
+            (any::<u64>(), any::<u64>(), any::<u64>(), "[a-z]{1,5}").prop_map(
+                |(id, src, dst, label)| EdgeWrite::Add {
+                    id,
+                    src,
+                    dst,
+                    label
+                }
+            ),
+            any::<u64>().prop_map(EdgeWrite::Remove),
+            (
+                any::<u64>(),
+                "[a-z]{1,5}",
+                prop::option::of(any::<i64>().prop_map(Value::Int64))
+            )
+                .prop_map(|(id, k, v)| EdgeWrite::Property(id, k, v)),
         ]
     }
 
@@ -515,14 +637,18 @@ mod tests {
                         ])
                     ),
                     0..3
-                )
+                ),
+                prop::collection::vec(edge_write(), 0..4),
             )
-                .prop_map(|(ts, vertices, edges, labels, props)| Record::Txn {
-                    ts,
-                    vertices,
-                    edges,
-                    labels,
-                    props,
+                .prop_map(|(ts, vertices, edges, labels, props, edge_writes)| {
+                    Record::Txn {
+                        ts,
+                        vertices,
+                        edges,
+                        labels,
+                        props,
+                        edge_writes,
+                    }
                 }),
             (
                 1u64..u64::MAX,

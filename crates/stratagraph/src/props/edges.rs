@@ -1,0 +1,565 @@
+//! Property edges: edges with their own id, a label and properties, any
+//! number of them between two vertices (TinkerPop's and openCypher's
+//! edges), versioned by commit timestamp like vertex properties.
+//!
+//! They are kept apart from the weighted structure the kernels scan (the
+//! MemGraph and the CSR levels, one edge per vertex pair): that structure
+//! stays as dense as it is, and a projection of property edges to a CSR
+//! is built when a kernel wants them.
+//!
+//! Each vertex's property edges are kept per side in one list ordered by
+//! (label, other end, edge id), so the edges of one label are a contiguous
+//! range found by binary search rather than a filter over every edge; the
+//! choice is measured against one list per label in `bench edge-layout`
+//! (`docs/ARCHITECTURE.md`, "Property edges"). An entry carries its birth
+//! and death timestamps, so a snapshot reads a list without a look-up per
+//! edge.
+
+use super::Versions;
+use crate::direction::Direction;
+use crate::value::Value;
+use crate::version::Timestamp;
+use parking_lot::RwLock;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The id of a property edge, unique in its store.
+pub type EdgeId = u64;
+
+/// Which of a vertex's property edges to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeDirection {
+    /// The edges it is the source of.
+    Out,
+    /// The edges it is the destination of.
+    In,
+    /// Both (a self-loop once).
+    Both,
+}
+
+/// A property edge as a reader sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    /// Its id.
+    pub id: EdgeId,
+    /// Its source vertex.
+    pub src: crate::error::VertexId,
+    /// Its destination vertex.
+    pub dst: crate::error::VertexId,
+    /// Its label.
+    pub label: Arc<str>,
+}
+
+/// Where an edge runs and what it is called: source, destination
+/// (internal ids), label (interned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Ends {
+    pub src: u32,
+    pub dst: u32,
+    pub label: u32,
+}
+
+/// A death timestamp meaning "still live".
+const LIVE: Timestamp = Timestamp::MAX;
+
+/// One edge in a vertex's list on one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Adj {
+    pub label: u32,
+    /// The vertex at the other end.
+    pub other: u32,
+    pub id: EdgeId,
+    born: Timestamp,
+    died: Timestamp,
+}
+
+impl Adj {
+    fn visible(&self, ts: Timestamp) -> bool {
+        self.born <= ts && ts < self.died
+    }
+
+    fn order(&self) -> (u32, u32, EdgeId, Timestamp) {
+        (self.label, self.other, self.id, self.born)
+    }
+}
+
+/// One vertex's property edges: out-edges and in-edges, each ordered by
+/// (label, other end, id, birth).
+#[derive(Debug, Default)]
+struct Lists {
+    out: Vec<Adj>,
+    inn: Vec<Adj>,
+}
+
+impl Lists {
+    fn side(&self, dir: Direction) -> &Vec<Adj> {
+        match dir {
+            Direction::Out => &self.out,
+            Direction::In => &self.inn,
+        }
+    }
+
+    fn side_mut(&mut self, dir: Direction) -> &mut Vec<Adj> {
+        match dir {
+            Direction::Out => &mut self.out,
+            Direction::In => &mut self.inn,
+        }
+    }
+}
+
+/// One life of an edge id: its ends, when it was created and deleted, its
+/// properties. An id deleted and used again has a newer life in front.
+#[derive(Debug)]
+struct Life {
+    ends: Ends,
+    born: Timestamp,
+    died: Timestamp,
+    props: Vec<(u32, Versions<Arc<Value>>)>,
+    /// The life before, while a snapshot may still read it.
+    older: Option<Box<Life>>,
+}
+
+impl Life {
+    fn at(&self, ts: Timestamp) -> Option<&Life> {
+        let mut life = Some(self);
+        while let Some(l) = life {
+            if l.born <= ts {
+                return (ts < l.died).then_some(l);
+            }
+            life = l.older.as_deref();
+        }
+        None
+    }
+
+    fn live(&self) -> bool {
+        self.died == LIVE
+    }
+
+    /// Drops older lives no snapshot at or after `watermark` can see.
+    fn prune(&mut self, watermark: Timestamp) {
+        if self.born <= watermark {
+            self.older = None;
+        } else if let Some(o) = &mut self.older {
+            o.prune(watermark);
+        }
+    }
+}
+
+/// One change a commit makes to property edges.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum EdgeChange {
+    /// Creates edge `id` with these ends.
+    Add(EdgeId, Ends),
+    /// Deletes edge `id` (and so its properties).
+    Remove(EdgeId),
+    /// Sets property `key` of edge `id`, or removes it (`None`).
+    Property(EdgeId, u32, Option<Arc<Value>>),
+}
+
+const SHARDS: usize = 64;
+
+/// An edge as a snapshot sees it: id and ends (internal ids, interned
+/// label).
+pub(crate) type EdgeAt = (EdgeId, Ends);
+
+/// The edges whose ids fall in one shard.
+#[derive(Default)]
+struct Shard {
+    lives: FxHashMap<EdgeId, Life>,
+    /// Deleted edges by death timestamp, oldest first: each goes once no
+    /// snapshot can see it, at a later write to the shard.
+    graves: VecDeque<(Timestamp, EdgeId)>,
+}
+
+impl Shard {
+    fn bury(&mut self, watermark: Timestamp) {
+        while let Some(&(died, id)) = self.graves.front() {
+            if died > watermark {
+                break;
+            }
+            self.graves.pop_front();
+            if self.lives.get(&id).is_some_and(|l| l.died == died) {
+                self.lives.remove(&id);
+            }
+        }
+    }
+}
+
+/// An edge with its properties (interned keys) as of one timestamp.
+pub(crate) type EdgeState = (EdgeId, Ends, Vec<(u32, Arc<Value>)>);
+
+/// Every property edge of one store.
+pub(crate) struct EdgeStore {
+    /// Edge lives by id.
+    edges: Box<[RwLock<Shard>]>,
+    /// Per-vertex lists by vertex.
+    lists: Box<[RwLock<FxHashMap<u32, Lists>>]>,
+    /// The next id `next_id` hands out: above every id used so far.
+    next: AtomicU64,
+    /// Live edges in the latest state.
+    live: AtomicU64,
+}
+
+impl Default for EdgeStore {
+    fn default() -> Self {
+        EdgeStore {
+            edges: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            lists: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            next: AtomicU64::new(1),
+            live: AtomicU64::new(0),
+        }
+    }
+}
+
+fn insert_sorted(list: &mut Vec<Adj>, a: Adj) {
+    let at = list.partition_point(|x| x.order() < a.order());
+    list.insert(at, a);
+}
+
+impl EdgeStore {
+    fn shard(&self, id: EdgeId) -> &RwLock<Shard> {
+        &self.edges[(id % SHARDS as u64) as usize]
+    }
+
+    fn list_shard(&self, v: u32) -> &RwLock<FxHashMap<u32, Lists>> {
+        &self.lists[v as usize % SHARDS]
+    }
+
+    /// A fresh edge id.
+    pub(crate) fn next_id(&self) -> EdgeId {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Makes sure `next_id` never hands out `id` (an id the user chose, or
+    /// one read back from the log or a file).
+    pub(crate) fn reserve(&self, id: EdgeId) {
+        self.next.fetch_max(id.saturating_add(1), Ordering::Relaxed);
+    }
+
+    /// The id `next_id` would hand out now, for the properties file.
+    pub(crate) fn peek_next(&self) -> EdgeId {
+        self.next.load(Ordering::Relaxed)
+    }
+
+    /// Live property edges in the latest state.
+    pub(crate) fn count(&self) -> u64 {
+        self.live.load(Ordering::Relaxed)
+    }
+
+    /// Applies `change` at commit `ts`; returns whether anything changed.
+    /// The caller holds the vertex locks of the edge's ends, so two
+    /// commits never interleave on one edge.
+    pub(crate) fn apply(&self, change: &EdgeChange, ts: Timestamp, watermark: Timestamp) -> bool {
+        match change {
+            EdgeChange::Add(id, ends) => {
+                self.reserve(*id);
+                {
+                    let mut guard = self.shard(*id).write();
+                    guard.bury(watermark);
+                    let shard = &mut guard.lives;
+                    let fresh = Life {
+                        ends: *ends,
+                        born: ts,
+                        died: LIVE,
+                        props: Vec::new(),
+                        older: None,
+                    };
+                    match shard.remove(id) {
+                        Some(old) if old.live() => {
+                            // The commit checked the id was free; keep the
+                            // edge there is rather than lose it.
+                            debug_assert!(false, "edge {id} added twice");
+                            shard.insert(*id, old);
+                            return false;
+                        }
+                        Some(old) => {
+                            let mut life = fresh;
+                            life.older = Some(Box::new(old));
+                            life.prune(watermark);
+                            shard.insert(*id, life);
+                        }
+                        None => {
+                            shard.insert(*id, fresh);
+                        }
+                    }
+                }
+                for (v, dir, other) in [
+                    (ends.src, Direction::Out, ends.dst),
+                    (ends.dst, Direction::In, ends.src),
+                ] {
+                    let mut lists = self.list_shard(v).write();
+                    let list = lists.entry(v).or_default().side_mut(dir);
+                    prune_list(list, watermark);
+                    insert_sorted(
+                        list,
+                        Adj {
+                            label: ends.label,
+                            other,
+                            id: *id,
+                            born: ts,
+                            died: LIVE,
+                        },
+                    );
+                }
+                self.live.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            EdgeChange::Remove(id) => {
+                let ends = {
+                    let mut shard = self.shard(*id).write();
+                    shard.bury(watermark);
+                    let Some(life) = shard.lives.get_mut(id).filter(|l| l.live()) else {
+                        return false;
+                    };
+                    life.died = ts;
+                    let ends = life.ends;
+                    shard.graves.push_back((ts, *id));
+                    ends
+                };
+                for (v, dir, other) in [
+                    (ends.src, Direction::Out, ends.dst),
+                    (ends.dst, Direction::In, ends.src),
+                ] {
+                    let mut lists = self.list_shard(v).write();
+                    if let Some(l) = lists.get_mut(&v) {
+                        let list = l.side_mut(dir);
+                        let key = (ends.label, other, *id);
+                        let at = list.partition_point(|x| (x.label, x.other, x.id) < key);
+                        if let Some(a) = list[at..]
+                            .iter_mut()
+                            .take_while(|x| (x.label, x.other, x.id) == key)
+                            .find(|a| a.died == LIVE)
+                        {
+                            a.died = ts;
+                        }
+                        prune_list(list, watermark);
+                        if l.out.is_empty() && l.inn.is_empty() {
+                            lists.remove(&v);
+                        }
+                    }
+                }
+                self.live.fetch_sub(1, Ordering::Relaxed);
+                true
+            }
+            EdgeChange::Property(id, key, value) => {
+                let mut shard = self.shard(*id).write();
+                shard.bury(watermark);
+                let Some(life) = shard.lives.get_mut(id).filter(|l| l.live()) else {
+                    return false;
+                };
+                match life.props.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, p)) => {
+                        let was = p.latest().is_some();
+                        p.put(ts, value.clone(), watermark);
+                        let changed = was || value.is_some();
+                        life.props.retain(|(_, p)| !p.is_gone(watermark));
+                        changed
+                    }
+                    None if value.is_some() => {
+                        life.props.push((*key, Versions::new(ts, value.clone())));
+                        true
+                    }
+                    None => false,
+                }
+            }
+        }
+    }
+
+    /// The ends of edge `id` in the latest state, if it is live.
+    pub(crate) fn latest(&self, id: EdgeId) -> Option<Ends> {
+        let shard = self.shard(id).read();
+        shard.lives.get(&id).filter(|l| l.live()).map(|l| l.ends)
+    }
+
+    /// The ends of edge `id` as of `ts`.
+    pub(crate) fn at(&self, id: EdgeId, ts: Timestamp) -> Option<Ends> {
+        let shard = self.shard(id).read();
+        shard.lives.get(&id)?.at(ts).map(|l| l.ends)
+    }
+
+    /// `v`'s edges on side `dir` as of `ts`, of one label (interned) or of
+    /// all, ordered by (label, other end, id).
+    pub(crate) fn edges_of(
+        &self,
+        v: u32,
+        dir: Direction,
+        label: Option<u32>,
+        ts: Timestamp,
+    ) -> Vec<EdgeAt> {
+        let lists = self.list_shard(v).read();
+        let Some(l) = lists.get(&v) else {
+            return Vec::new();
+        };
+        let list = l.side(dir);
+        let range = match label {
+            Some(label) => {
+                let a = list.partition_point(|x| x.label < label);
+                let b = a + list[a..].partition_point(|x| x.label == label);
+                &list[a..b]
+            }
+            None => &list[..],
+        };
+        range
+            .iter()
+            .filter(|a| a.visible(ts))
+            .map(|a| {
+                let (src, dst) = match dir {
+                    Direction::Out => (v, a.other),
+                    Direction::In => (a.other, v),
+                };
+                (
+                    a.id,
+                    Ends {
+                        src,
+                        dst,
+                        label: a.label,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// The ids of `v`'s live edges on either side in the latest state, with
+    /// their ends (a self-loop once). The caller holds `v`'s lock.
+    pub(crate) fn latest_of(&self, v: u32) -> Vec<EdgeAt> {
+        let mut out = self.edges_of(v, Direction::Out, None, LIVE - 1);
+        out.extend(
+            self.edges_of(v, Direction::In, None, LIVE - 1)
+                .into_iter()
+                .filter(|(_, e)| e.src != v),
+        );
+        out
+    }
+
+    /// Property `key` of edge `id` as of `ts`.
+    pub(crate) fn property_at(&self, id: EdgeId, key: u32, ts: Timestamp) -> Option<Arc<Value>> {
+        let shard = self.shard(id).read();
+        let life = shard.lives.get(&id)?.at(ts)?;
+        let (_, p) = life.props.iter().find(|(k, _)| *k == key)?;
+        p.at(ts).cloned()
+    }
+
+    /// Every property of edge `id` as of `ts`, in the order first set.
+    pub(crate) fn properties_at(&self, id: EdgeId, ts: Timestamp) -> Vec<(u32, Arc<Value>)> {
+        let shard = self.shard(id).read();
+        let Some(life) = shard.lives.get(&id).and_then(|l| l.at(ts)) else {
+            return Vec::new();
+        };
+        life.props
+            .iter()
+            .filter_map(|(k, p)| p.at(ts).map(|x| (*k, x.clone())))
+            .collect()
+    }
+
+    /// The keys edge `id` has a value for in the latest state.
+    pub(crate) fn latest_keys(&self, id: EdgeId) -> Vec<u32> {
+        let shard = self.shard(id).read();
+        shard
+            .lives
+            .get(&id)
+            .filter(|l| l.live())
+            .map_or_else(Vec::new, |l| {
+                l.props
+                    .iter()
+                    .filter(|(_, p)| p.latest().is_some())
+                    .map(|(k, _)| *k)
+                    .collect()
+            })
+    }
+
+    /// Every edge as of `ts` with its properties, ascending by id.
+    pub(crate) fn state_at(&self, ts: Timestamp) -> Vec<EdgeState> {
+        let mut out = Vec::new();
+        for shard in self.edges.iter() {
+            for (&id, life) in shard.read().lives.iter() {
+                if let Some(l) = life.at(ts) {
+                    let props = l
+                        .props
+                        .iter()
+                        .filter_map(|(k, p)| p.at(ts).map(|x| (*k, x.clone())))
+                        .collect();
+                    out.push((id, l.ends, props));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|(id, _, _)| *id);
+        out
+    }
+
+    /// Every edge id and its ends as of `ts`, ascending by id.
+    pub(crate) fn all_at(&self, ts: Timestamp) -> Vec<EdgeAt> {
+        let mut out = Vec::new();
+        for shard in self.edges.iter() {
+            for (&id, life) in shard.read().lives.iter() {
+                if let Some(l) = life.at(ts) {
+                    out.push((id, l.ends));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|(id, _)| *id);
+        out
+    }
+}
+
+/// Drops entries of edges deleted at or before `watermark`.
+fn prune_list(list: &mut Vec<Adj>, watermark: Timestamp) {
+    list.retain(|a| a.died > watermark);
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests fail loudly by design
+mod tests {
+    use super::*;
+
+    fn ends(src: u32, dst: u32, label: u32) -> Ends {
+        Ends { src, dst, label }
+    }
+
+    #[test]
+    fn lists_are_by_label_and_versioned() {
+        let s = EdgeStore::default();
+        s.apply(&EdgeChange::Add(10, ends(1, 2, 5)), 2, 0);
+        s.apply(&EdgeChange::Add(11, ends(1, 2, 5)), 3, 0); // parallel
+        s.apply(&EdgeChange::Add(12, ends(1, 3, 4)), 3, 0);
+        s.apply(&EdgeChange::Remove(10), 4, 0);
+        let ids = |v: Vec<EdgeAt>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+        assert_eq!(ids(s.edges_of(1, Direction::Out, None, 3)), [12, 10, 11]);
+        assert_eq!(ids(s.edges_of(1, Direction::Out, Some(5), 3)), [10, 11]);
+        assert_eq!(ids(s.edges_of(1, Direction::Out, Some(5), 4)), [11]);
+        assert_eq!(
+            ids(s.edges_of(1, Direction::Out, Some(6), 4)),
+            [] as [u64; 0]
+        );
+        assert_eq!(ids(s.edges_of(2, Direction::In, None, 2)), [10]);
+        assert_eq!(s.at(10, 3), Some(ends(1, 2, 5)));
+        assert_eq!(s.at(10, 4), None);
+        assert_eq!(s.count(), 2);
+        assert!(s.next_id() > 12);
+    }
+
+    #[test]
+    fn an_id_used_again_keeps_its_old_life_for_old_snapshots() {
+        let s = EdgeStore::default();
+        let v = |x| Some(Arc::new(Value::Int64(x)));
+        s.apply(&EdgeChange::Add(1, ends(1, 2, 0)), 2, 0);
+        s.apply(&EdgeChange::Property(1, 0, v(7)), 2, 0);
+        s.apply(&EdgeChange::Remove(1), 3, 0);
+        s.apply(&EdgeChange::Add(1, ends(3, 4, 0)), 4, 0);
+        assert_eq!(s.at(1, 2), Some(ends(1, 2, 0)));
+        assert_eq!(s.property_at(1, 0, 2).as_deref(), Some(&Value::Int64(7)));
+        assert_eq!(s.at(1, 3), None);
+        assert_eq!(s.at(1, 4), Some(ends(3, 4, 0)));
+        assert_eq!(s.property_at(1, 0, 4), None);
+        // Once no snapshot can see the old life, it goes.
+        s.apply(&EdgeChange::Remove(1), 6, 0);
+        s.apply(&EdgeChange::Add(1, ends(5, 6, 0)), 7, 6);
+        assert!(s.shard(1).read().lives[&1].older.is_none());
+        // A deleted edge goes once no snapshot can see it, with the next
+        // write to its shard.
+        s.apply(&EdgeChange::Remove(1), 8, 0);
+        s.apply(&EdgeChange::Add(65, ends(5, 6, 0)), 9, 8);
+        assert!(!s.shard(1).read().lives.contains_key(&1));
+    }
+}

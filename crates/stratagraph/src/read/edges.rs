@@ -1,0 +1,112 @@
+//! Property edges as a snapshot sees them.
+
+use super::Snapshot;
+use crate::direction::Direction;
+use crate::error::VertexId;
+use crate::props::edges::{Edge, EdgeDirection, EdgeId, Ends};
+use crate::value::Value;
+use std::sync::Arc;
+
+impl Snapshot {
+    /// Property edge `id`, if it exists here.
+    pub fn edge(&self, id: EdgeId) -> Option<Edge> {
+        let ends = self.store.props.edges.at(id, self.timestamp())?;
+        Some(self.edge_of(id, ends))
+    }
+
+    /// Vertex `v`'s property edges on side `dir`, of `label` or of every
+    /// label, ordered by (label, other end, id). Reading one label reads
+    /// only that label's range of the vertex's list. Empty if `v` is not a
+    /// vertex here.
+    pub fn edges_of(&self, v: VertexId, dir: EdgeDirection, label: Option<&str>) -> Vec<Edge> {
+        let Some(id) = self.internal_id(v) else {
+            return Vec::new();
+        };
+        let label = match label {
+            Some(l) => match self.store.props.labels.lookup(l) {
+                Some(l) => Some(l),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        self.edge_ids_of(id, dir, label)
+            .into_iter()
+            .map(|(e, ends)| self.edge_of(e, ends))
+            .collect()
+    }
+
+    /// `edges_of` by internal id and interned label.
+    pub(crate) fn edge_ids_of(
+        &self,
+        v: u32,
+        dir: EdgeDirection,
+        label: Option<u32>,
+    ) -> Vec<(EdgeId, Ends)> {
+        let (edges, ts) = (&self.store.props.edges, self.timestamp());
+        match dir {
+            EdgeDirection::Out => edges.edges_of(v, Direction::Out, label, ts),
+            EdgeDirection::In => edges.edges_of(v, Direction::In, label, ts),
+            EdgeDirection::Both => {
+                let mut out = edges.edges_of(v, Direction::Out, label, ts);
+                out.extend(
+                    edges
+                        .edges_of(v, Direction::In, label, ts)
+                        .into_iter()
+                        .filter(|(_, e)| e.src != v),
+                );
+                let other = |e: &Ends| if e.src == v { e.dst } else { e.src };
+                out.sort_unstable_by_key(|(id, e)| (e.label, other(e), *id));
+                out
+            }
+        }
+    }
+
+    /// Every property edge here, ascending by id.
+    pub fn edges(&self) -> Vec<Edge> {
+        self.store
+            .props
+            .edges
+            .all_at(self.timestamp())
+            .into_iter()
+            .map(|(e, ends)| self.edge_of(e, ends))
+            .collect()
+    }
+
+    /// Property `key` of edge `id`; `None` if there is no such edge here or
+    /// it has no such property.
+    pub fn edge_property(&self, id: EdgeId, key: &str) -> Option<Value> {
+        let props = &self.store.props;
+        let key = props.keys.lookup(key)?;
+        props
+            .edges
+            .property_at(id, key, self.timestamp())
+            .map(|v| (*v).clone())
+    }
+
+    /// Every property of edge `id` in the order first set (a key removed
+    /// and set again may keep its old place); `None` if there
+    /// is no such edge here.
+    pub fn edge_properties(&self, id: EdgeId) -> Option<Vec<(Arc<str>, Value)>> {
+        let props = &self.store.props;
+        let ts = self.timestamp();
+        props.edges.at(id, ts)?;
+        Some(
+            props
+                .edges
+                .properties_at(id, ts)
+                .into_iter()
+                .map(|(k, v)| (props.keys.name(k), (*v).clone()))
+                .collect(),
+        )
+    }
+
+    fn edge_of(&self, id: EdgeId, ends: Ends) -> Edge {
+        let ids = &self.store.ids;
+        Edge {
+            id,
+            src: ids.external(ends.src),
+            dst: ids.external(ends.dst),
+            label: self.store.props.labels.name(ends.label),
+        }
+    }
+}
