@@ -11,7 +11,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyModule};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyModule, PyString};
 
 /// The `numpy` module, imported once per interpreter.
 pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
@@ -22,7 +22,7 @@ pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 }
 
 /// Python's name for the type of `obj`, for error messages.
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map(|n| n.to_string())
@@ -36,26 +36,81 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// as a vertex id is almost always a bug), `ValueError` for an integer
 /// outside `0..2**64`.
 pub fn vertex(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<u64> {
+    id(obj, arg, "vertex")
+}
+
+/// One property-edge id, checked as vertex ids are.
+///
+/// # Errors
+/// As [`vertex`].
+pub fn edge(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<u64> {
+    id(obj, arg, "edge")
+}
+
+#[inline]
+fn id(obj: &Bound<'_, PyAny>, arg: &str, what: &str) -> PyResult<u64> {
     if let Ok(v) = obj.extract::<u64>() {
         if !obj.is_instance_of::<PyBool>() {
             return Ok(v);
         }
     }
-    vertex_error(obj, arg)
+    id_error(obj, arg, what)
 }
 
 #[cold]
-fn vertex_error<T>(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<T> {
+fn id_error<T>(obj: &Bound<'_, PyAny>, arg: &str, what: &str) -> PyResult<T> {
     let integral = obj.is_instance_of::<PyInt>() || obj.hasattr("__index__").unwrap_or(false);
     if integral && !obj.is_instance_of::<PyBool>() {
         Err(PyValueError::new_err(format!(
-            "{arg}: vertex id {obj} is out of range (ids are integers in 0..2**64)"
+            "{arg}: {what} id {obj} is out of range (ids are integers in 0..2**64)"
         )))
     } else {
         Err(PyTypeError::new_err(format!(
-            "{arg}: expected an integer vertex id, got {}",
+            "{arg}: expected an integer {what} id, got {}",
             type_name(obj)
         )))
+    }
+}
+
+/// An edge weight given alone (not in a batch): a real number, which a
+/// `bool` is not here (`add_edge(u, v, True)` is almost always a bug).
+///
+/// # Errors
+/// `TypeError` naming `arg` for anything else.
+pub fn weight(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
+    if obj.is_instance_of::<PyFloat>()
+        || (obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>())
+    {
+        return obj.extract();
+    }
+    let numpy_bool = || -> PyResult<bool> { obj.is_instance(&numpy(obj.py())?.getattr("bool_")?) };
+    if obj.is_instance_of::<PyBool>() || obj.is_instance_of::<PyString>() || numpy_bool()? {
+        return Err(weight_error(obj, arg));
+    }
+    obj.extract().map_err(|_| weight_error(obj, arg))
+}
+
+#[cold]
+fn weight_error(obj: &Bound<'_, PyAny>, arg: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{arg}: expected a weight (a real number), got {}",
+        type_name(obj)
+    ))
+}
+
+/// Which of a vertex's property edges to read, from its Python spelling.
+///
+/// # Errors
+/// `ValueError` for anything but `"out"`, `"in"` and `"both"`.
+pub fn edge_direction(value: &str) -> PyResult<stratagraph::EdgeDirection> {
+    use stratagraph::EdgeDirection;
+    match value {
+        "out" => Ok(EdgeDirection::Out),
+        "in" => Ok(EdgeDirection::In),
+        "both" => Ok(EdgeDirection::Both),
+        _ => Err(PyValueError::new_err(format!(
+            "direction: expected \"out\", \"in\" or \"both\", got {value:?}"
+        ))),
     }
 }
 

@@ -27,7 +27,8 @@ mod classes {
         stratagraph,
         NotFound,
         Error,
-        "A vertex or edge the call names does not exist."
+        "A vertex or edge (weighted, or a property edge by id) the call \
+         names does not exist."
     );
     pyo3::create_exception!(
         stratagraph,
@@ -35,7 +36,8 @@ mod classes {
         Error,
         "The engine refused a value: a non-finite or negative weight, a \
          self-loop the store forbids, an edge to a vertex deleted in the same \
-         transaction, or a malformed edge-list line."
+         transaction, a bad label, property key or value, an edge id already \
+         in use, or a malformed edge-list line."
     );
     pyo3::create_exception!(
         stratagraph,
@@ -122,13 +124,17 @@ pub fn engine(err: stratagraph::Error) -> PyErr {
 pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
     use stratagraph::Error as E;
     match err {
-        E::VertexNotFound { .. } | E::EdgeNotFound { .. } => NotFound::new_err(msg),
+        E::VertexNotFound { .. } | E::EdgeNotFound { .. } | E::NoSuchEdge { .. } => {
+            NotFound::new_err(msg)
+        }
         E::VertexDeletedInTransaction { .. }
         | E::InvalidWeight { .. }
         | E::SelfLoop { .. }
         | E::OptionsMismatch { .. }
         | E::InvalidName { .. }
         | E::InvalidValue { .. }
+        | E::InvalidEdgeValue { .. }
+        | E::EdgeIdTaken { .. }
         | E::NotIndexable { .. }
         | E::NotAStore { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),

@@ -9,6 +9,7 @@ use pyo3::types::PyDict;
 use stratagraph::{Graph, Options};
 
 use crate::conversions::{self as conv, same_length};
+use crate::edges::{self, EdgeArgs};
 use crate::errors;
 use crate::snapshot::PySnapshot;
 use crate::transaction::PyTransaction;
@@ -77,6 +78,36 @@ impl PyGraph {
             } else {
                 f(g).map_err(errors::engine)
             }
+        })
+    }
+
+    /// Runs `f` in a transaction of its own and commits it, without the
+    /// GIL (a commit waits for concurrent batch writes): the single calls
+    /// the engine offers only inside transactions. A `Conflict` (another
+    /// commit changed the same element in between) runs it again, as a
+    /// single write would have been ordered after that commit.
+    fn in_txn<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl Fn(&mut stratagraph::WriteTxn) -> stratagraph::Result<R> + Sync,
+    ) -> PyResult<(R, u64)> {
+        const ATTEMPTS: usize = 16;
+        self.with(|g| {
+            py.detach(|| {
+                let mut attempt = 0;
+                loop {
+                    let mut tx = g.begin();
+                    let out = f(&mut tx)?;
+                    match tx.commit() {
+                        Ok(ts) => return Ok((out, ts)),
+                        Err(stratagraph::Error::Conflict { .. }) if attempt + 1 < ATTEMPTS => {
+                            attempt += 1;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            })
+            .map_err(errors::engine)
         })
     }
 }
@@ -339,40 +370,98 @@ impl PyGraph {
         })
     }
 
-    /// Inserts edge ``u -> v`` (or re-weights it if it exists); returns the
-    /// commit timestamp. Missing endpoints are created unless the store was
-    /// made with ``auto_create_vertices=False``.
-    #[pyo3(signature = (u, v, weight = 1.0))]
+    /// ``add_edge(u, v, weight=1.0)`` inserts the weighted edge ``u -> v``
+    /// (or re-weights it if it exists) and returns the commit timestamp.
+    ///
+    /// ``add_edge(u, v, label, **properties)``, with a ``str`` label,
+    /// creates a new property edge ``u -> v`` with that label and the
+    /// keyword arguments as its properties (``weight=`` among them is a
+    /// property then) in a transaction of its own, and returns the edge's
+    /// id (not a timestamp). Any number of property edges may join two
+    /// vertices; they are kept apart from the weighted structure the
+    /// analytics read.
+    ///
+    /// Missing endpoints are created unless the store was made with
+    /// ``auto_create_vertices=False``. A third argument that is neither a
+    /// ``str`` nor a real number (a ``bool`` is not one here), or keyword
+    /// arguments other than ``weight`` without a label, raise
+    /// ``TypeError``.
+    #[pyo3(signature = (u, v, label = None, /, **properties))]
     fn add_edge(
         &self,
         py: Python<'_>,
         u: &Bound<'_, PyAny>,
         v: &Bound<'_, PyAny>,
-        weight: f64,
+        label: Option<&Bound<'_, PyAny>>,
+        properties: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<u64> {
         let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.write(py, |g| g.insert_edge(u, v, weight))
+        if label.is_none() && properties.is_none() {
+            return self.write(py, |g| g.insert_edge(u, v, 1.0));
+        }
+        match edges::add_edge_args(label, properties)? {
+            EdgeArgs::Weighted(weight) => self.write(py, |g| g.insert_edge(u, v, weight)),
+            EdgeArgs::Property(label, props) => {
+                let props = values::borrowed(&props);
+                let (id, _) = self.in_txn(py, |tx| tx.add_edge(u, v, &label, &props))?;
+                Ok(id)
+            }
+        }
     }
 
     /// Takes ``add_edge``'s arguments and does nothing: the cost of a bare
     /// method call, the baseline ``bench/python_speed.py`` compares
     /// ``add_edge`` with. Not API.
-    #[pyo3(signature = (u, v, weight = 1.0))]
-    fn _empty_method(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>, weight: f64) -> u64 {
-        let _ = (u, v, weight);
+    #[pyo3(signature = (u, v, label = None, /, **properties))]
+    fn _empty_method(
+        &self,
+        u: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        label: Option<&Bound<'_, PyAny>>,
+        properties: Option<&Bound<'_, PyDict>>,
+    ) -> u64 {
+        let _ = (u, v, label, properties);
         0
     }
 
-    /// Deletes edge ``u -> v``; returns the commit timestamp. Raises
-    /// ``NotFound`` if it does not exist.
+    /// ``remove_edge(u, v)`` deletes the weighted edge ``u -> v``;
+    /// ``remove_edge(edge_id)`` deletes the property edge with that id and
+    /// its properties. Returns the commit timestamp; raises ``NotFound`` if
+    /// the edge does not exist.
+    #[pyo3(signature = (u, v = None))]
     fn remove_edge(
         &self,
         py: Python<'_>,
         u: &Bound<'_, PyAny>,
-        v: &Bound<'_, PyAny>,
+        v: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.write(py, |g| g.delete_edge(u, v))
+        match v {
+            Some(v) => {
+                let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+                self.write(py, |g| g.delete_edge(u, v))
+            }
+            None => {
+                let e = conv::edge(u, "edge_id")?;
+                let ((), ts) = self.in_txn(py, |tx| tx.remove_edge(e))?;
+                Ok(ts)
+            }
+        }
+    }
+
+    /// Sets property ``key`` of property edge ``edge_id`` to ``value``;
+    /// returns the commit timestamp. Raises ``NotFound`` if the edge does
+    /// not exist, ``InvalidInput`` for a bad key or value.
+    fn set_edge_property(
+        &self,
+        py: Python<'_>,
+        edge_id: &Bound<'_, PyAny>,
+        key: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<u64> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let value = values::to_value(value, &format!("property {key:?}"))?;
+        let ((), ts) = self.in_txn(py, |tx| tx.set_edge_property(e, key, value.clone()))?;
+        Ok(ts)
     }
 
     /// Inserts the edges ``src[i] -> dst[i]`` atomically at one timestamp

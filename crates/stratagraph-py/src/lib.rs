@@ -6,7 +6,8 @@
 //! `transaction.rs`, `snapshot.rs` (reads, extraction, analytics, with
 //! `index.rs` and `analytics.rs` behind it), `errors.rs` (the exception
 //! hierarchy), `conversions.rs` (argument checking and numpy arrays),
-//! `values.rs` (property values to and from Python natives) and
+//! `values.rs` (property values to and from Python natives), `edges.rs`
+//! (property edges: `add_edge`'s two meanings, edges as dicts) and
 //! `speed.rs` (the Rust side of the Python speed benchmark).
 //!
 //! Every call that can take long releases the GIL; the engine's `Graph` and
@@ -16,6 +17,7 @@
 mod analytics;
 mod conversions;
 mod edgelist;
+mod edges;
 mod errors;
 mod graph;
 mod index;

@@ -8,11 +8,12 @@ use numpy::{IntoPyArray, PyArray1};
 use parking_lot::RwLock;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
-use stratagraph::Snapshot;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use stratagraph::{Edge, EdgeDirection, Snapshot};
 
 use crate::analytics;
 use crate::conversions as conv;
+use crate::edges;
 use crate::errors::{self, NotFound};
 use crate::index::{self, VertexIndex};
 use crate::values;
@@ -113,13 +114,39 @@ impl PySnapshot {
         }
     }
 
+    /// `v`'s property edges on side `dir`, of `label` or of all; raises
+    /// `NotFound` if `v` is not a vertex here.
+    fn property_edges_of(
+        &self,
+        v: u64,
+        dir: EdgeDirection,
+        label: Option<&str>,
+    ) -> PyResult<Vec<Edge>> {
+        self.with(|s| {
+            if !s.has_vertex(v) {
+                return Err(vertex_missing(v));
+            }
+            Ok(s.edges_of(v, dir, label))
+        })
+    }
+
     fn neighbor_ids<'py>(
         &self,
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
+        label: Option<&str>,
         inn: bool,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let v = conv::vertex(v, "v")?;
+        if let Some(label) = label {
+            let dir = if inn {
+                EdgeDirection::In
+            } else {
+                EdgeDirection::Out
+            };
+            let found = self.property_edges_of(v, dir, Some(label))?;
+            return Ok(edges::other_ends(&found, !inn).into_pyarray(py));
+        }
         let out = self.with(|s| {
             let id = Self::source(s, v)?;
             let mut out = Vec::new();
@@ -308,22 +335,122 @@ impl PySnapshot {
 
     /// Out-neighbours of ``v`` (all neighbours if undirected) as a uint64
     /// array, in ascending internal-id order (the order of ``vertices()``,
-    /// not numeric order). Raises ``NotFound`` if ``v`` does not exist.
+    /// not numeric order): the weighted edges. With ``label``: the
+    /// destinations of ``v``'s out-going property edges of that label, once
+    /// per edge (parallel edges repeat a neighbour), in ``edges_of`` order;
+    /// property edges keep their direction in an undirected graph too.
+    /// Raises ``NotFound`` if ``v`` does not exist.
+    #[pyo3(signature = (v, label = None))]
     fn neighbors<'py>(
         &self,
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
+        label: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        self.neighbor_ids(py, v, false)
+        self.neighbor_ids(py, v, label, false)
     }
 
-    /// In-neighbours of ``v`` as a uint64 array, ordered as ``neighbors``.
+    /// In-neighbours of ``v`` as a uint64 array, ordered as ``neighbors``;
+    /// with ``label``, the sources of ``v``'s in-coming property edges of
+    /// that label, once per edge.
+    #[pyo3(signature = (v, label = None))]
     fn in_neighbors<'py>(
         &self,
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
+        label: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        self.neighbor_ids(py, v, true)
+        self.neighbor_ids(py, v, label, true)
+    }
+
+    /// Property edge ``edge_id`` as a dict: ``{"id", "src", "dst",
+    /// "label", "properties"}``. Raises ``NotFound`` if it does not exist
+    /// here.
+    fn edge<'py>(
+        &self,
+        py: Python<'py>,
+        edge_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let (edge, props) = self.with(|s| {
+            let edge = s
+                .edge(e)
+                .ok_or_else(|| edges::missing(e, " in this snapshot"))?;
+            Ok((edge, s.edge_properties(e).unwrap_or_default()))
+        })?;
+        edges::dict_with(py, &edge, &props)
+    }
+
+    /// Property ``key`` of property edge ``edge_id``, or ``default`` if it
+    /// has none (or the edge does not exist here).
+    #[pyo3(signature = (edge_id, key, default = None))]
+    fn edge_property(
+        &self,
+        py: Python<'_>,
+        edge_id: &Bound<'_, PyAny>,
+        key: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let value = self.with(|s| Ok(s.edge_property(e, key)))?;
+        values::or_default(py, value, default)
+    }
+
+    /// Every property of property edge ``edge_id`` as a dict (in the order
+    /// first set). Raises ``NotFound`` if the edge does not exist here.
+    fn edge_properties<'py>(
+        &self,
+        py: Python<'py>,
+        edge_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let props = self.with(|s| {
+            s.edge_properties(e)
+                .ok_or_else(|| edges::missing(e, " in this snapshot"))
+        })?;
+        values::dict(py, &props)
+    }
+
+    /// The property edges of vertex ``v`` as dicts ``{"id", "src", "dst",
+    /// "label"}``: those of ``label`` (every label if ``None``), on side
+    /// ``direction`` (``"out"``, ``"in"`` or ``"both"``, where a self-loop
+    /// appears once). They come grouped by label (not alphabetically),
+    /// within a label ordered by the other end as ``vertices()`` orders
+    /// vertices, then by id. Raises ``NotFound`` if ``v`` does not exist,
+    /// ``ValueError`` for another direction. (``edges()`` lists the
+    /// weighted edges.)
+    #[pyo3(signature = (v, label = None, direction = "out"))]
+    fn edges_of<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+        label: Option<&str>,
+        direction: &str,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (v, dir) = (conv::vertex(v, "v")?, conv::edge_direction(direction)?);
+        edges::list(py, &self.property_edges_of(v, dir, label)?)
+    }
+
+    /// The ids of the property edges ``edges_of`` lists, in its order, as
+    /// a uint64 array.
+    #[pyo3(signature = (v, label = None, direction = "out"))]
+    fn edge_ids<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+        label: Option<&str>,
+        direction: &str,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let (v, dir) = (conv::vertex(v, "v")?, conv::edge_direction(direction)?);
+        let found = self.property_edges_of(v, dir, label)?;
+        Ok(edges::ids(&found).into_pyarray(py))
+    }
+
+    /// Every property edge as a dict ``{"id", "src", "dst", "label"}``,
+    /// ascending by id.
+    fn property_edges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let all = self.with(|s| Ok(py.detach(|| s.edges())))?;
+        edges::list(py, &all)
     }
 
     /// Every vertex id as a uint64 array, in the order every per-vertex

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use numpy::{IntoPyArray, PyArray1};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use stratagraph::WriteTxn;
+use pyo3::types::{PyDict, PyList};
+use stratagraph::{Edge, EdgeDirection, WriteTxn};
 
 use crate::conversions as conv;
+use crate::edges::{self, EdgeArgs};
 use crate::errors::{self, Closed, NotFound};
 use crate::values;
 
@@ -80,19 +81,47 @@ impl PyTransaction {
         &self,
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
+        label: Option<&str>,
         out: bool,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let v = conv::vertex(v, "v")?;
         let ids = self.with(py, |tx| {
-            let ids = if out {
-                tx.out_neighbors(v)
-            } else {
-                tx.in_neighbors(v)
+            let ids = match label {
+                None if out => tx.out_neighbors(v),
+                None => tx.in_neighbors(v),
+                Some(label) => {
+                    let dir = if out {
+                        EdgeDirection::Out
+                    } else {
+                        EdgeDirection::In
+                    };
+                    tx.edges_of(v, dir, Some(label))
+                        .map(|found| edges::other_ends(&found, out))
+                }
             };
-            ids.ok_or_else(|| NotFound::new_err(format!("vertex {v} does not exist")))
+            ids.ok_or_else(|| vertex_missing(v))
         })?;
         Ok(ids.into_pyarray(py))
     }
+
+    /// `v`'s property edges on side `direction`, of `label` or of all.
+    fn edges_of_vertex(
+        &self,
+        py: Python<'_>,
+        v: &Bound<'_, PyAny>,
+        label: Option<&str>,
+        direction: &str,
+    ) -> PyResult<Vec<Edge>> {
+        let v = conv::vertex(v, "v")?;
+        let dir = conv::edge_direction(direction)?;
+        self.with(py, |tx| {
+            tx.edges_of(v, dir, label).ok_or_else(|| vertex_missing(v))
+        })
+    }
+}
+
+fn vertex_missing(v: u64) -> PyErr {
+    NotFound::new_err(format!("vertex {v} does not exist"))
 }
 
 #[pymethods]
@@ -217,32 +246,203 @@ impl PyTransaction {
         self.with(py, |tx| tx.delete_vertex(v).map_err(errors::engine))
     }
 
-    /// Inserts (or re-weights) edge ``u -> v``. Raises ``InvalidInput`` for
-    /// a non-finite weight, a refused self-loop, or an endpoint this
+    /// ``add_edge(u, v, weight=1.0)`` inserts (or re-weights) the weighted
+    /// edge ``u -> v`` and returns ``None``. Raises ``InvalidInput`` for a
+    /// non-finite weight, a refused self-loop, or an endpoint this
     /// transaction deleted.
-    #[pyo3(signature = (u, v, weight = 1.0))]
+    ///
+    /// ``add_edge(u, v, label, **properties)``, with a ``str`` label,
+    /// creates a new property edge ``u -> v`` with that label and the
+    /// keyword arguments as its properties (``weight=`` among them is a
+    /// property then), and returns its id. Any number of property edges
+    /// may join two vertices; they are kept apart from the weighted
+    /// structure. Raises ``InvalidInput`` for a bad label, key or value or
+    /// an endpoint this transaction deleted.
+    ///
+    /// A third argument that is neither a ``str`` nor a real number (a
+    /// ``bool`` is not one here), or keyword arguments other than
+    /// ``weight`` without a label, raise ``TypeError``.
+    #[pyo3(signature = (u, v, label = None, /, **properties))]
     fn add_edge(
         &self,
         py: Python<'_>,
         u: &Bound<'_, PyAny>,
         v: &Bound<'_, PyAny>,
-        weight: f64,
-    ) -> PyResult<()> {
+        label: Option<&Bound<'_, PyAny>>,
+        properties: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Option<u64>> {
         let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        match edges::add_edge_args(label, properties)? {
+            EdgeArgs::Weighted(weight) => {
+                self.with(py, |tx| {
+                    tx.insert_edge(u, v, weight).map_err(errors::engine)
+                })?;
+                Ok(None)
+            }
+            EdgeArgs::Property(label, props) => self
+                .with(py, |tx| {
+                    tx.add_edge(u, v, &label, &values::borrowed(&props))
+                        .map_err(errors::engine)
+                })
+                .map(Some),
+        }
+    }
+
+    /// Creates property edge ``edge_id``: ``u -> v`` labelled ``label``
+    /// with the keyword arguments as its properties, as ``add_edge`` does
+    /// but with an id the caller chooses (ids ``add_edge`` hands out later
+    /// stay clear of it). Raises ``InvalidInput`` if an edge has that id.
+    #[pyo3(signature = (edge_id, u, v, label, /, **properties))]
+    fn add_edge_with_id(
+        &self,
+        py: Python<'_>,
+        edge_id: &Bound<'_, PyAny>,
+        u: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        label: &str,
+        properties: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        let props = values::properties(properties)?;
         self.with(py, |tx| {
-            tx.insert_edge(u, v, weight).map_err(errors::engine)
+            tx.add_edge_with_id(e, u, v, label, &values::borrowed(&props))
+                .map_err(errors::engine)
         })
     }
 
-    /// Deletes edge ``u -> v``. Raises ``NotFound`` if it does not exist.
+    /// ``remove_edge(u, v)`` deletes the weighted edge ``u -> v``;
+    /// ``remove_edge(edge_id)`` deletes the property edge with that id and
+    /// its properties. Raises ``NotFound`` if it does not exist.
+    #[pyo3(signature = (u, v = None))]
     fn remove_edge(
         &self,
         py: Python<'_>,
         u: &Bound<'_, PyAny>,
-        v: &Bound<'_, PyAny>,
+        v: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(py, |tx| tx.delete_edge(u, v).map_err(errors::engine))
+        match v {
+            Some(v) => {
+                let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+                self.with(py, |tx| tx.delete_edge(u, v).map_err(errors::engine))
+            }
+            None => {
+                let e = conv::edge(u, "edge_id")?;
+                self.with(py, |tx| tx.remove_edge(e).map_err(errors::engine))
+            }
+        }
+    }
+
+    /// Sets property ``key`` of property edge ``edge_id`` to ``value``.
+    /// Raises ``NotFound`` if the edge does not exist, ``InvalidInput`` for
+    /// a bad key or value.
+    fn set_edge_property(
+        &self,
+        py: Python<'_>,
+        edge_id: &Bound<'_, PyAny>,
+        key: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let value = values::to_value(value, &format!("property {key:?}"))?;
+        self.with(py, |tx| {
+            tx.set_edge_property(e, key, value).map_err(errors::engine)
+        })
+    }
+
+    /// Removes property ``key`` of property edge ``edge_id``; returns
+    /// whether it was set. Raises ``NotFound`` if the edge does not exist.
+    fn remove_edge_property(
+        &self,
+        py: Python<'_>,
+        edge_id: &Bound<'_, PyAny>,
+        key: &str,
+    ) -> PyResult<bool> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        self.with(py, |tx| {
+            tx.remove_edge_property(e, key).map_err(errors::engine)
+        })
+    }
+
+    /// Property ``key`` of property edge ``edge_id`` counting this
+    /// transaction's writes, or ``default`` if it has none (or the edge
+    /// does not exist).
+    #[pyo3(signature = (edge_id, key, default = None))]
+    fn edge_property(
+        &self,
+        py: Python<'_>,
+        edge_id: &Bound<'_, PyAny>,
+        key: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let value = self.with(py, |tx| Ok(tx.edge_property(e, key)))?;
+        values::or_default(py, value, default)
+    }
+
+    /// Every property of property edge ``edge_id`` as a dict (in the order
+    /// first set), counting this transaction's writes. Raises ``NotFound``
+    /// if the edge does not exist.
+    fn edge_properties<'py>(
+        &self,
+        py: Python<'py>,
+        edge_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let props = self.with(py, |tx| {
+            tx.edge_properties(e).ok_or_else(|| edges::missing(e, ""))
+        })?;
+        values::dict(py, &props)
+    }
+
+    /// Property edge ``edge_id`` as a dict, counting this transaction's
+    /// writes: ``{"id", "src", "dst", "label", "properties"}``. Raises
+    /// ``NotFound`` if it does not exist.
+    fn edge<'py>(
+        &self,
+        py: Python<'py>,
+        edge_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let e = conv::edge(edge_id, "edge_id")?;
+        let (edge, props) = self.with(py, |tx| {
+            let edge = tx.edge(e).ok_or_else(|| edges::missing(e, ""))?;
+            Ok((edge, tx.edge_properties(e).unwrap_or_default()))
+        })?;
+        edges::dict_with(py, &edge, &props)
+    }
+
+    /// The property edges of vertex ``v`` counting this transaction's
+    /// writes, as dicts ``{"id", "src", "dst", "label"}``: those of
+    /// ``label`` (every label if ``None``), on side ``direction``
+    /// (``"out"``, ``"in"`` or ``"both"``, where a self-loop appears once),
+    /// grouped by label (not alphabetically), within a label ordered by
+    /// the other end as ``Snapshot.vertices()`` orders vertices, then by
+    /// id. Raises ``NotFound`` if ``v`` does not exist, ``ValueError`` for
+    /// another direction.
+    #[pyo3(signature = (v, label = None, direction = "out"))]
+    fn edges_of<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+        label: Option<&str>,
+        direction: &str,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let found = self.edges_of_vertex(py, v, label, direction)?;
+        edges::list(py, &found)
+    }
+
+    /// The ids of the property edges ``edges_of`` lists, in its order, as
+    /// a uint64 array.
+    #[pyo3(signature = (v, label = None, direction = "out"))]
+    fn edge_ids<'py>(
+        &self,
+        py: Python<'py>,
+        v: &Bound<'py, PyAny>,
+        label: Option<&str>,
+        direction: &str,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let found = self.edges_of_vertex(py, v, label, direction)?;
+        Ok(edges::ids(&found).into_pyarray(py))
     }
 
     /// Whether ``v`` exists, counting this transaction's writes.
@@ -273,23 +473,31 @@ impl PyTransaction {
     }
 
     /// Out-neighbours of ``v`` counting this transaction's writes, as a
-    /// uint64 array in ascending internal-id order. Raises ``NotFound`` if
-    /// ``v`` does not exist.
+    /// uint64 array in ascending internal-id order (the weighted edges).
+    /// With ``label``: the destinations of ``v``'s out-going property edges
+    /// of that label, once per edge (parallel edges repeat a neighbour),
+    /// in ``edges_of`` order. Raises ``NotFound`` if ``v`` does not exist.
+    #[pyo3(signature = (v, label = None))]
     fn neighbors<'py>(
         &self,
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
+        label: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        self.neighbor_ids(py, v, true)
+        self.neighbor_ids(py, v, label, true)
     }
 
-    /// In-neighbours of ``v`` counting this transaction's writes.
+    /// In-neighbours of ``v`` counting this transaction's writes; with
+    /// ``label``, the sources of ``v``'s in-coming property edges of that
+    /// label, once per edge, as ``neighbors`` does.
+    #[pyo3(signature = (v, label = None))]
     fn in_neighbors<'py>(
         &self,
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
+        label: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        self.neighbor_ids(py, v, false)
+        self.neighbor_ids(py, v, label, false)
     }
 
     /// Applies every write atomically and returns the commit timestamp (an

@@ -45,19 +45,27 @@ _Ids = npt.ArrayLike
 _U64 = npt.NDArray[np.uint64]
 _I64 = npt.NDArray[np.int64]
 _F64 = npt.NDArray[np.float64]
+#: A property edge as ``edges_of`` and ``property_edges`` list it:
+#: ``{"id": int, "src": int, "dst": int, "label": str}``; ``edge()`` adds
+#: ``"properties": dict``.
+_EdgeDict = Dict[str, Any]
+_Direction = Literal["out", "in", "both"]
 
 class Error(Exception):
     """Base class of every error stratagraph raises on purpose."""
 
 class NotFound(Error):
     """A vertex or edge the call names does not exist (engine:
-    ``VertexNotFound``, ``EdgeNotFound``)."""
+    ``VertexNotFound``, ``EdgeNotFound``, ``NoSuchEdge`` for a property
+    edge id)."""
 
 class InvalidInput(Error):
     """A refused value: non-finite weight, forbidden self-loop, an edge to a
     vertex deleted in the same transaction, a negative weight for ``sssp``,
-    a malformed edge-list line (engine: ``InvalidWeight``, ``SelfLoop``,
-    ``VertexDeletedInTransaction``)."""
+    a bad label, property key or value, an edge id already in use, a
+    malformed edge-list line (engine: ``InvalidWeight``, ``SelfLoop``,
+    ``VertexDeletedInTransaction``, ``InvalidName``, ``InvalidValue``,
+    ``InvalidEdgeValue``, ``EdgeIdTaken``)."""
 
 class CapacityExceeded(Error):
     """The store ran out of vertex ids: 2**32 - 1 of them, or the graph's
@@ -192,12 +200,34 @@ class Graph:
     def remove_vertices(self, vertices: _Ids) -> int:
         """Deletes all of them and their edges atomically; ``NotFound`` (and
         nothing deleted) if one is missing."""
-    def _empty_method(self, u: _Id, v: _Id, weight: float = 1.0) -> int:
+    def _empty_method(
+        self, u: _Id, v: _Id, label: Union[None, str, float] = None, /, **properties: Any
+    ) -> int:
         """Does nothing: the baseline of ``bench/python_speed.py``. Not API."""
-    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> int:
-        """Inserts or re-weights ``u -> v``, creating missing endpoints."""
+    @overload
+    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0, /) -> int: ...
+    @overload
+    def add_edge(self, u: _Id, v: _Id, /, *, weight: float) -> int: ...
+    @overload
+    def add_edge(self, u: _Id, v: _Id, label: str, /, **properties: PropertyValue) -> int:
+        """With a number (or nothing, or ``weight=``): inserts or re-weights
+        the weighted edge ``u -> v`` and returns the commit timestamp. With
+        a ``str`` label: creates a new property edge ``u -> v`` with the
+        keyword arguments as properties and returns its id. Missing
+        endpoints are created (unless ``auto_create_vertices=False``).
+        Anything else as the third argument (a ``bool`` included), or
+        keyword arguments other than ``weight`` without a label, raise
+        ``TypeError``."""
+    @overload
+    def remove_edge(self, edge_id: int, /) -> int: ...
+    @overload
     def remove_edge(self, u: _Id, v: _Id) -> int:
-        """Deletes ``u -> v``; ``NotFound`` if missing."""
+        """Deletes the weighted edge ``u -> v``, or with one argument the
+        property edge ``edge_id``; returns the commit timestamp;
+        ``NotFound`` if missing."""
+    def set_edge_property(self, edge_id: int, key: str, value: PropertyValue) -> int:
+        """Sets property ``key`` of property edge ``edge_id``; returns the
+        commit timestamp; ``NotFound`` if the edge is missing."""
     def add_edges(
         self, src: _Ids, dst: _Ids, weights: Union[None, float, npt.ArrayLike] = None
     ) -> int:
@@ -252,20 +282,68 @@ class Transaction:
         counting this transaction's writes."""
     def remove_vertex(self, v: _Id) -> None:
         """Deletes ``v`` and its edges; ``NotFound`` if missing."""
-    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0) -> None:
-        """Inserts or re-weights ``u -> v``."""
+    @overload
+    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0, /) -> None: ...
+    @overload
+    def add_edge(self, u: _Id, v: _Id, /, *, weight: float) -> None: ...
+    @overload
+    def add_edge(self, u: _Id, v: _Id, label: str, /, **properties: PropertyValue) -> int:
+        """With a number (or nothing, or ``weight=``): inserts or re-weights
+        the weighted edge ``u -> v``. With a ``str`` label: creates a new
+        property edge ``u -> v`` with the keyword arguments as properties
+        and returns its id. Anything else as the third argument (a ``bool``
+        included), or keyword arguments other than ``weight`` without a
+        label, raise ``TypeError``."""
+    def add_edge_with_id(
+        self, edge_id: int, u: _Id, v: _Id, label: str, /, **properties: PropertyValue
+    ) -> None:
+        """Creates property edge ``edge_id`` (``u -> v``, ``label``,
+        properties); ``InvalidInput`` if the id is in use."""
+    @overload
+    def remove_edge(self, edge_id: int, /) -> None: ...
+    @overload
     def remove_edge(self, u: _Id, v: _Id) -> None:
-        """Deletes ``u -> v``; ``NotFound`` if missing."""
+        """Deletes the weighted edge ``u -> v``, or with one argument the
+        property edge ``edge_id``; ``NotFound`` if missing."""
+    def set_edge_property(self, edge_id: int, key: str, value: PropertyValue) -> None:
+        """Sets property ``key`` of property edge ``edge_id``; ``NotFound``
+        if the edge is missing."""
+    def remove_edge_property(self, edge_id: int, key: str) -> bool:
+        """Removes property ``key`` of property edge ``edge_id``; whether it
+        was set. ``NotFound`` if the edge is missing."""
+    def edge_property(self, edge_id: int, key: str, default: Any = None) -> Any:
+        """Property ``key`` of property edge ``edge_id``, or ``default``."""
+    def edge_properties(self, edge_id: int) -> Dict[str, Any]:
+        """Every property of property edge ``edge_id``; ``NotFound`` if the
+        edge is missing."""
+    def edge(self, edge_id: int) -> _EdgeDict:
+        """``{"id", "src", "dst", "label", "properties"}``; ``NotFound`` if
+        missing."""
+    def edges_of(
+        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+    ) -> List[_EdgeDict]:
+        """``v``'s property edges (of ``label``, or all) on side
+        ``direction`` (a self-loop once in "both"), grouped by label, then
+        by other end (``vertices()`` order), then id; ``NotFound`` if ``v`` is missing, ``ValueError`` for another
+        direction."""
+    def edge_ids(
+        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+    ) -> _U64:
+        """The ids of ``edges_of(v, label, direction)``, in its order."""
     def has_vertex(self, v: _Id) -> bool:
         """Whether ``v`` exists, counting this transaction's writes."""
     def has_edge(self, u: _Id, v: _Id) -> bool:
         """Whether ``u -> v`` exists, counting this transaction's writes."""
     def weight(self, u: _Id, v: _Id) -> float:
         """Weight of ``u -> v``; ``NotFound`` if missing."""
-    def neighbors(self, v: _Id) -> _U64:
-        """Out-neighbours of ``v`` (ascending internal id)."""
-    def in_neighbors(self, v: _Id) -> _U64:
-        """In-neighbours of ``v`` (ascending internal id)."""
+    def neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+        """Out-neighbours of ``v`` (ascending internal id); with ``label``,
+        the destinations of its out-going property edges of that label,
+        once per edge, in ``edges_of`` order."""
+    def in_neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+        """In-neighbours of ``v`` (ascending internal id); with ``label``,
+        the sources of its in-coming property edges of that label, once per
+        edge."""
     def commit(self) -> int:
         """Applies every write atomically; returns the commit timestamp."""
     def rollback(self) -> None:
@@ -337,10 +415,35 @@ class Snapshot:
     @overload
     def in_degree(self, v: _Id) -> int:
         """In-degree; without ``v`` an array aligned with ``vertices()``."""
-    def neighbors(self, v: _Id) -> _U64:
-        """Out-neighbours (all neighbours if undirected), ascending internal id."""
-    def in_neighbors(self, v: _Id) -> _U64:
-        """In-neighbours, ascending internal id."""
+    def neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+        """Out-neighbours (all neighbours if undirected), ascending internal
+        id; with ``label``, the destinations of ``v``'s out-going property
+        edges of that label, once per edge, in ``edges_of`` order (property
+        edges keep their direction in undirected graphs too)."""
+    def in_neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+        """In-neighbours, ascending internal id; with ``label``, the sources
+        of ``v``'s in-coming property edges of that label, once per edge."""
+    def edge(self, edge_id: int) -> _EdgeDict:
+        """Property edge ``edge_id`` as ``{"id", "src", "dst", "label",
+        "properties"}``; ``NotFound`` if missing."""
+    def edge_property(self, edge_id: int, key: str, default: Any = None) -> Any:
+        """Property ``key`` of property edge ``edge_id``, or ``default``."""
+    def edge_properties(self, edge_id: int) -> Dict[str, Any]:
+        """Every property of property edge ``edge_id`` (in the order set);
+        ``NotFound`` if the edge is missing."""
+    def edges_of(
+        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+    ) -> List[_EdgeDict]:
+        """``v``'s property edges (of ``label``, or all) on side
+        ``direction`` (a self-loop once in "both"), grouped by label, then
+        by other end (``vertices()`` order), then id; ``NotFound`` if ``v`` is missing, ``ValueError`` for another
+        direction. (``edges()`` lists the weighted edges.)"""
+    def edge_ids(
+        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+    ) -> _U64:
+        """The ids of ``edges_of(v, label, direction)``, in its order."""
+    def property_edges(self) -> List[_EdgeDict]:
+        """Every property edge (without properties), ascending by id."""
     def vertices(self) -> _U64:
         """Every vertex id, in the order all per-vertex arrays use."""
     @overload
