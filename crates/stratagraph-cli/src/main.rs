@@ -43,9 +43,26 @@ enum Command {
     Load {
         /// The store's directory.
         dir: PathBuf,
-        /// Files to load, in order.
-        #[arg(required = true)]
+        /// Edge-list files to load into the weighted structure, in order.
+        #[arg(required_unless_present_any = ["graphson", "vertices", "edges"])]
         inputs: Vec<PathBuf>,
+        /// A GraphSON 3.0 property graph (TinkerPop's one vertex per line),
+        /// loaded after the edge lists.
+        #[arg(long, value_name = "FILE")]
+        graphson: Vec<PathBuf>,
+        /// A CSV file of vertices with a header row (`:ID`, `:LABEL`,
+        /// `name:type` columns); `LABEL=FILE` gives rows without a label
+        /// column that label.
+        #[arg(long, value_name = "[LABEL=]FILE", value_parser = csv_file_arg)]
+        vertices: Vec<stratagraph_io::csv::CsvFile>,
+        /// A CSV file of property edges (`:START_ID`, `:END_ID`, `:TYPE`,
+        /// optional `:ID`, `name:type` columns), loaded after every
+        /// vertex file; `LABEL=FILE` as for --vertices.
+        #[arg(long, value_name = "[LABEL=]FILE", value_parser = csv_file_arg)]
+        edges: Vec<stratagraph_io::csv::CsvFile>,
+        /// Records per transaction for --graphson, --vertices and --edges.
+        #[arg(long, default_value_t = 10_000)]
+        batch: usize,
         #[command(flatten)]
         kind: KindFlags,
     },
@@ -113,11 +130,23 @@ enum Command {
         json: bool,
     },
     /// Prints one vertex of the on-disk store in DIR (opened read-only):
-    /// its label, its properties with their types, and its degrees.
+    /// its label, its properties with their types, its degrees, and its
+    /// property edges by label.
     Vertex {
         /// The store's directory.
         dir: PathBuf,
         /// The vertex id.
+        id: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints one property edge of the on-disk store in DIR (opened
+    /// read-only): its ends, label and properties with their types.
+    Edge {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The edge id.
         id: u64,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -137,6 +166,17 @@ fn threads_arg(text: &str) -> Result<usize, String> {
 }
 
 /// `--damping`, checked as every front end checks it.
+/// `[LABEL=]FILE` for `load --vertices/--edges`.
+fn csv_file_arg(s: &str) -> Result<stratagraph_io::csv::CsvFile, String> {
+    match s.split_once('=') {
+        Some((label, file)) if !label.is_empty() && !file.is_empty() => {
+            Ok(stratagraph_io::csv::CsvFile::labelled(file, label))
+        }
+        Some(_) => Err(format!("{s:?}: expected LABEL=FILE or FILE")),
+        None => Ok(stratagraph_io::csv::CsvFile::new(s)),
+    }
+}
+
 fn damping_arg(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
@@ -301,7 +341,25 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
-        Command::Load { dir, inputs, kind } => store_cmds::load(&dir, &inputs, kind.asked()),
+        Command::Load {
+            dir,
+            inputs,
+            graphson,
+            vertices,
+            edges,
+            batch,
+            kind,
+        } => store_cmds::load(
+            &dir,
+            &inputs,
+            &store_cmds::PropertyInputs {
+                graphson,
+                vertices,
+                edges,
+                batch,
+            },
+            kind.asked(),
+        ),
         Command::Algo {
             kernel,
             dir,
@@ -325,6 +383,7 @@ fn main() -> ExitCode {
         Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
         Command::Vertex { dir, id, json } => store_cmds::vertex(&dir, id, json),
+        Command::Edge { dir, id, json } => store_cmds::edge(&dir, id, json),
         Command::Bench(BenchCommand::Algo {
             w1,
             threads,

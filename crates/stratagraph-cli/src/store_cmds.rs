@@ -40,8 +40,68 @@ fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
 /// list vertices, anything else is an edge list in the grammar of
 /// `stratagraph_io::edgelist` (Graphalytics `.e` files are such lists).
 /// Every batch is atomic; the store is closed at the end.
-pub fn load(dir: &Path, inputs: &[std::path::PathBuf], directed: Option<bool>) -> Res {
+/// The property-graph files `load` reads after the edge lists.
+pub struct PropertyInputs {
+    pub graphson: Vec<std::path::PathBuf>,
+    pub vertices: Vec<stratagraph_io::csv::CsvFile>,
+    pub edges: Vec<stratagraph_io::csv::CsvFile>,
+    pub batch: usize,
+}
+
+pub fn load(
+    dir: &Path,
+    inputs: &[std::path::PathBuf],
+    props: &PropertyInputs,
+    directed: Option<bool>,
+) -> Res {
     let g = Graph::open(dir, options(dir, directed)?)?;
+    let r = load_edge_lists(&g, inputs).and_then(|()| load_property_graphs(&g, props));
+    let closed = g.close();
+    r?;
+    closed?;
+    let s = g.snapshot();
+    // Every run file, in L0 and in the levels (`stats().runs` counts L0
+    // only, which `close` has just merged into a level).
+    println!(
+        "{}: {} vertices, {} edges, {} property edges, {} run(s) on disk",
+        dir.display(),
+        s.vertex_count(),
+        s.edge_count(),
+        g.stats().property_edges,
+        g.runs().len()
+    );
+    Ok(())
+}
+
+/// Loads GraphSON and CSV property graphs; a failure says what stayed
+/// loaded before it.
+fn load_property_graphs(g: &Graph, p: &PropertyInputs) -> Res {
+    use stratagraph_io::{LoadError, LoadOptions};
+    let opts = LoadOptions { batch: p.batch };
+    let told = |e: LoadError| {
+        let l = e.loaded();
+        format!(
+            "{e}\n{} vertices and {} property edges of this load were committed before it and stay ({} batches)",
+            l.vertices, l.edges, l.batches
+        )
+    };
+    for f in &p.graphson {
+        let l = stratagraph_io::graphson::load(g, f, opts).map_err(told)?;
+        println!(
+            "{}: {} vertices, {} property edges",
+            f.display(),
+            l.vertices,
+            l.edges
+        );
+    }
+    if !p.vertices.is_empty() || !p.edges.is_empty() {
+        let l = stratagraph_io::csv::load(g, &p.vertices, &p.edges, opts).map_err(told)?;
+        println!("csv: {} vertices, {} property edges", l.vertices, l.edges);
+    }
+    Ok(())
+}
+
+fn load_edge_lists(g: &Graph, inputs: &[std::path::PathBuf]) -> Res {
     for input in inputs {
         let records = Records::for_file(input);
         let grammar = Grammar {
@@ -62,7 +122,7 @@ pub fn load(dir: &Path, inputs: &[std::path::PathBuf], directed: Option<bool>) -
         };
         let mut count = 0u64;
         loop {
-            let n = reader.load_batch(&g, BATCH)?;
+            let n = reader.load_batch(g, BATCH)?;
             bar.set_position(reader.bytes_read());
             if n == 0 {
                 break;
@@ -76,17 +136,6 @@ pub fn load(dir: &Path, inputs: &[std::path::PathBuf], directed: Option<bool>) -
         };
         println!("{}: {count} {what}", input.display());
     }
-    g.close()?;
-    let s = g.snapshot();
-    // Every run file, in L0 and in the levels (`stats().runs` counts L0
-    // only, which `close` has just merged into a level).
-    println!(
-        "{}: {} vertices, {} edges, {} run(s) on disk",
-        dir.display(),
-        s.vertex_count(),
-        s.edge_count(),
-        g.runs().len()
-    );
     Ok(())
 }
 
@@ -561,17 +610,38 @@ pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
     };
     let props = s.properties(id).unwrap_or_default();
     let (out, inn) = (s.out_degree(id).unwrap_or(0), s.in_degree(id).unwrap_or(0));
+    // Property edges by label: (label, out, in), labels in the store's order.
+    let mut by_label: Vec<(String, u64, u64)> = Vec::new();
+    for (dir, e) in [
+        stratagraph::EdgeDirection::Out,
+        stratagraph::EdgeDirection::In,
+    ]
+    .into_iter()
+    .flat_map(|d| s.edges_of(id, d, None).into_iter().map(move |e| (d, e)))
+    {
+        let i = match by_label.iter().position(|(l, ..)| *l == *e.label) {
+            Some(i) => i,
+            None => {
+                by_label.push((e.label.to_string(), 0, 0));
+                by_label.len() - 1
+            }
+        };
+        match dir {
+            stratagraph::EdgeDirection::Out => by_label[i].1 += 1,
+            _ => by_label[i].2 += 1,
+        }
+    }
     if json {
-        let properties: serde_json::Map<String, serde_json::Value> = props
-            .iter()
-            .map(|(k, v)| (k.to_string(), value_json(v)))
-            .collect();
         let value = serde_json::json!({
             "id": id,
             "label": &*label,
-            "properties": properties,
+            "properties": properties_json(&props),
             "out_degree": out,
             "in_degree": inn,
+            "property_edges": by_label
+                .iter()
+                .map(|(l, o, i)| serde_json::json!({"label": l, "out": o, "in": i}))
+                .collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
@@ -579,7 +649,51 @@ pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
     println!("vertex     {id}");
     println!("label      {label}");
     println!("degree     {out} out, {inn} in");
-    for (k, v) in &props {
+    print_properties(&props);
+    for (l, o, i) in &by_label {
+        println!("edges      {l}: {o} out, {i} in");
+    }
+    Ok(())
+}
+
+/// Prints one property edge of the on-disk store in DIR (opened read-only):
+/// its ends, label and properties.
+pub fn edge(dir: &Path, id: u64, json: bool) -> Res {
+    let g = open_read_only(dir, None)?;
+    let s = g.snapshot();
+    let Some(e) = s.edge(id) else {
+        return Err(format!("edge {id} does not exist in {}", dir.display()).into());
+    };
+    let props = s.edge_properties(id).unwrap_or_default();
+    if json {
+        let value = serde_json::json!({
+            "id": id,
+            "src": e.src,
+            "dst": e.dst,
+            "label": &*e.label,
+            "properties": properties_json(&props),
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    println!("edge       {id}");
+    println!("ends       {} -> {}", e.src, e.dst);
+    println!("label      {}", e.label);
+    print_properties(&props);
+    Ok(())
+}
+
+fn properties_json(
+    props: &[(std::sync::Arc<str>, stratagraph::Value)],
+) -> serde_json::Map<String, serde_json::Value> {
+    props
+        .iter()
+        .map(|(k, v)| (k.to_string(), value_json(v)))
+        .collect()
+}
+
+fn print_properties(props: &[(std::sync::Arc<str>, stratagraph::Value)]) {
+    for (k, v) in props {
         // The type is printed first, so the JSON needs no type of its own.
         let json = value_json(v);
         let shown = match &json {
@@ -588,5 +702,4 @@ pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
         };
         println!("  {k}: {} {shown}", v.type_name());
     }
-    Ok(())
 }

@@ -3,8 +3,15 @@
 //!
 //! One parser per format, shared by every front end, so `stratagraph load`
 //! and `stratagraph.read_edgelist` cannot disagree about what a file means.
-//! Today: the whitespace-separated edge list ([`edgelist`]).
+//! The whitespace-separated edge list ([`edgelist`]) into the weighted
+//! structure; property graphs from GraphSON 3.0 ([`graphson`]) and from
+//! CSV files with a header row ([`csv`]), batched into transactions by
+//! [`load`].
 
+pub mod csv;
 pub mod edgelist;
+pub mod graphson;
+pub mod load;
 
 pub use edgelist::{EdgeListError, Grammar, Reader, Records, Weights};
+pub use load::{LoadError, LoadOptions, Loaded};

@@ -1,0 +1,213 @@
+//! What the property-graph loaders (`graphson`, `csv`) share: the error
+//! that names file, line and field, what was loaded before it, and the
+//! batching of parsed records into transactions.
+
+use std::path::{Path, PathBuf};
+use stratagraph::{EdgeId, Graph, Value, VertexId, WriteTxn};
+
+/// What a load has committed so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Vertices created (vertices named again, or created by an edge, are
+    /// not counted).
+    pub vertices: u64,
+    /// Property edges created.
+    pub edges: u64,
+    /// Transactions committed.
+    pub batches: u64,
+}
+
+/// Why a load stopped. The batches committed before the failure stay
+/// loaded (`loaded` says how much); the record that failed and the rest
+/// of its batch are not.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A file could not be opened or read.
+    #[error("{file}: {op} failed: {message}")]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The call that failed.
+        op: &'static str,
+        /// The operating system's message.
+        message: String,
+        /// What was committed before.
+        loaded: Loaded,
+    },
+    /// A record does not follow the format.
+    #[error("{file}:{line}: {field}: {what}")]
+    Malformed {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line of the record.
+        line: u64,
+        /// Which field of the record (a JSON path or a column name).
+        field: String,
+        /// What is wrong.
+        what: String,
+        /// What was committed before.
+        loaded: Loaded,
+    },
+    /// The store refused a record (a bad label or value, an edge id in
+    /// use, a closed store, ...).
+    #[error("{file}:{line}: {source}")]
+    Engine {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line of the record.
+        line: u64,
+        /// The engine's error (boxed: it is large, and errors are rare).
+        source: Box<stratagraph::Error>,
+        /// What was committed before.
+        loaded: Loaded,
+    },
+}
+
+impl LoadError {
+    /// What was committed before the failure.
+    pub fn loaded(&self) -> Loaded {
+        match self {
+            LoadError::Io { loaded, .. }
+            | LoadError::Malformed { loaded, .. }
+            | LoadError::Engine { loaded, .. } => *loaded,
+        }
+    }
+}
+
+/// How a load batches its records.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// Records per transaction.
+    pub batch: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { batch: 10_000 }
+    }
+}
+
+/// A vertex as a file gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct VertexRecord {
+    pub id: VertexId,
+    pub label: Option<String>,
+    pub props: Vec<(String, Value)>,
+}
+
+/// A property edge as a file gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EdgeRecord {
+    pub id: Option<EdgeId>,
+    pub src: VertexId,
+    pub dst: VertexId,
+    pub label: String,
+    pub props: Vec<(String, Value)>,
+}
+
+/// Feeds records into transactions of `opts.batch` records each.
+pub(crate) struct Batcher<'g> {
+    g: &'g Graph,
+    file: PathBuf,
+    batch: usize,
+    tx: Option<WriteTxn>,
+    pending: usize,
+    /// Counted into `loaded` when the batch commits.
+    pending_loaded: Loaded,
+    pub loaded: Loaded,
+}
+
+impl<'g> Batcher<'g> {
+    pub(crate) fn new(g: &'g Graph, file: &Path, opts: LoadOptions, loaded: Loaded) -> Self {
+        Batcher {
+            g,
+            file: file.to_owned(),
+            batch: opts.batch.max(1),
+            tx: None,
+            pending: 0,
+            pending_loaded: Loaded::default(),
+            loaded,
+        }
+    }
+
+    pub(crate) fn set_file(&mut self, file: &Path) {
+        self.file = file.to_owned();
+    }
+
+    fn engine(&self, line: u64, source: stratagraph::Error) -> LoadError {
+        LoadError::Engine {
+            file: self.file.clone(),
+            line,
+            source: Box::new(source),
+            loaded: self.loaded,
+        }
+    }
+
+    fn tx(&mut self) -> &mut WriteTxn {
+        self.tx.get_or_insert_with(|| self.g.begin())
+    }
+
+    pub(crate) fn vertex(&mut self, line: u64, v: &VertexRecord) -> Result<(), LoadError> {
+        let props: Vec<(&str, Value)> = v
+            .props
+            .iter()
+            .map(|(k, x)| (k.as_str(), x.clone()))
+            .collect();
+        let label = v.label.as_deref().unwrap_or(stratagraph::DEFAULT_LABEL);
+        let created = if v.label.is_none() && props.is_empty() {
+            self.tx().insert_vertex(v.id)
+        } else {
+            self.tx().insert_vertex_with(v.id, label, &props)
+        };
+        match created {
+            Ok(true) => self.pending_loaded.vertices += 1,
+            Ok(false) => {
+                // Named twice: the properties of the later record apply.
+                for (k, x) in props {
+                    let r = self.tx().set_property(v.id, k, x);
+                    r.map_err(|e| self.engine(line, e))?;
+                }
+            }
+            Err(e) => return Err(self.engine(line, e)),
+        }
+        self.count(line)
+    }
+
+    pub(crate) fn edge(&mut self, line: u64, e: &EdgeRecord) -> Result<(), LoadError> {
+        let props: Vec<(&str, Value)> = e
+            .props
+            .iter()
+            .map(|(k, x)| (k.as_str(), x.clone()))
+            .collect();
+        let r = match e.id {
+            Some(id) => self
+                .tx()
+                .add_edge_with_id(id, e.src, e.dst, &e.label, &props),
+            None => self.tx().add_edge(e.src, e.dst, &e.label, &props).map(drop),
+        };
+        r.map_err(|err| self.engine(line, err))?;
+        self.pending_loaded.edges += 1;
+        self.count(line)
+    }
+
+    fn count(&mut self, line: u64) -> Result<(), LoadError> {
+        self.pending += 1;
+        if self.pending >= self.batch {
+            self.commit(line)?;
+        }
+        Ok(())
+    }
+
+    /// Commits the open batch, if any.
+    pub(crate) fn commit(&mut self, line: u64) -> Result<(), LoadError> {
+        if let Some(tx) = self.tx.take() {
+            tx.commit().map_err(|e| self.engine(line, e))?;
+            self.loaded.vertices += self.pending_loaded.vertices;
+            self.loaded.edges += self.pending_loaded.edges;
+            self.loaded.batches += 1;
+        }
+        self.pending = 0;
+        self.pending_loaded = Loaded::default();
+        Ok(())
+    }
+}
