@@ -98,7 +98,7 @@ fn format_row(r: &Row) -> String {
 
 /// Four significant digits: enough for noisy timings, short to read. NaN
 /// marks an operation a system cannot do (its checksum column says why).
-fn significant(v: f64) -> String {
+pub(crate) fn significant(v: f64) -> String {
     if v.is_nan() {
         return "n/a".into();
     }

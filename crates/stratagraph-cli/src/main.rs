@@ -231,6 +231,24 @@ enum BenchCommand {
         #[command(flatten)]
         run: RunOpts,
     },
+    /// Edge layouts for reading a vertex's edges of one label: one CSR per
+    /// label, one CSR sorted by label, and one CSR filtered on every read,
+    /// built from kS.bin's edges with seeded labels (uniform and skewed);
+    /// point reads and full scans, checksums checked across layouts.
+    // Five runs by default, not three: a run lasts seconds, and the
+    // point reads are noisy enough to want the wider median.
+    #[command(mut_arg("runs", |a| a.default_value("5")))]
+    EdgeLayout {
+        #[command(flatten)]
+        w1: W1Opts,
+        /// Label counts (comma-separated), each measured under both
+        /// distributions.
+        #[arg(long, value_delimiter = ',', default_value = "4,16")]
+        labels: Vec<u32>,
+        /// Seed of the edge labels and of the query sequence.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// The write-ahead log's cost: durable single-edge commits per sync
     /// policy on 1 and 2 threads (with commit latency), and recovery time
     /// per GiB of log. RocksDB's side: bench/durability/run.sh.
@@ -437,6 +455,16 @@ fn main() -> ExitCode {
                 scale: run.scale,
                 runs: run.runs,
                 out: run.out,
+            })
+        }
+        Command::Bench(BenchCommand::EdgeLayout { w1, labels, seed }) => {
+            stratagraph_bench::edge_layout::run(&stratagraph_bench::edge_layout::EdgeLayoutArgs {
+                data: w1.data,
+                scale: w1.run.scale,
+                labels,
+                runs: w1.run.runs,
+                seed,
+                out: w1.run.out,
             })
         }
         Command::Bench(BenchCommand::Core { w1, batch, ops }) => {
