@@ -4,7 +4,7 @@
 //!
 //! Every directed edge of `kS.bin` gets a label in `0..L` drawn from the
 //! seed, `uniform` or `skewed` (label `i` with probability proportional to
-//! `1/(i+1)`, Zipf-like: a few common labels and many rare ones). The same labelled edges are then laid out three ways,
+//! `1/(i+1)`, Zipf-like: a few common labels and many rare ones). The same labelled edges are then laid out four ways,
 //! all static and immutable, each keeping the edge's id (its index in
 //! `kS.bin`, `u64`) beside its destination (`u32`):
 //! - `per_label`: one CSR per label, as kuzu keeps one relationship table
@@ -14,6 +14,13 @@
 //!   dst, edge id), with a `u16` label column. A label's range is found on
 //!   that column by counting in short lists, by binary search in long ones
 //!   (see `LINEAR_UP_TO`).
+//! - `label_dir`: the hybrid of the two. `label_ordered`'s CSR, without
+//!   its label column, plus a sparse per-vertex label directory: each
+//!   vertex's distinct labels in order with the offset where each label's
+//!   run starts. A label's range is found in the directory, at most `L`
+//!   entries and usually fewer, rather than in the edge list; a read of
+//!   every label ignores it. Measured to see whether one layout can match
+//!   `per_label` on one-label reads and `label_ordered` on all-label ones.
 //! - `filter`: one CSR in input order with a label column, reading one
 //!   label by testing every edge of the vertex: the baseline a layout must
 //!   beat, and what the store must not do.
@@ -69,7 +76,7 @@ const QUERIES: usize = 1_000_000;
 const MAX_LABELS: u32 = 1 << 16;
 
 /// The layouts in row order.
-const LAYOUTS: [&str; 3] = ["per_label", "label_ordered", "filter"];
+const LAYOUTS: [&str; 4] = ["per_label", "label_ordered", "filter", "label_dir"];
 
 /// Salts separating the seeded streams, so that changing how many queries
 /// are drawn never changes the labels.
@@ -295,6 +302,15 @@ impl Layout for PerLabel {
 /// 32 and unbounded were no better than 8.
 const LINEAR_UP_TO: usize = 8;
 
+/// The edges of `g` sorted by (src, label, dst, id): the order of
+/// `label_ordered`'s and `label_dir`'s CSR.
+fn label_order(g: &Labelled) -> Vec<u32> {
+    let by_dst = counting_sort(&g.identity(), g.vertices, |e| g.dst[e] as usize);
+    let by_label = counting_sort(&by_dst, g.labels, |e| usize::from(g.label[e]));
+    drop(by_dst);
+    counting_sort(&by_label, g.vertices, |e| g.src[e] as usize)
+}
+
 /// One CSR, each vertex's list sorted by (label, dst, edge id).
 struct LabelOrdered {
     csr: Csr,
@@ -303,11 +319,7 @@ struct LabelOrdered {
 
 impl Layout for LabelOrdered {
     fn build(g: &Labelled) -> Self {
-        let by_dst = counting_sort(&g.identity(), g.vertices, |e| g.dst[e] as usize);
-        let by_label = counting_sort(&by_dst, g.labels, |e| usize::from(g.label[e]));
-        drop(by_dst);
-        let order = counting_sort(&by_label, g.vertices, |e| g.src[e] as usize);
-        drop(by_label);
+        let order = label_order(g);
         LabelOrdered {
             csr: Csr::gather(g, &order),
             label: order.iter().map(|&e| g.label[e as usize]).collect(),
@@ -337,6 +349,87 @@ impl Layout for LabelOrdered {
 
     fn bytes(&self) -> usize {
         self.csr.bytes() + size_of_val(&self.label[..])
+    }
+}
+
+/// Longest directory in which `label_dir` finds a label by counting the
+/// smaller labels rather than by `partition_point`. A directory holds at
+/// most `L` entries, so at the measured label counts (up to 16) every
+/// lookup counts; the binary search only keeps a vertex with thousands of
+/// labels from costing a scan of them all. Not tuned.
+const DIR_LINEAR_UP_TO: usize = 32;
+
+/// `label_ordered`'s CSR without its label column, plus a sparse label
+/// directory: vertex `v`'s distinct labels are
+/// `dir_label[dir_offsets[v]..dir_offsets[v + 1]]`, in order, and the run
+/// of the `i`th starts at CSR offset `dir_start[dir_offsets[v] + i]` and
+/// ends where the next begins, the last at `v`'s end offset.
+struct LabelDir {
+    csr: Csr,
+    dir_offsets: Vec<u32>,
+    dir_label: Vec<u16>,
+    dir_start: Vec<u32>,
+}
+
+impl Layout for LabelDir {
+    fn build(g: &Labelled) -> Self {
+        let order = label_order(g);
+        let csr = Csr::gather(g, &order);
+        let mut dir_offsets = Vec::with_capacity(g.vertices + 1);
+        let mut dir_label = Vec::new();
+        let mut dir_start = Vec::new();
+        dir_offsets.push(0u32);
+        for v in 0..g.vertices {
+            let mut previous = None;
+            for p in csr.range(v) {
+                let l = g.label[order[p] as usize];
+                if previous != Some(l) {
+                    previous = Some(l);
+                    dir_label.push(l);
+                    dir_start.push(p as u32);
+                }
+            }
+            dir_offsets.push(dir_label.len() as u32);
+        }
+        LabelDir {
+            csr,
+            dir_offsets,
+            dir_label,
+            dir_start,
+        }
+    }
+
+    #[inline]
+    fn one_label(&self, v: usize, label: u16, f: &mut impl FnMut(u32, u64)) {
+        let d = self.dir_offsets[v] as usize..self.dir_offsets[v + 1] as usize;
+        let labels = &self.dir_label[d.clone()];
+        let i = if labels.len() <= DIR_LINEAR_UP_TO {
+            labels.iter().filter(|&&x| x < label).count()
+        } else {
+            labels.partition_point(|&x| x < label)
+        };
+        if labels.get(i) != Some(&label) {
+            return;
+        }
+        let start = self.dir_start[d.start + i] as usize;
+        let end = if i + 1 < labels.len() {
+            self.dir_start[d.start + i + 1]
+        } else {
+            self.csr.offsets[v + 1]
+        };
+        self.csr.each(start..end as usize, f);
+    }
+
+    #[inline]
+    fn all_labels(&self, v: usize, f: &mut impl FnMut(u32, u64)) {
+        self.csr.each(self.csr.range(v), f);
+    }
+
+    fn bytes(&self) -> usize {
+        self.csr.bytes()
+            + size_of_val(&self.dir_offsets[..])
+            + size_of_val(&self.dir_label[..])
+            + size_of_val(&self.dir_start[..])
     }
 }
 
@@ -441,6 +534,7 @@ enum Built {
     PerLabel(PerLabel),
     LabelOrdered(LabelOrdered),
     Filter(Filter),
+    LabelDir(LabelDir),
 }
 
 impl Built {
@@ -449,7 +543,8 @@ impl Built {
         match k {
             0 => Built::PerLabel(PerLabel::build(g)),
             1 => Built::LabelOrdered(LabelOrdered::build(g)),
-            _ => Built::Filter(Filter::build(g)),
+            2 => Built::Filter(Filter::build(g)),
+            _ => Built::LabelDir(LabelDir::build(g)),
         }
     }
 
@@ -458,6 +553,7 @@ impl Built {
             Built::PerLabel(l) => perform(l, op, queries, vertices),
             Built::LabelOrdered(l) => perform(l, op, queries, vertices),
             Built::Filter(l) => perform(l, op, queries, vertices),
+            Built::LabelDir(l) => perform(l, op, queries, vertices),
         }
     }
 
@@ -466,6 +562,7 @@ impl Built {
             Built::PerLabel(l) => l.bytes(),
             Built::LabelOrdered(l) => l.bytes(),
             Built::Filter(l) => l.bytes(),
+            Built::LabelDir(l) => l.bytes(),
         }
     }
 }
@@ -812,5 +909,40 @@ mod tests {
         check_layout::<PerLabel>("per_label", &g, &model);
         check_layout::<LabelOrdered>("label_ordered", &g, &model);
         check_layout::<Filter>("filter", &g, &model);
+        check_layout::<LabelDir>("label_dir", &g, &model);
+    }
+
+    #[test]
+    fn label_dir_searches_a_long_directory() {
+        // Vertex 1 has more distinct labels than `DIR_LINEAR_UP_TO`, so
+        // `label_dir` binary-searches its directory; every third label is
+        // missing, and its last label's run ends at the vertex's end.
+        let labels = 3 * DIR_LINEAR_UP_TO;
+        let edges: Vec<(u32, u32, u16)> = (0..labels as u32 * 2)
+            .filter(|i| (i / 2) % 3 != 1)
+            .map(|i| (1, i % 3, (i / 2) as u16))
+            .chain([(0, 1, 5), (2, 0, 0), (2, 1, labels as u16 - 1)])
+            .collect();
+        let src: Vec<u32> = edges.iter().map(|e| e.0).collect();
+        let dst: Vec<u32> = edges.iter().map(|e| e.1).collect();
+        let label: Vec<u16> = edges.iter().map(|e| e.2).collect();
+        let model: Vec<(u32, u32, u16, u64)> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.0, e.1, e.2, i as u64))
+            .collect();
+        let g = Labelled {
+            vertices: 3,
+            labels,
+            src: &src,
+            dst: &dst,
+            label: &label,
+        };
+        let dir = LabelDir::build(&g);
+        assert!(dir.dir_offsets[2] - dir.dir_offsets[1] > DIR_LINEAR_UP_TO as u32);
+        check_layout::<PerLabel>("per_label", &g, &model);
+        check_layout::<LabelOrdered>("label_ordered", &g, &model);
+        check_layout::<Filter>("filter", &g, &model);
+        check_layout::<LabelDir>("label_dir", &g, &model);
     }
 }
