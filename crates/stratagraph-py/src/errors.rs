@@ -37,7 +37,7 @@ mod classes {
         "The engine refused a value: a non-finite or negative weight, a \
          self-loop the store forbids, an edge to a vertex deleted in the same \
          transaction, a bad label, property key or value, an edge id already \
-         in use, or a malformed edge-list line."
+         in use, or a malformed edge-list line, GraphSON record or CSV row."
     );
     pyo3::create_exception!(
         stratagraph,

@@ -11,6 +11,7 @@ use stratagraph::{Graph, Options};
 use crate::conversions::{self as conv, same_length};
 use crate::edges::{self, EdgeArgs};
 use crate::errors;
+use crate::loaders;
 use crate::snapshot::PySnapshot;
 use crate::transaction::PyTransaction;
 use crate::values;
@@ -505,6 +506,89 @@ impl PyGraph {
         same_length(s.len(), d.len())?;
         let pairs: Vec<(u64, u64)> = s.iter().copied().zip(d.iter().copied()).collect();
         self.with(|g| py.detach(|| g.delete_edges(&pairs)).map_err(errors::engine))
+    }
+
+    /// Loads the property graph in the GraphSON 3.0 file ``path`` (as
+    /// TinkerPop's ``GraphSONWriter`` writes it: one vertex per line with
+    /// its properties and out-edges) into this graph, without the GIL;
+    /// returns ``{"vertices": n, "edges": n, "batches": n}``: the vertices
+    /// it created (not those it found), the property edges it created and
+    /// the transactions it committed.
+    ///
+    /// Vertices keep their ids, labels and typed properties (``g:Int32``
+    /// stays a 32-bit integer); edges their ids, labels and properties.
+    /// The file is read twice, vertices first. Every ``batch`` records are
+    /// one transaction. Refused by line and field rather than changed:
+    /// string ids, a key with several values (list cardinality) and
+    /// meta-properties.
+    ///
+    /// A failure leaves the batches committed before it loaded, and says
+    /// so: a malformed record raises ``InvalidInput`` naming the file, line
+    /// and field; a record the store refuses raises the engine's class
+    /// (``InvalidInput`` for an edge id in use, for instance) with the file
+    /// and line; a file that cannot be read raises ``OSError``. The
+    /// exception carries ``file``, ``line`` and ``field`` (``None`` where
+    /// they do not apply) and ``loaded`` (the dict above, for what was
+    /// committed before it).
+    #[pyo3(signature = (path, *, batch = 10_000))]
+    fn load_graphson<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        batch: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let opts = loaders::options(batch)?;
+        let loaded = self.with(|g| {
+            py.detach(|| stratagraph_io::graphson::load(g, &path, opts))
+                .map_err(|e| loaders::error(py, e))
+        })?;
+        loaders::loaded_dict(py, loaded)
+    }
+
+    /// Loads a property graph from CSV files with a header row (as
+    /// ``neo4j-admin import`` and kuzu take them) into this graph, without
+    /// the GIL: every file of ``vertices``, then every file of ``edges``,
+    /// in order. Returns ``{"vertices": n, "edges": n, "batches": n}`` as
+    /// ``load_graphson`` does.
+    ///
+    /// ``vertices`` and ``edges`` are each one path, an iterable of paths
+    /// and ``(label, path)`` pairs, or a dict ``{label: path}`` (``None``
+    /// or empty: no files). A file given with a label gives it to its rows
+    /// when it has no label column.
+    ///
+    /// A vertex file has an ``:ID`` (or ``id``) column and optionally
+    /// ``:LABEL`` (or ``label``); an edge file ``:START_ID`` (``src``,
+    /// ``from``), ``:END_ID`` (``dst``, ``to``), ``:TYPE`` (``label``,
+    /// ``type``) unless given a label, and optionally ``:ID`` (``id``: the
+    /// edge's id; a new one when the field is empty). Every other column
+    /// is a property, ``name`` or ``name:type`` with a type of ``string``
+    /// (the default), ``boolean``, ``byte``, ``short``, ``int`` (32 bits),
+    /// ``long``, ``float`` (32 bits), ``double``, ``uuid``, or a list of
+    /// one (``int[]``, items separated by ``;``). An empty field sets no
+    /// property. Fields are separated by ``,`` (or ``|`` or a tab when the
+    /// header has one of those and no comma).
+    ///
+    /// Every ``batch`` rows are one transaction; errors are as for
+    /// ``load_graphson``, with ``field`` naming the column.
+    #[pyo3(
+        signature = (vertices = None, edges = None, *, batch = 10_000),
+        text_signature = "($self, vertices=(), edges=(), *, batch=10000)"
+    )]
+    fn load_csv<'py>(
+        &self,
+        py: Python<'py>,
+        vertices: Option<&Bound<'py, PyAny>>,
+        edges: Option<&Bound<'py, PyAny>>,
+        batch: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let vertices = loaders::csv_files(vertices, "vertices")?;
+        let edges = loaders::csv_files(edges, "edges")?;
+        let opts = loaders::options(batch)?;
+        let loaded = self.with(|g| {
+            py.detach(|| stratagraph_io::csv::load(g, &vertices, &edges, opts))
+                .map_err(|e| loaders::error(py, e))
+        })?;
+        loaders::loaded_dict(py, loaded)
     }
 
     /// A consistent, read-only view of everything committed so far.

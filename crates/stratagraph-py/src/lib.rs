@@ -7,8 +7,9 @@
 //! `index.rs` and `analytics.rs` behind it), `errors.rs` (the exception
 //! hierarchy), `conversions.rs` (argument checking and numpy arrays),
 //! `values.rs` (property values to and from Python natives), `edges.rs`
-//! (property edges: `add_edge`'s two meanings, edges as dicts) and
-//! `speed.rs` (the Rust side of the Python speed benchmark).
+//! (property edges: `add_edge`'s two meanings, edges as dicts),
+//! `loaders.rs` (`Graph.load_graphson` and `Graph.load_csv`: arguments,
+//! results and errors) and `speed.rs` (the Rust side of the Python speed benchmark).
 //!
 //! Every call that can take long releases the GIL; the engine's `Graph` and
 //! `Snapshot` are `Send + Sync`, so the classes are `frozen` and need no
@@ -21,6 +22,7 @@ mod edges;
 mod errors;
 mod graph;
 mod index;
+mod loaders;
 mod snapshot;
 mod speed;
 mod transaction;

@@ -6,7 +6,20 @@ Vertex ids are integers in ``0..2**64``. Per-vertex arrays returned by a
 
 import os
 from types import TracebackType
-from typing import Any, Dict, List, Literal, Optional, Tuple, Type, Union, final, overload
+from typing import (
+    Any,
+    Dict,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+    final,
+    overload,
+)
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +63,15 @@ _F64 = npt.NDArray[np.float64]
 #: ``"properties": dict``.
 _EdgeDict = Dict[str, Any]
 _Direction = Literal["out", "in", "both"]
+_Path = Union[str, "os.PathLike[str]"]
+#: What ``load_graphson`` and ``load_csv`` committed:
+#: ``{"vertices": int, "edges": int, "batches": int}`` (vertices created,
+#: property edges created, transactions committed). A failed load's
+#: exception carries the same dict as ``loaded``.
+_Loaded = Dict[str, int]
+#: ``load_csv``'s files: one path, a sequence of paths and ``(label, path)``
+#: pairs, or a dict ``{label: path}``.
+_CsvFiles = Union[None, _Path, Sequence[Union[_Path, Tuple[str, _Path]]], Mapping[str, _Path]]
 
 class Error(Exception):
     """Base class of every error stratagraph raises on purpose."""
@@ -63,7 +85,7 @@ class InvalidInput(Error):
     """A refused value: non-finite weight, forbidden self-loop, an edge to a
     vertex deleted in the same transaction, a negative weight for ``sssp``,
     a bad label, property key or value, an edge id already in use, a
-    malformed edge-list line (engine: ``InvalidWeight``, ``SelfLoop``,
+    malformed edge-list line, GraphSON record or CSV row (engine: ``InvalidWeight``, ``SelfLoop``,
     ``VertexDeletedInTransaction``, ``InvalidName``, ``InvalidValue``,
     ``InvalidEdgeValue``, ``EdgeIdTaken``)."""
 
@@ -236,6 +258,36 @@ class Graph:
     def remove_edges(self, src: _Ids, dst: _Ids) -> int:
         """Deletes ``src[i] -> dst[i]`` atomically; ``NotFound`` (and nothing
         deleted) if one is missing."""
+    def load_graphson(self, path: _Path, *, batch: int = 10_000) -> _Loaded:
+        """Loads a GraphSON 3.0 file (TinkerPop's ``GraphSONWriter``: one
+        vertex per line, with its typed properties and out-edges) into this
+        graph without the GIL, ``batch`` records per transaction; ids,
+        labels and value types are kept. Returns what it created.
+
+        A failure keeps the batches committed before it and says so in its
+        message; the exception has ``file``, ``line`` and ``field`` (``None``
+        where they do not apply) and ``loaded``. A malformed record (or a
+        string id, list cardinality, meta-properties) raises
+        ``InvalidInput`` naming file, line and field; a record the store
+        refuses raises the engine's class with file and line; an
+        unreadable file ``OSError``. ``ValueError`` unless ``batch >= 1``."""
+    def load_csv(
+        self, vertices: _CsvFiles = (), edges: _CsvFiles = (), *, batch: int = 10_000
+    ) -> _Loaded:
+        """Loads CSV files with a header row into this graph without the
+        GIL: the ``vertices`` files, then the ``edges`` files, ``batch``
+        rows per transaction. Returns what it created.
+
+        Headers: ``:ID``/``id``, ``:LABEL``/``label`` (vertex files);
+        ``:START_ID``/``src``/``from``, ``:END_ID``/``dst``/``to``,
+        ``:TYPE``/``label``/``type``, optional ``:ID``/``id`` (edge files;
+        an empty id gets a new one); any other column a property ``name`` or
+        ``name:type`` (``string``, ``boolean``, ``byte``, ``short``, ``int``,
+        ``long``, ``float``, ``double``, ``uuid``, or ``type[]``, items
+        separated by ``;``). A ``(label, path)`` file without a label column
+        gives its rows that label. Empty fields set nothing. Errors as
+        ``load_graphson``, ``field`` naming the column; ``TypeError`` for an
+        argument of another shape."""
     def snapshot(self) -> Snapshot:
         """A consistent read-only view of everything committed so far."""
     def transaction(self, *, serializable: bool = False) -> Transaction:
