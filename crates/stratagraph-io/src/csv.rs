@@ -128,7 +128,12 @@ fn load_file(
         message: e.to_string(),
         loaded,
     };
-    let first = first_line(path).map_err(|e| io("read", e))?;
+    let first = first_line(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => {
+            malformed(1, "the header", "is not UTF-8".into(), loaded)
+        }
+        _ => io("read", e),
+    })?;
     let delimiter = if first.contains(',') {
         b','
     } else if first.contains('|') {

@@ -183,8 +183,10 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             }
         }
     }
+    let mut file_keys: Vec<std::sync::Arc<str>> = Vec::new();
     match read_props(dir, m) {
         Ok(Some(contents)) => {
+            file_keys = contents.keys.clone();
             let vertices = &contents.vertices;
             report.property_vertices = vertices.len() as u64;
             report.properties = vertices.iter().map(|(_, _, p)| p.len() as u64).sum();
@@ -201,9 +203,15 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         }
         ids
     };
+    let keys = || {
+        let keys = crate::keys::Keys::new(m.string_ids);
+        // A file whose keys contradict each other was reported above.
+        let _ = keys.learn(0, &file_keys);
+        keys
+    };
     let expected = m.log.as_deref();
     let mut garbage = Vec::new();
-    match wal::recover::read(dir, &ids(), m.last_ts, expected, false) {
+    match wal::recover::read(dir, &ids(), &keys(), m.last_ts, expected, false) {
         Ok(log) => {
             report.log_segments = log.segments.len();
             report.log_records = log.records;
@@ -216,7 +224,7 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
             report.log_segments = wal::list_segments(dir).map_or(0, |s| s.len());
             report.problems.push(e);
             // Read again as `repair` would, to count what is intact.
-            if let Ok(log) = wal::recover::read(dir, &ids(), m.last_ts, expected, true) {
+            if let Ok(log) = wal::recover::read(dir, &ids(), &keys(), m.last_ts, expected, true) {
                 report.log_records = log.records;
                 garbage = log.garbage;
             }

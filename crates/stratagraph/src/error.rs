@@ -250,6 +250,16 @@ pub enum Error {
         /// The indexed key.
         key: String,
     },
+    /// A vertex named by the wrong kind of id for its store: a string key
+    /// in a store of integer ids, or (in a store that names vertices by
+    /// string keys) an integer that no key was given.
+    #[error("vertex {vertex}: {what}")]
+    WrongIdKind {
+        /// The vertex as given.
+        vertex: String,
+        /// What the store takes instead.
+        what: String,
+    },
     /// A weight that is NaN or infinite.
     #[error("{op}: edge ({src}, {dst}) has weight {weight}, which is not finite{at}")]
     InvalidWeight {

@@ -175,9 +175,11 @@ impl Graph {
     pub fn in_memory(opts: Options) -> Graph {
         let ids = IdMap::new();
         ids.limit(opts.max_vertex_ids);
+        let keys = crate::keys::Keys::new(opts.string_ids);
         let store = Store::new(
             opts,
             ids,
+            keys,
             Clock::new(),
             Layers::default(),
             LsmState::default(),
@@ -333,6 +335,30 @@ impl Graph {
         let mut tx = self.single();
         tx.set_property(v, key, value)?;
         tx.commit()
+    }
+
+    /// The vertex id of `key` in a store that names vertices by string keys
+    /// (`Options::string_ids`), given now if the key has none: every other
+    /// call takes it where it takes a vertex. Ids go 0, 1, 2, ... in the
+    /// order keys are first seen and never change; giving one creates no
+    /// vertex.
+    ///
+    /// # Errors
+    /// `WrongIdKind` in a store of integer ids, or for a key that is empty,
+    /// over 1024 bytes or holds a control character.
+    pub fn intern_key(&self, key: &str) -> Result<VertexId> {
+        self.store().intern_key(key)
+    }
+
+    /// The vertex id of `key`, if it was given one.
+    pub fn key_id(&self, key: &str) -> Option<VertexId> {
+        self.store().keys.lookup(key)
+    }
+
+    /// The key of vertex id `v` in a store that names vertices by string
+    /// keys; `None` in a store of integer ids or for an id no key has.
+    pub fn key_of(&self, v: VertexId) -> Option<Arc<str>> {
+        self.store().keys.name(v)
     }
 
     /// Creates an index of the vertices labelled `label` by their property

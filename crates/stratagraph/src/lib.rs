@@ -44,6 +44,7 @@ mod edge_rules;
 mod error;
 mod graph;
 mod ids;
+mod keys;
 mod lsm;
 mod manifest;
 mod mem;

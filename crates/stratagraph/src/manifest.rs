@@ -8,7 +8,8 @@
 //! `docs/FORMAT.md`):
 //!
 //! ```text
-//! magic "SGMANIF\x01" | version u32 | flags u32 (bit 0: directed)
+//! magic "SGMANIF\x01" | version u32 | flags u32 (bit 0: directed, bit 1:
+//!     vertices named by string keys)
 //! last_ts u64 | next_run u64 | vertices u64 | runs u64
 //! vertices x (external id u64, alive u8)
 //! runs x (run id u64, cut u64, has_in u8, level u8)
@@ -37,6 +38,7 @@ const MAGIC: &[u8; 8] = b"SGMANIF\x01";
 /// The manifest format this build writes (it also reads versions 1 to 4).
 pub(crate) const VERSION: u32 = 5;
 const FLAG_DIRECTED: u32 = 1;
+const FLAG_STRING_IDS: u32 = 2;
 const FIXED: usize = 8 + 4 + 4 + 8 * 4;
 /// Bytes of the totals block (version 3).
 const TOTALS: usize = 7 * 8;
@@ -74,6 +76,8 @@ pub(crate) struct LogSegment {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Manifest {
     pub directed: bool,
+    /// Whether the store names vertices by string keys (`keys.rs`).
+    pub string_ids: bool,
     /// The newest commit the runs hold; the clock resumes after it.
     pub last_ts: u64,
     /// The id the next run file gets.
@@ -187,7 +191,8 @@ impl Manifest {
             Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 18 + TOTALS + 4);
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&VERSION.to_le_bytes());
-        let flags = if self.directed { FLAG_DIRECTED } else { 0 };
+        let flags = if self.directed { FLAG_DIRECTED } else { 0 }
+            | if self.string_ids { FLAG_STRING_IDS } else { 0 };
         b.extend_from_slice(&flags.to_le_bytes());
         for n in [
             self.last_ts,
@@ -385,6 +390,7 @@ impl Manifest {
         }
         Ok(Manifest {
             directed: flags & FLAG_DIRECTED != 0,
+            string_ids: flags & FLAG_STRING_IDS != 0,
             last_ts,
             next_run,
             vertices,
@@ -421,6 +427,7 @@ mod tests {
     fn sample() -> Manifest {
         Manifest {
             directed: true,
+            string_ids: false,
             last_ts: 42,
             next_run: 7,
             vertices: vec![(10, true), (u64::MAX, false), (3, true)],

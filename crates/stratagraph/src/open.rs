@@ -21,6 +21,7 @@ use crate::csr::Segment;
 use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
+use crate::keys::Keys;
 use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::manifest::{Manifest, PropsFile, RunFiles, Totals};
 use crate::options::Options;
@@ -116,6 +117,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
             holds_no_store_data(&dir)?;
             Manifest {
                 directed: opts.directed,
+                string_ids: opts.string_ids,
                 last_ts: 0,
                 next_run: 0,
                 vertices: Vec::new(),
@@ -130,6 +132,17 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     if manifest.directed != opts.directed {
         return Err(mismatch(&dir, manifest.directed, opts.directed));
     }
+    if manifest.string_ids != opts.string_ids {
+        let kind = |s: bool| if s { "string keys" } else { "integer ids" };
+        return Err(Error::OptionsMismatch {
+            file: manifest_file.display().to_string(),
+            what: format!(
+                "the store names vertices by {}, the options ask for {}",
+                kind(manifest.string_ids),
+                kind(opts.string_ids)
+            ),
+        });
+    }
     let layers = open_layers(&dir, &manifest, &manifest_path)?;
     let props = read_props(&dir, &manifest)?;
     let ids = IdMap::new();
@@ -142,10 +155,20 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
             });
         }
     }
+    let keys = Keys::new(manifest.string_ids);
+    if let (Some(contents), Some(file)) = (&props, manifest.props) {
+        keys.learn(0, &contents.keys)
+            .map_err(|what| Error::Corrupt {
+                file: props_file::path(&dir, file.id).display().to_string(),
+                offset: 0,
+                what,
+            })?;
+    }
     // Checks the whole log before anything is changed.
     let mut log = wal::recover::read(
         &dir,
         &ids,
+        &keys,
         manifest.last_ts,
         manifest.log.as_deref(),
         salvage,
@@ -167,6 +190,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     let store = Arc::new(Store::new(
         opts,
         ids,
+        keys,
         Clock::resume(manifest.last_ts),
         layers,
         LsmState::resume(&manifest),
@@ -213,6 +237,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     // After recovery, which must take back every id the log assigned.
     store.ids.limit(store.opts.max_vertex_ids);
     store.ids.attach_journal(wal.clone());
+    store.keys.attach_journal(wal.clone());
     let _ = store.wal.set(wal);
     maintain::checkpoint(&store)?;
     remove_orphans(&dir, &store.layers.read(), store.lsm.props_file());
@@ -450,7 +475,7 @@ fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
                     Err(e) => Err(e),
                 }
             }
-            Record::Ids { .. } => continue,
+            Record::Ids { .. } | Record::Keys { .. } => continue,
         };
         match applied {
             Ok(got) if got == ts => {}

@@ -33,6 +33,10 @@ pub struct Options {
     /// Directed graphs keep out- and in-adjacency; undirected graphs store both
     /// directions of an edge and count it once.
     pub directed: bool,
+    /// Whether the store names its vertices by string keys instead of
+    /// integers: `Graph::intern_key` gives each key a `VertexId`, which
+    /// every other call then takes. Fixed when the store is created.
+    pub string_ids: bool,
     /// Whether an edge from a vertex to itself is accepted.
     pub allow_self_loops: bool,
     /// Whether `insert_edge` creates endpoints that do not exist yet (as
@@ -96,6 +100,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             directed: true,
+            string_ids: false,
             allow_self_loops: true,
             auto_create_vertices: true,
             memgraph_bytes: 64 << 20,
@@ -116,6 +121,7 @@ impl Options {
     pub fn undirected() -> Self {
         Options {
             directed: false,
+            string_ids: false,
             ..Options::default()
         }
     }

@@ -37,6 +37,7 @@ const RANKS: &[(&str, u32)] = &[
     ("manifest", 30),
     ("props", 30),
     ("ids", 25),
+    ("keys", 25),
     ("conflict", 22),
     ("version", 20),
     ("page", 10),

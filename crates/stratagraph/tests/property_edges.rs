@@ -612,11 +612,11 @@ fn a_version_one_store_without_edges_still_opens() {
         })
         .unwrap();
     let mut b = std::fs::read(&file).unwrap();
-    // Version 2 ends with the next edge id and an edge count of zero
-    // before the checksum; version 1 has neither.
+    // Version 2 ends with the next edge id, an edge count and a key count
+    // (both zero here) before the checksum; version 1 has none of them.
     let body = b.len() - 4;
-    assert_eq!(&b[body - 8..body], &0u64.to_le_bytes());
-    b.truncate(body - 16);
+    assert_eq!(&b[body - 16..body], &[0u8; 16]);
+    b.truncate(body - 24);
     b[8..12].copy_from_slice(&1u32.to_le_bytes());
     let crc = crc32c::crc32c(&b);
     b.extend_from_slice(&crc.to_le_bytes());

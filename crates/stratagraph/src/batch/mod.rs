@@ -103,6 +103,7 @@ fn intern_in_order(
     for (k, id) in ids.iter_mut().enumerate() {
         if *id == u32::MAX {
             let v = ext(k);
+            store.check_vertex_id(v)?;
             *id = store
                 .ids
                 .intern(v)

@@ -64,6 +64,8 @@ pub(crate) struct Contents {
     pub vertices: Vec<VertexProps>,
     pub next_edge: u64,
     pub edges: Vec<FileEdge>,
+    /// A string-keyed store's vertex keys, by id (`keys.rs`).
+    pub keys: Vec<Arc<str>>,
 }
 
 /// Appends `props` (count, then key index and value each) to `body`.
@@ -109,6 +111,10 @@ pub(crate) fn encode(c: &Contents) -> Vec<u8> {
         put_u32(&mut body, *dst);
         put_u32(&mut body, index(&mut labels, &mut label_ids, label));
         put_props(&mut body, props, &mut keys, &mut key_ids);
+    }
+    body.extend_from_slice(&(c.keys.len() as u64).to_le_bytes());
+    for k in &c.keys {
+        put_str(&mut body, k);
     }
     let mut defs = Vec::new();
     put_u32(&mut defs, c.indexes.len() as u32);
@@ -271,6 +277,7 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
         out.push((v, label, props));
     }
     let (mut next_edge, mut edges): (u64, Vec<FileEdge>) = (1, Vec::new());
+    let mut vertex_keys = Vec::new();
     if version >= 2 {
         next_edge = r.u64("the next edge id")?;
         let n = r.u64("the edge count")?;
@@ -295,6 +302,18 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
             let props = r.props(&keys)?;
             edges.push((id, src, dst, label, props));
         }
+        let n = r.u64("the vertex key count")?;
+        let n = r.count(n, 4, "vertex key")?;
+        vertex_keys.reserve(n);
+        for _ in 0..n {
+            let at = r.c.at;
+            let s = r.c.str("a vertex key");
+            let k = r.checked(s)?;
+            if let Some(why) = super::names::check(k) {
+                return Err(r.corrupt(at, format!("vertex key {k:?} {why}")));
+            }
+            vertex_keys.push(Arc::from(k));
+        }
     }
     if r.c.left() != 0 {
         return Err(r.corrupt(r.c.at, "bytes follow the last edge"));
@@ -305,6 +324,7 @@ pub(crate) fn decode(bytes: &[u8], file: &str) -> Result<Contents> {
         vertices: out,
         next_edge,
         edges,
+        keys: vertex_keys,
     })
 }
 
@@ -330,6 +350,7 @@ mod tests {
                     vec![(Arc::from("weight"), Arc::new(Value::Float64(0.5)))],
                 ),
             ],
+            keys: vec![Arc::from("marko"), Arc::from("vadas")],
         }
     }
 

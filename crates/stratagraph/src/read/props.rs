@@ -8,6 +8,18 @@ use crate::value::Value;
 use std::sync::Arc;
 
 impl Snapshot {
+    /// The key of vertex id `v` in a store that names vertices by string
+    /// keys (see `Graph::intern_key`); `None` otherwise. Keys are never
+    /// taken back, so every snapshot reads the same dictionary.
+    pub fn key_of(&self, v: VertexId) -> Option<Arc<str>> {
+        self.store.keys.name(v)
+    }
+
+    /// The vertex id of `key`, if it was given one.
+    pub fn key_id(&self, key: &str) -> Option<VertexId> {
+        self.store.keys.lookup(key)
+    }
+
     /// The label of vertex `v` ([`crate::DEFAULT_LABEL`] if it was given none);
     /// `None` if `v` is not a vertex here.
     pub fn label(&self, v: VertexId) -> Option<Arc<str>> {

@@ -525,20 +525,25 @@ fn write_props(store: &Store, cut: Timestamp) -> Result<Option<PropsFile>> {
         return Ok(None);
     };
     let since = store.lsm.durable_props.lock().map_or(0, |p| p.cut);
-    if !store.props.changed_after(since) {
+    if !store.props.changed_after(since) && !store.keys.is_dirty() {
         return Ok(None);
     }
     let id = store.lsm.next_run_id();
+    // Every key given before the log rotated is in the file, so the
+    // segments this flush retires hold no key only they know.
+    let keys = store.keys.snapshot_for_file();
     let bytes = props_file::encode(&props_file::Contents {
         cut,
         indexes: store.props.index_names(),
         vertices: store.props.state_at(cut),
         next_edge: store.props.edges.peek_next(),
         edges: store.props.edge_state_at(cut),
+        keys,
     });
     write_atomically(&props_file::path(dir, id), |f| {
         f.write_all(&bytes).map_err(|e| (e, "write"))
-    })?;
+    })
+    .inspect_err(|_| store.keys.mark_dirty())?;
     store
         .lsm
         .level_bytes_written
@@ -696,6 +701,7 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
     let layers = store.layers.read().clone();
     let manifest = Manifest {
         directed: store.opts.directed,
+        string_ids: store.opts.string_ids,
         last_ts: store.lsm.last_cut.load(Ordering::Acquire),
         next_run: store.lsm.runs.load(Ordering::Relaxed),
         vertices: store.lsm.durable_vertices.lock().clone(),

@@ -20,6 +20,7 @@ use crate::csr::SegmentBytes;
 use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
+use crate::keys::Keys;
 use crate::lsm::layers::{FlushedRun, Layers};
 use crate::lsm::LevelSink;
 use crate::mem::{MemGraph, Stamping};
@@ -38,6 +39,8 @@ use std::sync::{Arc, OnceLock};
 pub(crate) struct Store {
     pub opts: Options,
     pub ids: IdMap,
+    /// The vertex keys of a store that names vertices by strings.
+    pub keys: Keys,
     pub mem: MemGraph,
     pub clock: Clock,
     /// Transactions hold it shared while committing; batches and `close`
@@ -78,6 +81,7 @@ impl Store {
     pub(crate) fn new(
         opts: Options,
         ids: IdMap,
+        keys: Keys,
         clock: Clock,
         layers: Layers,
         lsm: LsmState,
@@ -96,6 +100,7 @@ impl Store {
         Store {
             opts,
             ids,
+            keys,
             mem: MemGraph::new(),
             clock,
             writers: RwLock::new(()),
@@ -110,6 +115,40 @@ impl Store {
             read_only: OnceLock::new(),
             pool,
         }
+    }
+
+    /// Refuses `v` in a store that names vertices by string keys when no
+    /// key was given `v` (a write must not create a vertex without one).
+    #[inline]
+    pub(crate) fn check_vertex_id(&self, v: u64) -> Result<()> {
+        if self.keys.enabled() && !self.keys.is_key_id(v) {
+            return Err(Error::WrongIdKind {
+                vertex: v.to_string(),
+                what: "this store names vertices by string keys, and no key has this id \
+                       (Graph::intern_key gives a key its id)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The id of vertex key `key`, given now if it has none.
+    pub(crate) fn intern_key(&self, key: &str) -> Result<u64> {
+        if !self.keys.enabled() {
+            return Err(Error::WrongIdKind {
+                vertex: format!("{key:?}"),
+                what: "this store names vertices by integers (a store created with \
+                       Options::string_ids names them by strings)"
+                    .into(),
+            });
+        }
+        if let Some(why) = crate::props::names::check(key) {
+            return Err(Error::WrongIdKind {
+                vertex: format!("{key:?}"),
+                what: format!("a vertex key {why}"),
+            });
+        }
+        Ok(self.keys.intern(key))
     }
 
     /// The log, if this store has one running.

@@ -210,6 +210,7 @@ impl WriteTxn {
     }
 
     fn intern(&self, op: Op, v: VertexId) -> Result<u32> {
+        self.store.check_vertex_id(v)?;
         self.store.ids.intern(v).ok_or(Error::VertexIdsExhausted {
             op,
             vertex: v,

@@ -10,6 +10,16 @@ use crate::value::Value;
 use std::sync::Arc;
 
 impl WriteTxn {
+    /// As [`crate::Graph::intern_key`]: the vertex id of `key` in a store
+    /// that names vertices by string keys, given now (outside the
+    /// transaction: an id given is kept whether or not it commits).
+    ///
+    /// # Errors
+    /// As `Graph::intern_key`.
+    pub fn intern_key(&self, key: &str) -> Result<VertexId> {
+        self.store.intern_key(key)
+    }
+
     /// Creates vertex `v` with `label` and `properties`. Returns `false`
     /// (and writes nothing) if `v` exists.
     ///

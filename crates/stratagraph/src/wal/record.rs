@@ -17,6 +17,7 @@
 //!                       | np u32 | np x (external u64, key str, put u8, [value])
 //! CreateIndex    kind 7 | ts u64 | label str | key str
 //! TxnEdges       kind 8 | a TxnProps's fields | nx u32 | nx x edge write
+//! Keys           kind 9 | first u64 | n u32 | n x str
 //! ```
 //!
 //! An edge write (property edges, in the order they apply) is a tag u8 and
@@ -46,6 +47,7 @@ const INSERT_VERTICES: u8 = 5;
 const TXN_PROPS: u8 = 6;
 const CREATE_INDEX: u8 = 7;
 const TXN_EDGES: u8 = 8;
+const KEYS: u8 = 9;
 
 /// A transaction's net effect on one vertex's existence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +84,8 @@ pub(crate) enum EdgeWrite {
 pub(crate) enum Record {
     /// Internal ids `first..first + exts.len()` were assigned to `exts`.
     Ids { first: u32, exts: Vec<VertexId> },
+    /// Vertex ids `first..` were given to these keys (`keys.rs`).
+    Keys { first: u64, keys: Vec<String> },
     /// A transaction's net writes, committed at `ts`.
     Txn {
         ts: u64,
@@ -114,7 +118,7 @@ impl Record {
     /// The commit timestamp (`None` for `Ids`, which is not a commit).
     pub(crate) fn ts(&self) -> Option<u64> {
         match self {
-            Record::Ids { .. } => None,
+            Record::Ids { .. } | Record::Keys { .. } => None,
             Record::Txn { ts, .. }
             | Record::InsertEdges { ts, .. }
             | Record::DeleteEdges { ts, .. }
@@ -146,6 +150,16 @@ pub(crate) fn encode_ids(b: &mut Vec<u8>, first: u32, exts: &[VertexId]) {
 fn put_str(b: &mut Vec<u8>, s: &str) {
     put_u32(b, s.len() as u32);
     b.extend_from_slice(s.as_bytes());
+}
+
+/// Appends the payload of a `Keys` record.
+pub(crate) fn encode_keys(b: &mut Vec<u8>, first: u64, keys: &[String]) {
+    b.push(KEYS);
+    put_u64(b, first);
+    put_u32(b, keys.len() as u32);
+    for k in keys {
+        put_str(b, k);
+    }
 }
 
 /// A transaction's label, property and property edge writes, for its
@@ -518,6 +532,15 @@ pub(crate) fn decode(payload: &[u8]) -> Result<Record, BadPayload> {
             }
             Record::DeleteEdges { ts, edges }
         }
+        KEYS => {
+            let first = r.u64("the first key id")?;
+            let n = r.u32("the key count")?;
+            let n = r.count(u64::from(n), 4, "key")?;
+            let keys = (0..n)
+                .map(|_| r.name("a vertex key"))
+                .collect::<Result<_, _>>()?;
+            Record::Keys { first, keys }
+        }
         CREATE_INDEX => Record::CreateIndex {
             ts: r.ts()?,
             label: r.name("a label")?,
@@ -557,6 +580,7 @@ mod tests {
         let mut b = Vec::new();
         match rec {
             Record::Ids { first, exts } => encode_ids(&mut b, *first, exts),
+            Record::Keys { first, keys } => encode_keys(&mut b, *first, keys),
             Record::Txn {
                 ts,
                 vertices,
@@ -618,6 +642,8 @@ mod tests {
         prop_oneof![
             (0u32..1000, prop::collection::vec(any::<u64>(), 0..8))
                 .prop_map(|(first, exts)| Record::Ids { first, exts }),
+            (any::<u64>(), prop::collection::vec("[a-z]{1,6}", 0..4))
+                .prop_map(|(first, keys)| Record::Keys { first, keys }),
             (
                 1u64..u64::MAX,
                 prop::collection::vec((any::<u64>(), change()), 0..6),

@@ -85,6 +85,7 @@ struct Damage {
 pub(crate) fn read(
     dir: &Path,
     ids: &IdMap,
+    keys: &crate::keys::Keys,
     last_ts: u64,
     expected: Option<&[LogSegment]>,
     salvage: bool,
@@ -136,6 +137,20 @@ pub(crate) fn read(
                     break;
                 }
                 id_end = first + exts.len() as u32;
+                continue;
+            }
+            if let Record::Keys { first, keys: new } = &record {
+                if let Err(what) = keys.learn(*first, new) {
+                    stop = Some(Damage {
+                        segment: *n,
+                        error: Error::Corrupt {
+                            file: file.clone(),
+                            offset,
+                            what,
+                        },
+                    });
+                    break;
+                }
                 continue;
             }
             let ts = record.ts().unwrap_or(0);
@@ -425,7 +440,15 @@ mod tests {
         let mut tail = vec![0u8; 4096];
         tail[..5].copy_from_slice(&[7, 0, 0, 0, 0]);
         let end = write_segment(dir.path(), 2, 3..6, &tail);
-        let log = read(dir.path(), &IdMap::new(), 0, None, false).unwrap();
+        let log = read(
+            dir.path(),
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            None,
+            false,
+        )
+        .unwrap();
         assert!(log.torn.is_some());
         assert_eq!(log.commits.len(), 5);
         cut_newest(&log).unwrap();
@@ -433,7 +456,15 @@ mod tests {
         assert_eq!(len_of(dir.path(), 1), Some(older));
         // Now an older segment, it reads as whole.
         write_segment(dir.path(), 3, 6..6, &[0u8; 64]);
-        let log = read(dir.path(), &IdMap::new(), 0, None, false).unwrap();
+        let log = read(
+            dir.path(),
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            None,
+            false,
+        )
+        .unwrap();
         assert_eq!(log.commits.len(), 5);
         assert!(log.torn.is_none());
     }
@@ -444,7 +475,15 @@ mod tests {
         write_segment(dir.path(), 1, 1..3, &[]);
         let path = super::super::writer::segment_path(dir.path(), 2);
         std::fs::write(&path, &file_header(2)[..FILE_HEADER - 3]).unwrap();
-        let log = read(dir.path(), &IdMap::new(), 0, None, false).unwrap();
+        let log = read(
+            dir.path(),
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            None,
+            false,
+        )
+        .unwrap();
         cut_newest(&log).unwrap();
         assert_eq!(len_of(dir.path(), 2), None);
         assert!(len_of(dir.path(), 1).is_some());
@@ -492,15 +531,38 @@ mod manifest_checks {
         let len3 = write(d, 3, 1..4);
         write(d, 4, 4..6);
         let listed = [sealed(3, len3), open_one(4)];
-        let ok = read(d, &IdMap::new(), 0, Some(&listed), false).unwrap();
+        let ok = read(
+            d,
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            Some(&listed),
+            false,
+        )
+        .unwrap();
         assert_eq!(ok.commits.len(), 5);
         // Sealed segment 3 cut at a record boundary.
         let (b, ends) = test_segment(3, 1..4);
         std::fs::write(segment_path(d, 3), &b[..ends[1]]).unwrap();
-        let file = corrupt_file(read(d, &IdMap::new(), 0, Some(&listed), false));
+        let file = corrupt_file(read(
+            d,
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            Some(&listed),
+            false,
+        ));
         assert!(file.ends_with("wal-00000003.log"), "{file}");
         // Salvage keeps its two whole records and sets 3 and 4 aside.
-        let got = read(d, &IdMap::new(), 0, Some(&listed), true).unwrap();
+        let got = read(
+            d,
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            Some(&listed),
+            true,
+        )
+        .unwrap();
         assert_eq!(got.commits.iter().map(|c| c.ts).collect::<Vec<_>>(), [1, 2]);
         let loss = got.loss.unwrap();
         assert_eq!(loss.set_aside.len(), 2);
@@ -509,7 +571,14 @@ mod manifest_checks {
         // The newest, listed as being appended to, removed.
         write(d, 3, 1..4);
         std::fs::remove_file(segment_path(d, 4)).unwrap();
-        let file = corrupt_file(read(d, &IdMap::new(), 0, Some(&listed), false));
+        let file = corrupt_file(read(
+            d,
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            Some(&listed),
+            false,
+        ));
         assert!(file.ends_with("wal-00000004.log"), "{file}");
     }
 
@@ -521,10 +590,25 @@ mod manifest_checks {
         write(d, 5, 2..4);
         write(d, 7, 4..5);
         let listed = [open_one(5)];
-        let file = corrupt_file(read(d, &IdMap::new(), 0, Some(&listed), false));
+        let file = corrupt_file(read(
+            d,
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            Some(&listed),
+            false,
+        ));
         assert!(file.ends_with("wal-00000006.log"), "{file}");
         std::fs::remove_file(segment_path(d, 7)).unwrap();
-        let got = read(d, &IdMap::new(), 0, Some(&listed), false).unwrap();
+        let got = read(
+            d,
+            &IdMap::new(),
+            &crate::keys::Keys::new(false),
+            0,
+            Some(&listed),
+            false,
+        )
+        .unwrap();
         assert_eq!(got.garbage, vec![segment_path(d, 1)]);
         assert_eq!(got.commits.iter().map(|c| c.ts).collect::<Vec<_>>(), [2, 3]);
     }

@@ -92,13 +92,17 @@ struct Pending {
     /// Ids assigned but not yet framed: `ids_first..` go to `ids`.
     ids_first: u32,
     ids: Vec<VertexId>,
+    /// Keys given ids but not yet framed: `keys_first..` go to `keys`.
+    keys_first: u64,
+    keys: Vec<String>,
     /// Newest commit timestamp appended since the last rotation.
     max_ts: u64,
 }
 
 impl Pending {
-    /// Frames the pending id assignments as one record.
+    /// Frames the pending keys and id assignments, each as one record.
     fn frame_ids(&mut self) {
+        self.frame_keys();
         if self.ids.is_empty() {
             return;
         }
@@ -108,6 +112,19 @@ impl Pending {
         self.end += (self.buf.len() - at) as u64;
         self.ids_first += self.ids.len() as u32;
         self.ids.clear();
+    }
+
+    /// Frames the pending keys as one record.
+    fn frame_keys(&mut self) {
+        if self.keys.is_empty() {
+            return;
+        }
+        let at = frame::open_record(&mut self.buf);
+        record::encode_keys(&mut self.buf, self.keys_first, &self.keys);
+        frame::seal_record(&mut self.buf, at);
+        self.end += (self.buf.len() - at) as u64;
+        self.keys_first += self.keys.len() as u64;
+        self.keys.clear();
     }
 }
 
@@ -288,6 +305,8 @@ impl Wal {
                 buf: Vec::new(),
                 end: 0,
                 ids_first: next_id,
+                keys_first: 0,
+                keys: Vec::new(),
                 ids: Vec::new(),
                 max_ts: 0,
             }),
@@ -660,6 +679,17 @@ impl Wal {
     /// Bytes appended since the store was opened.
     pub(crate) fn appended(&self) -> u64 {
         self.pending.lock().end
+    }
+}
+
+impl crate::keys::KeyJournal for Wal {
+    fn note_key(&self, id: u64, key: &str) {
+        let mut p = self.pending.lock();
+        if p.keys.is_empty() {
+            p.keys_first = id;
+        }
+        debug_assert_eq!(id, p.keys_first + p.keys.len() as u64);
+        p.keys.push(key.to_owned());
     }
 }
 
