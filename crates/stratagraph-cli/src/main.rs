@@ -63,6 +63,10 @@ enum Command {
         /// Records per transaction for --graphson, --vertices and --edges.
         #[arg(long, default_value_t = 10_000)]
         batch: usize,
+        /// Create the store naming vertices by string keys (ids in the
+        /// files are read as keys; integers as their decimal text).
+        #[arg(long)]
+        string_ids: bool,
         #[command(flatten)]
         kind: KindFlags,
     },
@@ -135,8 +139,8 @@ enum Command {
     Vertex {
         /// The store's directory.
         dir: PathBuf,
-        /// The vertex id.
-        id: u64,
+        /// The vertex id (its key, in a store of string keys).
+        id: String,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -366,6 +370,7 @@ fn main() -> ExitCode {
             vertices,
             edges,
             batch,
+            string_ids,
             kind,
         } => store_cmds::load(
             &dir,
@@ -375,6 +380,7 @@ fn main() -> ExitCode {
                 vertices,
                 edges,
                 batch,
+                string_ids,
             },
             kind.asked(),
         ),
@@ -400,7 +406,7 @@ fn main() -> ExitCode {
         Command::Check { dir } => store_cmds::check(&dir),
         Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
-        Command::Vertex { dir, id, json } => store_cmds::vertex(&dir, id, json),
+        Command::Vertex { dir, id, json } => store_cmds::vertex(&dir, &id, json),
         Command::Edge { dir, id, json } => store_cmds::edge(&dir, id, json),
         Command::Bench(BenchCommand::Algo {
             w1,

@@ -29,32 +29,49 @@ type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
 /// or as `asked` (`--directed`/`--undirected`, directed if neither) when
 /// `dir` holds no store yet. A flag that contradicts the store is an error
 /// naming both kinds.
+/// The options to open the store in `dir` with: its kinds from its
+/// manifest, or (a new store) `asked` for directed and integer ids.
 fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
     Ok(Options {
         directed: stratagraph::resolve_directed(dir, asked)?,
+        string_ids: stratagraph::stored_string_ids(dir)?.unwrap_or(false),
         ..Options::default()
     })
 }
 
-/// Loads `inputs` into the store in `dir` (created if missing): `.v` files
-/// list vertices, anything else is an edge list in the grammar of
-/// `stratagraph_io::edgelist` (Graphalytics `.e` files are such lists).
-/// Every batch is atomic; the store is closed at the end.
-/// The property-graph files `load` reads after the edge lists.
+/// The property-graph files `load` reads after the edge lists, and
+/// whether a new store names vertices by string keys.
 pub struct PropertyInputs {
     pub graphson: Vec<std::path::PathBuf>,
     pub vertices: Vec<stratagraph_io::csv::CsvFile>,
     pub edges: Vec<stratagraph_io::csv::CsvFile>,
     pub batch: usize,
+    pub string_ids: bool,
 }
 
+/// Loads `inputs` into the store in `dir` (created if missing): `.v` files
+/// list vertices, anything else is an edge list in the grammar of
+/// `stratagraph_io::edgelist` (Graphalytics `.e` files are such lists);
+/// then the property graphs of `props`. Every batch is atomic; the store
+/// is closed at the end.
 pub fn load(
     dir: &Path,
     inputs: &[std::path::PathBuf],
     props: &PropertyInputs,
     directed: Option<bool>,
 ) -> Res {
-    let g = Graph::open(dir, options(dir, directed)?)?;
+    let mut opts = options(dir, directed)?;
+    if props.string_ids && stratagraph::stored_string_ids(dir)?.is_none() {
+        opts.string_ids = true;
+    }
+    if props.string_ids && !opts.string_ids {
+        return Err(format!(
+            "{}: --string-ids: the store exists and names vertices by integers",
+            dir.display()
+        )
+        .into());
+    }
+    let g = Graph::open(dir, opts)?;
     let r = load_edge_lists(&g, inputs).and_then(|()| load_property_graphs(&g, props));
     let closed = g.close();
     r?;
@@ -602,11 +619,24 @@ fn uuid_text(u: &[u8; 16]) -> String {
 
 /// Prints vertex `id` of the store in `dir`: its label, its properties
 /// with their types, and its degrees (read-only).
-pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
+pub fn vertex(dir: &Path, given: &str, json: bool) -> Res {
     let g = open_read_only(dir, None)?;
     let s = g.snapshot();
+    let missing = || format!("vertex {given} does not exist in {}", dir.display());
+    let id = if g.options().string_ids {
+        g.key_id(given).ok_or_else(missing)?
+    } else {
+        given
+            .parse::<u64>()
+            .map_err(|_| format!("vertex {given:?}: this store names vertices by integers"))?
+    };
     let Some(label) = s.label(id) else {
-        return Err(format!("vertex {id} does not exist in {}", dir.display()).into());
+        return Err(missing().into());
+    };
+    // A vertex as the user names it: its key in a store of string keys.
+    let name = |v: u64| match g.key_of(v) {
+        Some(k) => serde_json::Value::from(&*k),
+        None => serde_json::Value::from(v),
     };
     let props = s.properties(id).unwrap_or_default();
     let (out, inn) = (s.out_degree(id).unwrap_or(0), s.in_degree(id).unwrap_or(0));
@@ -633,7 +663,7 @@ pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
     }
     if json {
         let value = serde_json::json!({
-            "id": id,
+            "id": name(id),
             "label": &*label,
             "properties": properties_json(&props),
             "out_degree": out,
@@ -646,7 +676,7 @@ pub fn vertex(dir: &Path, id: u64, json: bool) -> Res {
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
-    println!("vertex     {id}");
+    println!("vertex     {}", name(id));
     println!("label      {label}");
     println!("degree     {out} out, {inn} in");
     print_properties(&props);
@@ -665,11 +695,15 @@ pub fn edge(dir: &Path, id: u64, json: bool) -> Res {
         return Err(format!("edge {id} does not exist in {}", dir.display()).into());
     };
     let props = s.edge_properties(id).unwrap_or_default();
+    let name = |v: u64| match g.key_of(v) {
+        Some(k) => serde_json::Value::from(&*k),
+        None => serde_json::Value::from(v),
+    };
     if json {
         let value = serde_json::json!({
             "id": id,
-            "src": e.src,
-            "dst": e.dst,
+            "src": name(e.src),
+            "dst": name(e.dst),
             "label": &*e.label,
             "properties": properties_json(&props),
         });
@@ -677,7 +711,7 @@ pub fn edge(dir: &Path, id: u64, json: bool) -> Res {
         return Ok(());
     }
     println!("edge       {id}");
-    println!("ends       {} -> {}", e.src, e.dst);
+    println!("ends       {} -> {}", name(e.src), name(e.dst));
     println!("label      {}", e.label);
     print_properties(&props);
     Ok(())

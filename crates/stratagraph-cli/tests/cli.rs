@@ -693,3 +693,40 @@ fn load_reads_property_graphs_and_edge_prints_one() {
     assert!(text.contains("label      thing"), "{text}");
     assert!(text.contains("edges      likes: 1 out, 0 in"), "{text}");
 }
+
+/// `load --string-ids` makes a store of string keys; `vertex` and `edge`
+/// then take and print keys.
+#[test]
+fn a_store_of_string_keys_is_loaded_and_read_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let modern = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/tinkerpop/data/tinkerpop-modern.json");
+    run_ok(
+        bin()
+            .arg("load")
+            .arg(&store)
+            .arg("--string-ids")
+            .arg("--graphson")
+            .arg(&modern),
+    );
+    let text = run_ok(bin().arg("vertex").arg(&store).arg("4"));
+    assert!(text.contains("vertex     \"4\""), "{text}");
+    assert!(text.contains("label      person"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&run_ok(
+        bin().arg("edge").arg(&store).arg("10").arg("--json"),
+    ))
+    .unwrap();
+    assert_eq!(
+        (&v["src"], &v["dst"]),
+        (&serde_json::json!("4"), &serde_json::json!("5"))
+    );
+    let missing = bin()
+        .arg("vertex")
+        .arg(&store)
+        .arg("marko")
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(run_ok(bin().arg("check").arg(&store)).contains("6 property edges"));
+}

@@ -16,7 +16,7 @@
 //! (else the default one). Fields are separated by `,`, or by `|` or a tab
 //! when the header has one of those and no comma.
 
-use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, VertexRecord};
+use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, RawId, VertexRecord};
 use std::path::{Path, PathBuf};
 use stratagraph::{Graph, Value};
 
@@ -194,9 +194,20 @@ fn load_file(
             }
         }
         line = row.position().map_or(line + 1, |p| p.line());
-        let mut id = None;
+        let (mut id, mut vertex_id) = (None, None);
         let (mut src, mut dst, mut label) = (None, None, f.label.clone());
+        let (mut id_field, mut src_field, mut dst_field) =
+            (String::new(), String::new(), String::new());
         let mut props = Vec::new();
+        // An integer id as a number (a store of integer ids takes it as
+        // is); anything else as a string, for a store of string keys.
+        let vertex = |field: &str, at: &mut String, name: &str| {
+            *at = name.to_owned();
+            match id_of(field) {
+                Some(i) => RawId::Int(i),
+                None => RawId::Str(field.to_owned()),
+            }
+        };
         for (i, (field, col)) in row.iter().zip(&columns).enumerate() {
             let name = header.get(i).unwrap_or("");
             let int = |what: &str| {
@@ -204,7 +215,7 @@ fn load_file(
                     malformed(
                         line,
                         name,
-                        format!("{what} {field:?} is not a non-negative integer (string ids are not supported yet)"),
+                        format!("{what} {field:?} is not a non-negative integer"),
                         b.loaded,
                     )
                 })
@@ -212,9 +223,10 @@ fn load_file(
             match col {
                 // An edge without an id in its row gets a new one.
                 Column::Id if field.is_empty() && kind == Kind::Edges => {}
-                Column::Id => id = Some(int("id")?),
-                Column::Src => src = Some(int("source id")?),
-                Column::Dst => dst = Some(int("destination id")?),
+                Column::Id if kind == Kind::Edges => id = Some(int("edge id")?),
+                Column::Id => vertex_id = Some(vertex(field, &mut id_field, name)),
+                Column::Src => src = Some(vertex(field, &mut src_field, name)),
+                Column::Dst => dst = Some(vertex(field, &mut dst_field, name)),
                 Column::Label if !field.is_empty() => label = Some(field.to_owned()),
                 Column::Label => {}
                 Column::Property(key, ty) => {
@@ -231,7 +243,8 @@ fn load_file(
             Kind::Vertices => b.vertex(
                 line,
                 &VertexRecord {
-                    id: id.expect("the header has an id column"),
+                    id: vertex_id.expect("the header has an id column"),
+                    id_field,
                     label,
                     props,
                 },
@@ -251,6 +264,8 @@ fn load_file(
                         id,
                         src: src.expect("the header has a source column"),
                         dst: dst.expect("the header has a destination column"),
+                        src_field,
+                        dst_field,
                         label,
                         props,
                     },

@@ -7,14 +7,15 @@
 //! lines and are not read.
 //!
 //! Values keep their GraphSON types (`g:Int32` stays an Int32, apart from
-//! a `g:Int64`). What the store does not hold yet is refused by line and
-//! field rather than changed: string vertex ids, a key with more than one
-//! value (list cardinality) and meta-properties.
+//! a `g:Int64`). String vertex ids need a store that names vertices by
+//! string keys (`Options::string_ids`). What the store does not hold yet
+//! is refused by line and field rather than changed: a key with more than
+//! one value (list cardinality) and meta-properties.
 //!
 //! The file is read twice: vertices first, then edges, so an edge never
 //! creates a vertex that a later line names with its label.
 
-use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, VertexRecord};
+use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, RawId, VertexRecord};
 use serde_json::{Map, Value as Json};
 use std::io::BufRead;
 use std::path::Path;
@@ -116,6 +117,7 @@ fn parse_line(text: &str) -> Result<(VertexRecord, Vec<EdgeRecord>), Bad> {
         .as_object()
         .ok_or_else(|| bad("the line", "is not a JSON object (one vertex per line)"))?;
     let id = vertex_id(obj.get("id"), "id")?;
+    let src = id.clone();
     let label = match obj.get("label") {
         None => None,
         Some(Json::String(s)) => Some(s.clone()),
@@ -169,14 +171,22 @@ fn parse_line(text: &str) -> Result<(VertexRecord, Vec<EdgeRecord>), Bad> {
                 .ok_or_else(|| bad(format!("outE.{label}"), "is not a list of edges"))?;
             for (i, e) in list.iter().enumerate() {
                 let field = format!("outE.{label}[{i}]");
-                edges.push(edge(e, id, label, &field)?);
+                edges.push(edge(e, &src, label, &field)?);
             }
         }
     }
-    Ok((VertexRecord { id, label, props }, edges))
+    Ok((
+        VertexRecord {
+            id,
+            id_field: "id".into(),
+            label,
+            props,
+        },
+        edges,
+    ))
 }
 
-fn edge(e: &Json, src: u64, label: &str, field: &str) -> Result<EdgeRecord, Bad> {
+fn edge(e: &Json, src: &RawId, label: &str, field: &str) -> Result<EdgeRecord, Bad> {
     let e = e
         .as_object()
         .ok_or_else(|| bad(field, "is not an edge object"))?;
@@ -184,7 +194,8 @@ fn edge(e: &Json, src: u64, label: &str, field: &str) -> Result<EdgeRecord, Bad>
         None => None,
         Some(x) => Some(integer_id(x, &format!("{field}.id"), "edge")?),
     };
-    let dst = vertex_id(e.get("inV"), &format!("{field}.inV"))?;
+    let dst_field = format!("{field}.inV");
+    let dst = vertex_id(e.get("inV"), &dst_field)?;
     let props = match e.get("properties") {
         None => Vec::new(),
         Some(p) => {
@@ -198,16 +209,21 @@ fn edge(e: &Json, src: u64, label: &str, field: &str) -> Result<EdgeRecord, Bad>
     };
     Ok(EdgeRecord {
         id,
-        src,
+        src: src.clone(),
         dst,
+        src_field: "id".into(),
+        dst_field,
         label: label.to_owned(),
         props,
     })
 }
 
-fn vertex_id(x: Option<&Json>, field: &str) -> Result<u64, Bad> {
+fn vertex_id(x: Option<&Json>, field: &str) -> Result<RawId, Bad> {
     let x = x.ok_or_else(|| bad(field, "is missing"))?;
-    integer_id(x, field, "vertex")
+    match typed(x, field)? {
+        Value::String(s) => Ok(RawId::Str(s)),
+        _ => integer_id(x, field, "vertex").map(RawId::Int),
+    }
 }
 
 /// An id: a non-negative integer, typed or not.
@@ -220,7 +236,7 @@ fn integer_id(x: &Json, field: &str, what: &str) -> Result<u64, Bad> {
         Value::String(s) => {
             return Err(bad(
                 field,
-                format!("{what} id {s:?} is a string; this store takes integer ids (string ids are not supported yet)"),
+                format!("{what} id {s:?} is a string; {what} ids here are integers"),
             ))
         }
         other => return Err(bad(field, format!("{what} id {other:?} is not an integer"))),
@@ -393,9 +409,15 @@ mod tests {
     #[test]
     fn a_line_parses_to_its_vertex_and_out_edges() {
         let (v, e) = parse_line(MODERN_LINE).map_err(|b| b.what).unwrap();
-        assert_eq!((v.id, v.label.as_deref()), (1, Some("person")));
+        assert_eq!(
+            (&v.id, v.label.as_deref()),
+            (&RawId::Int(1), Some("person"))
+        );
         assert_eq!(v.props.len(), 2);
-        assert_eq!((e[0].id, e[0].src, e[0].dst), (Some(7), 1, 2));
+        assert_eq!(
+            (e[0].id, &e[0].src, &e[0].dst),
+            (Some(7), &RawId::Int(1), &RawId::Int(2))
+        );
     }
 
     proptest::proptest! {

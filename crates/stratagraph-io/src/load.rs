@@ -87,10 +87,20 @@ impl Default for LoadOptions {
     }
 }
 
+/// A vertex id as a file gives it: an integer, or a string (a key, in a
+/// store that names vertices by string keys).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RawId {
+    Int(u64),
+    Str(String),
+}
+
 /// A vertex as a file gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct VertexRecord {
-    pub id: VertexId,
+    pub id: RawId,
+    /// Where the id came from, for errors.
+    pub id_field: String,
     pub label: Option<String>,
     pub props: Vec<(String, Value)>,
 }
@@ -99,8 +109,11 @@ pub(crate) struct VertexRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct EdgeRecord {
     pub id: Option<EdgeId>,
-    pub src: VertexId,
-    pub dst: VertexId,
+    pub src: RawId,
+    pub dst: RawId,
+    /// Where the ends came from, for errors.
+    pub src_field: String,
+    pub dst_field: String,
     pub label: String,
     pub props: Vec<(String, Value)>,
 }
@@ -143,11 +156,37 @@ impl<'g> Batcher<'g> {
         }
     }
 
+    /// The store's vertex id for `raw`: itself in a store of integer ids;
+    /// in a store of string keys, the id of the key (an integer is read as
+    /// its decimal text, so a file of integer ids loads into either kind).
+    fn vertex_id(&self, line: u64, field: &str, raw: &RawId) -> Result<VertexId, LoadError> {
+        match (raw, self.g.options().string_ids) {
+            (RawId::Int(i), false) => Ok(*i),
+            (RawId::Int(i), true) => self.key(line, &i.to_string()),
+            (RawId::Str(s), true) => self.key(line, s),
+            (RawId::Str(s), false) => Err(LoadError::Malformed {
+                file: self.file.clone(),
+                line,
+                field: field.to_owned(),
+                what: format!(
+                    "vertex id {s:?} is a string; load into a store created with string ids \
+                     (Options::string_ids, stratagraph load --string-ids)"
+                ),
+                loaded: self.loaded,
+            }),
+        }
+    }
+
+    fn key(&self, line: u64, key: &str) -> Result<VertexId, LoadError> {
+        self.g.intern_key(key).map_err(|e| self.engine(line, e))
+    }
+
     fn tx(&mut self) -> &mut WriteTxn {
         self.tx.get_or_insert_with(|| self.g.begin())
     }
 
     pub(crate) fn vertex(&mut self, line: u64, v: &VertexRecord) -> Result<(), LoadError> {
+        let id = self.vertex_id(line, &v.id_field, &v.id)?;
         let props: Vec<(&str, Value)> = v
             .props
             .iter()
@@ -155,16 +194,16 @@ impl<'g> Batcher<'g> {
             .collect();
         let label = v.label.as_deref().unwrap_or(stratagraph::DEFAULT_LABEL);
         let created = if v.label.is_none() && props.is_empty() {
-            self.tx().insert_vertex(v.id)
+            self.tx().insert_vertex(id)
         } else {
-            self.tx().insert_vertex_with(v.id, label, &props)
+            self.tx().insert_vertex_with(id, label, &props)
         };
         match created {
             Ok(true) => self.pending_loaded.vertices += 1,
             Ok(false) => {
                 // Named twice: the properties of the later record apply.
                 for (k, x) in props {
-                    let r = self.tx().set_property(v.id, k, x);
+                    let r = self.tx().set_property(id, k, x);
                     r.map_err(|e| self.engine(line, e))?;
                 }
             }
@@ -174,16 +213,16 @@ impl<'g> Batcher<'g> {
     }
 
     pub(crate) fn edge(&mut self, line: u64, e: &EdgeRecord) -> Result<(), LoadError> {
+        let src = self.vertex_id(line, &e.src_field, &e.src)?;
+        let dst = self.vertex_id(line, &e.dst_field, &e.dst)?;
         let props: Vec<(&str, Value)> = e
             .props
             .iter()
             .map(|(k, x)| (k.as_str(), x.clone()))
             .collect();
         let r = match e.id {
-            Some(id) => self
-                .tx()
-                .add_edge_with_id(id, e.src, e.dst, &e.label, &props),
-            None => self.tx().add_edge(e.src, e.dst, &e.label, &props).map(drop),
+            Some(id) => self.tx().add_edge_with_id(id, src, dst, &e.label, &props),
+            None => self.tx().add_edge(src, dst, &e.label, &props).map(drop),
         };
         r.map_err(|err| self.engine(line, err))?;
         self.pending_loaded.edges += 1;

@@ -269,3 +269,68 @@ fn a_bad_csv_field_is_named_by_line_and_column() {
         .unwrap_err();
     assert!(err.to_string().contains("no label"), "{err}");
 }
+
+#[test]
+fn a_store_of_string_keys_takes_string_and_integer_ids_as_keys() {
+    let g = Graph::in_memory(Options {
+        string_ids: true,
+        ..Options::default()
+    });
+    graphson::load(&g, &data("tinkerpop-modern.json"), LoadOptions::default()).unwrap();
+    let snap = g.snapshot();
+    let marko = g.key_id("1").unwrap();
+    assert_eq!(snap.property(marko, "name"), Some(s("marko")));
+    let e = snap.edge(7).unwrap();
+    assert_eq!(g.key_of(e.dst).as_deref(), Some("2"));
+    // String ids in GraphSON and CSV.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    std::fs::write(
+        &path,
+        r#"{"id":"alice","label":"person","outE":{"knows":[{"id":{"@type":"g:Int64","@value":100},"inV":"bob"}]}}
+{"id":"bob","label":"person"}"#,
+    )
+    .unwrap();
+    graphson::load(&g, &path, LoadOptions::default()).unwrap();
+    let v = dir.path().join("v.csv");
+    std::fs::write(&v, "id,age:int\ncarol,30\n").unwrap();
+    let e = dir.path().join("e.csv");
+    std::fs::write(&e, "src,dst\ncarol,alice\n").unwrap();
+    stratagraph_io::csv::load(
+        &g,
+        &[CsvFile::new(&v)],
+        &[CsvFile::labelled(&e, "knows")],
+        LoadOptions::default(),
+    )
+    .unwrap();
+    let snap = g.snapshot();
+    let (alice, bob, carol) = (
+        g.key_id("alice").unwrap(),
+        g.key_id("bob").unwrap(),
+        g.key_id("carol").unwrap(),
+    );
+    assert_eq!(snap.label(bob).as_deref(), Some("person"));
+    assert_eq!(snap.edge(100).unwrap().dst, bob);
+    assert_eq!(snap.property(carol, "age"), Some(Value::Int32(30)));
+    let into_alice: Vec<u64> = snap
+        .edges_of(alice, EdgeDirection::In, Some("knows"))
+        .iter()
+        .map(|e| e.src)
+        .collect();
+    assert_eq!(into_alice, [carol]);
+    // A string id in a store of integers names the field and the fix.
+    let ints = Graph::in_memory(Options::default());
+    let err = graphson::load(&ints, &path, LoadOptions::default()).unwrap_err();
+    match &err {
+        LoadError::Malformed {
+            line: 1,
+            field,
+            what,
+            ..
+        } => {
+            assert_eq!(field, "id");
+            assert!(what.contains("string ids"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -66,7 +66,7 @@ pub use error::{BatchIndex, Element, Error, Op, Result, VertexId};
 pub use graph::{Graph, LevelStats, RunInfo, Stats};
 pub use manifest::Totals;
 pub use mem::MemoryUsage;
-pub use open::{repair, resolve_directed, stored_kind, RepairReport};
+pub use open::{repair, resolve_directed, stored_kind, stored_string_ids, RepairReport};
 pub use options::{Options, SyncPolicy, MAX_THREADS};
 pub use props::edges::{Edge, EdgeDirection, EdgeId};
 pub use props::names::MAX_NAME_BYTES;

@@ -391,6 +391,19 @@ pub fn stored_kind(dir: impl AsRef<Path>) -> Result<Option<bool>> {
     Ok(Manifest::read(dir)?.map(|m| m.directed))
 }
 
+/// Whether the store in `dir` names its vertices by string keys
+/// (`Options::string_ids`); `None` if there is no store there yet.
+///
+/// # Errors
+/// As [`stored_kind`].
+pub fn stored_string_ids(dir: impl AsRef<Path>) -> Result<Option<bool>> {
+    let dir = dir.as_ref();
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    Ok(Manifest::read(dir)?.map(|m| m.string_ids))
+}
+
 /// Whether to open the store in `dir` as directed: its manifest decides
 /// for an existing store, `asked` (directed when `None`) for a new one.
 /// Front ends whose users may leave the kind unsaid (the CLI, Python) call
