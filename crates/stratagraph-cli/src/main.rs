@@ -95,6 +95,19 @@ enum Command {
         /// Write the output here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Run on a projection of the property edges of these labels
+        /// (comma-separated) instead of the weighted structure; parallel
+        /// edges become one, with the smallest weight.
+        #[arg(long, value_delimiter = ',')]
+        labels: Vec<String>,
+        /// The numeric edge property that weighs a projection (with no
+        /// --labels: of every property edge).
+        #[arg(long)]
+        weight: Option<String>,
+        /// The weight of a projected edge without the --weight property
+        /// (without it, such an edge is an error).
+        #[arg(long, requires = "weight")]
+        default_weight: Option<f64>,
         #[command(flatten)]
         kind: KindFlags,
     },
@@ -392,6 +405,9 @@ fn main() -> ExitCode {
             damping,
             threads,
             out,
+            labels,
+            weight,
+            default_weight,
             kind,
         } => store_cmds::algo(&store_cmds::AlgoArgs {
             kernel,
@@ -402,6 +418,9 @@ fn main() -> ExitCode {
             damping,
             threads,
             out: out.as_deref(),
+            labels: &labels,
+            weight,
+            default_weight,
         }),
         Command::Check { dir } => store_cmds::check(&dir),
         Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),

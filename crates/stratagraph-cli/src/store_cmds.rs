@@ -5,9 +5,9 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use stratagraph::{Graph, Options, Snapshot, Value};
+use stratagraph::{Graph, Options, Value};
 use stratagraph_algo::{
-    betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc,
+    betweenness_single_source, bfs, cdlp, lcc, pagerank, sssp, triangle_count, wcc, GraphView,
     BFS_UNREACHABLE, WCC_HOLE,
 };
 use stratagraph_io::{Grammar, Reader, Records};
@@ -233,6 +233,11 @@ pub struct AlgoArgs<'a> {
     pub damping: Option<f64>,
     pub threads: usize,
     pub out: Option<&'a Path>,
+    /// Property edge labels to project to (with `weight`: a projection of
+    /// property edges instead of the weighted structure).
+    pub labels: &'a [String],
+    pub weight: Option<String>,
+    pub default_weight: Option<f64>,
 }
 
 /// Runs one kernel on the store in `dir` and writes `vertex value` lines in
@@ -243,12 +248,46 @@ pub fn algo(a: &AlgoArgs<'_>) -> Res {
     a.kernel.check(a)?;
     let g = open_read_only(a.dir, a.directed)?;
     let s = g.snapshot();
+    if a.labels.is_empty() && a.weight.is_none() {
+        let ids = Ids {
+            vertices: s.vertices().collect(),
+            external: &|v| s.external_id_unchecked(v),
+            internal: &|x| s.internal_id(x),
+        };
+        return run_kernel(a, &s, &ids);
+    }
+    // Property edges, projected (see `stratagraph_algo::projection`).
+    let labels: Vec<&str> = a.labels.iter().map(String::as_str).collect();
+    let p = stratagraph_algo::project(
+        &s,
+        &stratagraph_algo::Projection {
+            labels: &labels,
+            weight: a.weight.as_deref(),
+            default_weight: a.default_weight,
+            undirected: !s.is_directed(),
+        },
+    )?;
+    let ids = Ids {
+        vertices: (0..p.id_bound()).collect(),
+        external: &|v| p.external_ids()[v as usize],
+        internal: &|x| p.dense_id(x),
+    };
+    run_kernel(a, &p, &ids)
+}
+
+/// The vertices a kernel's view holds and their external ids.
+struct Ids<'a> {
+    vertices: Vec<u32>,
+    external: &'a dyn Fn(u32) -> u64,
+    internal: &'a dyn Fn(u64) -> Option<u32>,
+}
+
+fn run_kernel<V: GraphView>(a: &AlgoArgs<'_>, view: &V, ids: &Ids<'_>) -> Res {
     let source = || -> Res<u32> {
         let ext = a
             .source
             .ok_or_else(|| format!("{} needs --source ID", a.kernel.name()))?;
-        s.internal_id(ext)
-            .ok_or_else(|| format!("source vertex {ext} is not in the store").into())
+        (ids.internal)(ext).ok_or_else(|| format!("source vertex {ext} is not in the store").into())
     };
     let mut out: Box<dyn Write> = match a.out {
         Some(p) => Box::new(BufWriter::new(
@@ -258,42 +297,52 @@ pub fn algo(a: &AlgoArgs<'_>) -> Res {
     };
     let t = a.threads;
     let iterations = a.iterations.unwrap_or(10);
+    let mut write = |value: &dyn Fn(u32) -> String| -> Res {
+        for &v in &ids.vertices {
+            writeln!(out, "{} {}", (ids.external)(v), value(v))?;
+        }
+        Ok(())
+    };
     match a.kernel {
         Kernel::Bfs => {
-            let d = bfs(&s, source()?, t);
-            write_values(&mut out, &s, |v| match d[v as usize] {
+            let d = bfs(view, source()?, t);
+            write(&|v| match d[v as usize] {
                 BFS_UNREACHABLE => i64::MAX.to_string(),
                 x => x.to_string(),
             })?;
         }
         Kernel::Sssp => {
-            let d = sssp(&s, source()?, t)?;
-            write_values(&mut out, &s, |v| float(d[v as usize]))?;
+            let d = sssp(view, source()?, t)?;
+            write(&|v| float(d[v as usize]))?;
         }
         Kernel::Wcc => {
-            let c = wcc(&s, t);
-            write_values(&mut out, &s, |v| match c[v as usize] {
+            let c = wcc(view, t);
+            write(&|v| match c[v as usize] {
                 WCC_HOLE => String::from("-1"),
-                root => s.external_id_unchecked(root).to_string(),
+                root => (ids.external)(root).to_string(),
             })?;
         }
         Kernel::Pr => {
-            let r = pagerank(&s, a.damping.unwrap_or(0.85), iterations, t);
-            write_values(&mut out, &s, |v| float(r[v as usize]))?;
+            let r = pagerank(view, a.damping.unwrap_or(0.85), iterations, t);
+            write(&|v| float(r[v as usize]))?;
         }
         Kernel::Lcc => {
-            let c = lcc(&s, t);
-            write_values(&mut out, &s, |v| float(c[v as usize]))?;
+            let c = lcc(view, t);
+            write(&|v| float(c[v as usize]))?;
         }
         Kernel::Cdlp => {
-            let l = cdlp(&s, iterations, t);
-            write_values(&mut out, &s, |v| l[v as usize].to_string())?;
+            let l = cdlp(view, iterations, t);
+            write(&|v| l[v as usize].to_string())?;
         }
         Kernel::Bc => {
-            let b = betweenness_single_source(&s, source()?, t);
-            write_values(&mut out, &s, |v| float(b[v as usize]))?;
+            let b = betweenness_single_source(view, source()?, t);
+            write(&|v| float(b[v as usize]))?;
         }
-        Kernel::Tc => writeln!(out, "{}", triangle_count(&s, t))?,
+        Kernel::Tc => {
+            let n = triangle_count(view, t);
+            drop(write);
+            writeln!(out, "{n}")?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -306,13 +355,6 @@ fn float(x: f64) -> String {
     } else {
         format!("{x:.15e}")
     }
-}
-
-fn write_values(out: &mut dyn Write, s: &Snapshot, value: impl Fn(u32) -> String) -> Res {
-    for v in s.vertices() {
-        writeln!(out, "{} {}", s.external_id_unchecked(v), value(v))?;
-    }
-    Ok(())
 }
 
 /// Prints what `stratagraph::check` found in `dir`; fails if the store is

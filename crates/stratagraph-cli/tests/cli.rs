@@ -34,15 +34,46 @@ fn run_ok(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn check_graph(name: &str) {
+/// How `check_graph` loads a Graphalytics graph.
+#[derive(Clone, Copy, PartialEq)]
+enum Via {
+    /// Its `.v` and `.e` files, into the weighted structure.
+    EdgeList,
+    /// CSV files written from them, as property edges labelled `e` with
+    /// the weight as property `weight`; the kernels run on a projection.
+    PropertyEdges,
+}
+
+fn check_graph(name: &str, via: Via) {
     let folder = datasets().join(name);
     let props = GraphProperties::load(&folder.join(format!("{name}.properties")), name).unwrap();
     let store = tempfile::tempdir().unwrap();
+    let csv = tempfile::tempdir().unwrap();
     let mut load = bin();
-    load.arg("load")
-        .arg(store.path())
-        .arg(folder.join(&props.vertex_file))
-        .arg(folder.join(&props.edge_file));
+    load.arg("load").arg(store.path());
+    match via {
+        Via::EdgeList => {
+            load.arg(folder.join(&props.vertex_file))
+                .arg(folder.join(&props.edge_file));
+        }
+        Via::PropertyEdges => {
+            let v = csv.path().join("v.csv");
+            let e = csv.path().join("e.csv");
+            let vs = std::fs::read_to_string(folder.join(&props.vertex_file)).unwrap();
+            std::fs::write(&v, format!("id\n{vs}")).unwrap();
+            let es = std::fs::read_to_string(folder.join(&props.edge_file)).unwrap();
+            let rows: String = es
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(",") + "\n")
+                .collect();
+            std::fs::write(&e, format!("src,dst,weight:double\n{rows}")).unwrap();
+            load.arg("--vertices")
+                .arg(&v)
+                .arg("--edges")
+                .arg(format!("e={}", e.display()));
+        }
+    }
     if !props.directed {
         load.arg("--undirected");
     }
@@ -67,6 +98,12 @@ fn check_graph(name: &str) {
             .arg(store.path())
             .arg("--out")
             .arg(&out_file);
+        if via == Via::PropertyEdges {
+            cmd.args(["--labels", "e"]);
+            if kernel == "sssp" {
+                cmd.args(["--weight", "weight"]);
+            }
+        }
         match kernel {
             "bfs" | "sssp" => {
                 cmd.args(["--source", &param(&format!("{kernel}.source-vertex"))]);
@@ -108,12 +145,20 @@ fn check_graph(name: &str) {
 
 #[test]
 fn directed_example_loads_and_every_kernel_matches_graphalytics() {
-    check_graph("example-directed");
+    check_graph("example-directed", Via::EdgeList);
 }
 
 #[test]
 fn undirected_example_loads_and_every_kernel_matches_graphalytics() {
-    check_graph("example-undirected");
+    check_graph("example-undirected", Via::EdgeList);
+}
+
+/// Kernels on a projection of property edges (`algo --labels --weight`)
+/// give Graphalytics' answers too.
+#[test]
+fn kernels_on_a_projection_of_property_edges_match_graphalytics() {
+    check_graph("example-directed", Via::PropertyEdges);
+    check_graph("example-undirected", Via::PropertyEdges);
 }
 
 #[test]
