@@ -297,7 +297,7 @@ fn run_kernel<V: GraphView>(a: &AlgoArgs<'_>, view: &V, ids: &Ids<'_>) -> Res {
     };
     let t = a.threads;
     let iterations = a.iterations.unwrap_or(10);
-    let mut write = |value: &dyn Fn(u32) -> String| -> Res {
+    let write = |out: &mut dyn Write, value: &dyn Fn(u32) -> String| -> Res {
         for &v in &ids.vertices {
             writeln!(out, "{} {}", (ids.external)(v), value(v))?;
         }
@@ -306,42 +306,40 @@ fn run_kernel<V: GraphView>(a: &AlgoArgs<'_>, view: &V, ids: &Ids<'_>) -> Res {
     match a.kernel {
         Kernel::Bfs => {
             let d = bfs(view, source()?, t);
-            write(&|v| match d[v as usize] {
+            write(&mut out, &|v| match d[v as usize] {
                 BFS_UNREACHABLE => i64::MAX.to_string(),
                 x => x.to_string(),
             })?;
         }
         Kernel::Sssp => {
             let d = sssp(view, source()?, t)?;
-            write(&|v| float(d[v as usize]))?;
+            write(&mut out, &|v| float(d[v as usize]))?;
         }
         Kernel::Wcc => {
             let c = wcc(view, t);
-            write(&|v| match c[v as usize] {
+            write(&mut out, &|v| match c[v as usize] {
                 WCC_HOLE => String::from("-1"),
                 root => (ids.external)(root).to_string(),
             })?;
         }
         Kernel::Pr => {
             let r = pagerank(view, a.damping.unwrap_or(0.85), iterations, t);
-            write(&|v| float(r[v as usize]))?;
+            write(&mut out, &|v| float(r[v as usize]))?;
         }
         Kernel::Lcc => {
             let c = lcc(view, t);
-            write(&|v| float(c[v as usize]))?;
+            write(&mut out, &|v| float(c[v as usize]))?;
         }
         Kernel::Cdlp => {
             let l = cdlp(view, iterations, t);
-            write(&|v| l[v as usize].to_string())?;
+            write(&mut out, &|v| l[v as usize].to_string())?;
         }
         Kernel::Bc => {
             let b = betweenness_single_source(view, source()?, t);
-            write(&|v| float(b[v as usize]))?;
+            write(&mut out, &|v| float(b[v as usize]))?;
         }
         Kernel::Tc => {
-            let n = triangle_count(view, t);
-            drop(write);
-            writeln!(out, "{n}")?;
+            writeln!(out, "{}", triangle_count(view, t))?;
         }
     }
     out.flush()?;
