@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use stratagraph::{Graph, Options, SyncPolicy, Value, DEFAULT_LABEL};
+use stratagraph::{EdgeDirection, Graph, Options, SyncPolicy, Value, DEFAULT_LABEL};
 
 /// The label vertices created by name get, and the property keys set.
 const LABEL: &str = "made";
@@ -61,7 +61,13 @@ struct Model {
     /// Labels other than the default, given when a vertex was created.
     labels: BTreeMap<u64, String>,
     props: BTreeMap<(u64, String), i64>,
+    /// Property edges by id: (source, destination), label `PEDGE` and
+    /// property `x` equal to the id.
+    pedges: BTreeMap<u64, (u64, u64)>,
 }
+
+/// The label of property edges.
+const PEDGE: &str = "p";
 
 impl Model {
     fn add_edge(&mut self, s: u64, d: u64, w: f64) {
@@ -75,6 +81,16 @@ impl Model {
         self.edges.retain(|&(s, d), _| s != v && d != v);
         self.labels.remove(&v);
         self.props.retain(|(x, _), _| *x != v);
+        self.pedges.retain(|_, &mut (s, d)| s != v && d != v);
+    }
+
+    /// The id `writer`'s next property edge gets: above every one it has
+    /// (so an id freed by a removal may come back, a new life of the id).
+    fn next_pedge(&self, writer: u64) -> u64 {
+        self.pedges
+            .keys()
+            .next_back()
+            .map_or(writer * 1_000_000, |&id| id + 1)
     }
 
     /// The writer's part of a store, read back.
@@ -99,6 +115,12 @@ impl Model {
             let id = s.internal_id(v).unwrap();
             for (d, w) in s.out_weighted_of(id) {
                 m.edges.insert((v, s.external_id(d).unwrap()), w);
+            }
+            for e in s.edges_of(v, EdgeDirection::Out, None) {
+                assert_eq!(&*e.label, PEDGE);
+                let x = s.edge_property(e.id, "x");
+                assert_eq!(x, Some(Value::Int64(e.id as i64)), "edge {}", e.id);
+                m.pedges.insert(e.id, (e.src, e.dst));
             }
         }
         m
@@ -128,7 +150,8 @@ impl Rng {
 enum Step {
     /// A transaction: (kind, a, b, weight) with kind 0 insert edge, 1
     /// delete edge, 2 insert vertex (labelled), 3 delete vertex, 4 set
-    /// property `KEYS[b]` of `a` to `weight` as an Int64.
+    /// property `KEYS[b]` of `a` to `weight` as an Int64, 5 add property
+    /// edge `weight` (an id) from `a` to `b`, 6 remove property edge `a`.
     Txn(Vec<(u8, u64, u64, f64)>),
     InsertEdges(Vec<(u64, u64, f64)>),
     DeleteEdges(Vec<(u64, u64)>),
@@ -146,7 +169,25 @@ fn next_step(rng: &mut Rng, writer: u64, m: &Model) -> (Step, Model) {
             let mut ops = Vec::new();
             let mut deleted = BTreeSet::new();
             for _ in 0..1 + rng.below(4) {
-                match rng.below(10) {
+                match rng.below(13) {
+                    10 | 11 => {
+                        let (s, d) = (vertex(rng), vertex(rng));
+                        if deleted.contains(&s) || deleted.contains(&d) {
+                            continue;
+                        }
+                        let id = after.next_pedge(writer);
+                        after.vertices.insert(s);
+                        after.vertices.insert(d);
+                        after.pedges.insert(id, (s, d));
+                        ops.push((5, s, d, id as f64));
+                    }
+                    12 => {
+                        let Some(&id) = pick(rng, after.pedges.keys()) else {
+                            continue;
+                        };
+                        after.pedges.remove(&id);
+                        ops.push((6, id, 0, 0.0));
+                    }
                     0..=3 => {
                         let (s, d) = (vertex(rng), vertex(rng));
                         if deleted.contains(&s) || deleted.contains(&d) {
@@ -248,7 +289,12 @@ fn apply(g: &Graph, step: &Step) -> stratagraph::Result<()> {
                         tx.insert_vertex_with(a, LABEL, &[])?;
                     }
                     3 => tx.delete_vertex(a)?,
-                    _ => tx.set_property(a, KEYS[b as usize], Value::Int64(w as i64))?,
+                    4 => tx.set_property(a, KEYS[b as usize], Value::Int64(w as i64))?,
+                    5 => {
+                        let id = w as u64;
+                        tx.add_edge_with_id(id, a, b, PEDGE, &[("x", Value::Int64(id as i64))])?
+                    }
+                    _ => tx.remove_edge(a)?,
                 }
             }
             tx.commit().map(drop)

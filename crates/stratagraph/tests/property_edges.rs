@@ -629,3 +629,24 @@ fn a_version_one_store_without_edges_still_opens() {
     let mut tx = g.begin();
     assert_eq!(tx.add_edge(1, 1, "x", &[]).unwrap(), 1);
 }
+
+#[test]
+fn an_id_freed_inside_a_transaction_can_be_used_again_in_it() {
+    let g = Graph::in_memory(Options::default());
+    let mut tx = g.begin();
+    tx.add_edge_with_id(5, 1, 2, "x", &[]).unwrap();
+    tx.add_edge_with_id(6, 3, 4, "x", &[]).unwrap();
+    tx.commit().unwrap();
+    let mut tx = g.begin();
+    // Freed by deleting an endpoint, and by removing the edge.
+    tx.delete_vertex(1).unwrap();
+    tx.add_edge_with_id(5, 2, 3, "y", &[]).unwrap();
+    tx.remove_edge(6).unwrap();
+    tx.add_edge_with_id(6, 4, 3, "y", &[]).unwrap();
+    tx.commit().unwrap();
+    let s = g.snapshot();
+    let ends = |id| s.edge(id).map(|e| (e.src, e.dst, e.label.to_string()));
+    assert_eq!(ends(5), Some((2, 3, "y".into())));
+    assert_eq!(ends(6), Some((4, 3, "y".into())));
+    assert_eq!(g.stats().property_edges, 2);
+}

@@ -585,7 +585,12 @@ impl WriteTxn {
         let edges = &self.store.props.edges;
         let auto = self.store.opts.auto_create_vertices;
         for (&id, n) in &self.new_edges {
-            if !self.removed_edges.contains_key(&id) && edges.latest(id).is_some() {
+            // An id is free if no edge has it, or this commit removes the
+            // edge that has it (by id, or with a vertex it deletes).
+            let taken = edges.latest(id).is_some_and(|e| {
+                !self.removed_edges.contains_key(&id) && !self.reset(e.src) && !self.reset(e.dst)
+            });
+            if taken {
                 return Err(Error::EdgeIdTaken {
                     op: Op::AddEdge,
                     edge: id,
