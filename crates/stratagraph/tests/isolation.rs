@@ -7,7 +7,9 @@
 //! in memory and on disk, and asserts what each level promises: no dirty,
 //! aborted or intermediate read, no read skew and no lost update under
 //! both; no write skew and no anti-dependency cycle under serializable.
-//! A threaded stress run then checks the same promises by force.
+//! A threaded stress run then checks the same promises by force. The
+//! `property_edges` module runs the anomalies again with the rows as
+//! property edges and their values as an edge property.
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
@@ -676,5 +678,157 @@ fn transactions_see_every_single_call_write_they_race() {
             h.name
         );
         assert_eq!(committed(&g, X), Some(before.1));
+    }
+}
+
+/// The rows as property edges: `x` and `y` are two property edges (ids
+/// chosen) with an Int64 property `value` of 10 and 20; the same anomalies.
+mod property_edges {
+    use super::*;
+    use stratagraph::{EdgeDirection, Value};
+
+    const PX: u64 = 100;
+    const PY: u64 = 200;
+
+    fn setup(g: &Graph) {
+        let mut tx = g.begin();
+        for (id, v) in [(PX, 10), (PY, 20)] {
+            if tx.edge(id).is_some() {
+                tx.set_edge_property(id, "value", Value::Int64(v)).unwrap();
+            } else {
+                tx.add_edge_with_id(id, id, id + 1, "row", &[("value", Value::Int64(v))])
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+    }
+
+    fn value(tx: &mut WriteTxn, id: u64) -> Option<i64> {
+        match tx.edge_property(id, "value") {
+            Some(Value::Int64(v)) => Some(v),
+            None => None,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn committed(g: &Graph, id: u64) -> Option<Value> {
+        g.snapshot().edge_property(id, "value")
+    }
+
+    fn prop(id: u64) -> Element {
+        Element::EdgeProperty {
+            edge: id,
+            key: "value".into(),
+        }
+    }
+
+    fn each(test: impl Fn(&Graph, Isolation, &str)) {
+        for h in homes() {
+            for level in LEVELS {
+                setup(&h.graph);
+                test(&h.graph, level, h.name);
+            }
+        }
+    }
+
+    #[test]
+    fn p4_no_lost_update_of_an_edge_property() {
+        each(|g, level, name| {
+            let mut t1 = g.begin_with(level);
+            let mut t2 = g.begin_with(level);
+            let a = value(&mut t1, PX).unwrap();
+            let b = value(&mut t2, PX).unwrap();
+            t1.set_edge_property(PX, "value", Value::Int64(a + 1))
+                .unwrap();
+            t2.set_edge_property(PX, "value", Value::Int64(b + 1))
+                .unwrap();
+            t1.commit().unwrap();
+            assert_conflict(t2.commit(), prop(PX), name);
+            assert_eq!(committed(g, PX), Some(Value::Int64(11)));
+        });
+    }
+
+    #[test]
+    fn g1a_g1b_no_aborted_or_intermediate_edge_is_read() {
+        each(|g, level, name| {
+            let mut t1 = g.begin_with(level);
+            let mut t2 = g.begin_with(level);
+            t1.set_edge_property(PX, "value", Value::Int64(101))
+                .unwrap();
+            let e = t1.add_edge(1, 2, "row", &[]).unwrap();
+            t1.set_edge_property(PX, "value", Value::Int64(11)).unwrap();
+            assert_eq!(value(&mut t2, PX), Some(10), "{name}");
+            assert_eq!(t2.edge(e), None, "{name}");
+            drop(t1); // rolled back
+            assert_eq!(value(&mut t2, PX), Some(10), "{name}");
+            t2.commit().unwrap();
+            assert_eq!(g.snapshot().edge(e), None);
+        });
+    }
+
+    #[test]
+    fn g_single_no_read_skew_over_edge_properties() {
+        each(|g, level, name| {
+            let mut t1 = g.begin_with(level);
+            let mut t2 = g.begin_with(level);
+            assert_eq!(value(&mut t1, PX), Some(10));
+            value(&mut t2, PX);
+            value(&mut t2, PY);
+            t2.set_edge_property(PX, "value", Value::Int64(12)).unwrap();
+            t2.set_edge_property(PY, "value", Value::Int64(18)).unwrap();
+            t2.commit().unwrap();
+            assert_eq!(value(&mut t1, PY), Some(20), "{name}");
+            // The write variant: removing the edge it saw, which t2 changed.
+            t1.remove_edge(PY).unwrap();
+            assert_conflict_on(t1.commit(), &[prop(PY), Element::PropertyEdge(PY)], name);
+            assert_eq!(committed(g, PY), Some(Value::Int64(18)));
+        });
+    }
+
+    #[test]
+    fn g2_item_write_skew_over_edge_properties_only_when_serializable() {
+        each(|g, level, name| {
+            let mut t1 = g.begin_with(level);
+            let mut t2 = g.begin_with(level);
+            for t in [&mut t1, &mut t2] {
+                assert_eq!((value(t, PX), value(t, PY)), (Some(10), Some(20)));
+            }
+            t1.set_edge_property(PX, "value", Value::Int64(11)).unwrap();
+            t2.set_edge_property(PY, "value", Value::Int64(21)).unwrap();
+            t1.commit().unwrap();
+            let second = t2.commit();
+            let refused = refused_if_serializable(level, second, prop(PX), name);
+            let y = if refused { 20 } else { 21 };
+            assert_eq!(committed(g, PY), Some(Value::Int64(y)));
+        });
+    }
+
+    #[test]
+    fn g2_over_an_edge_list_only_when_serializable() {
+        each(|g, level, name| {
+            let mut t1 = g.begin_with(level);
+            let mut t2 = g.begin_with(level);
+            // Each sees vertex PX has no "extra" edge out, and adds one.
+            for t in [&mut t1, &mut t2] {
+                let out = t.edges_of(PX, EdgeDirection::Out, Some("extra"));
+                assert!(out.unwrap_or_default().is_empty(), "{name}");
+            }
+            let a = t1.add_edge(PX, 7, "extra", &[]).unwrap();
+            t2.add_edge(PX, 8, "extra", &[]).unwrap();
+            t1.commit().unwrap();
+            let second = t2.commit();
+            let out = Element::PropertyEdges {
+                vertex: PX,
+                out: true,
+            };
+            refused_if_serializable(level, second, out, name);
+            // Back to one "extra"-free vertex for the next level.
+            let mut tx = g.begin();
+            for e in tx.edges_of(PX, EdgeDirection::Out, Some("extra")).unwrap() {
+                tx.remove_edge(e.id).unwrap();
+            }
+            tx.commit().unwrap();
+            assert_eq!(g.snapshot().edge(a), None);
+        });
     }
 }
