@@ -5,13 +5,15 @@
 //! them, refuse what would silently change a value (negative ids, floats,
 //! bools), and name the offending argument in the `TypeError`/`ValueError`,
 //! because PyO3's own messages for integer overflow are `OverflowError`s that
-//! do not say which id was wrong.
+//! do not say which id was wrong. A vertex argument may also be a `str` key
+//! ([`VertexArg`], [`vertex_batch`]); what a key means depends on the store
+//! (`vertices.rs`).
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyModule, PyString};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
 /// The `numpy` module, imported once per interpreter.
 pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
@@ -37,6 +39,41 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// outside `0..2**64`.
 pub fn vertex(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<u64> {
     id(obj, arg, "vertex")
+}
+
+/// A vertex argument as Python gave it: an integer id, or a `str` key,
+/// which only a store created with `string_ids=True` takes (`vertices.rs`
+/// resolves it against the store).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VertexArg {
+    /// An integer id (a key's id in a string-keyed store).
+    Id(u64),
+    /// A string key.
+    Key(String),
+}
+
+/// As messages show a vertex: `7`, or `"marko"`.
+impl std::fmt::Display for VertexArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VertexArg::Id(v) => write!(f, "{v}"),
+            VertexArg::Key(k) => write!(f, "{k:?}"),
+        }
+    }
+}
+
+/// One vertex argument: a `str` key, or an integer id as [`vertex`] takes
+/// it.
+///
+/// # Errors
+/// As [`vertex`] for anything that is neither.
+#[inline]
+pub fn vertex_arg(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<VertexArg> {
+    // A flag test, cheaper than the integer conversion it goes before.
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(VertexArg::Key(s.to_cow()?.into_owned()));
+    }
+    vertex(obj, arg).map(VertexArg::Id)
 }
 
 /// One property-edge id, checked as vertex ids are.
@@ -218,9 +255,13 @@ pub fn ids<'py>(obj: &Bound<'py, PyAny>, arg: &str) -> PyResult<PyReadonlyArray1
             return Ok(a.try_readonly()?);
         }
     }
-    let py = obj.py();
+    ids_of(as_1d(obj, arg)?, arg)
+}
+
+/// [`ids`] of `arr`, a 1-D array numpy made.
+fn ids_of<'py>(arr: Bound<'py, PyAny>, arg: &str) -> PyResult<PyReadonlyArray1<'py, u64>> {
+    let py = arr.py();
     let np = numpy(py)?;
-    let arr = as_1d(obj, arg)?;
     let size: usize = arr.getattr("size")?.extract()?;
     let (kind, name) = dtype_of(&arr)?;
     let arr = match kind.as_str() {
@@ -253,6 +294,79 @@ pub fn ids<'py>(obj: &Bound<'py, PyAny>, arg: &str) -> PyResult<PyReadonlyArray1
     };
     let contiguous = np.call_method1("ascontiguousarray", (arr, np.getattr("uint64")?))?;
     Ok(contiguous.cast_into::<PyArray1<u64>>()?.try_readonly()?)
+}
+
+/// [`ids`] of `obj`, or of any other iterable of ids (a generator, say),
+/// read into a list first.
+///
+/// # Errors
+/// As [`ids`].
+pub fn id_iterable<'py>(
+    obj: &Bound<'py, PyAny>,
+    arg: &str,
+) -> PyResult<PyReadonlyArray1<'py, u64>> {
+    if obj.hasattr("__next__")? {
+        let items = obj.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+        return ids(PyList::new(obj.py(), items)?.as_any(), arg);
+    }
+    ids(obj, arg)
+}
+
+/// The vertices of a batch call as Python gave them.
+pub enum VertexBatch<'py> {
+    /// Integer ids only, as one array (the fast path: no Python loop).
+    Ids(PyReadonlyArray1<'py, u64>),
+    /// Element by element, `str` keys among them.
+    Args(Vec<VertexArg>),
+}
+
+impl VertexBatch<'_> {
+    /// Number of vertices.
+    pub fn len(&self) -> PyResult<usize> {
+        Ok(match self {
+            VertexBatch::Ids(a) => a.as_slice()?.len(),
+            VertexBatch::Args(a) => a.len(),
+        })
+    }
+}
+
+/// The vertices of a batch: what [`ids`] takes, or a sequence holding `str`
+/// keys (a list, tuple or numpy array of `str`; ints may stand beside them,
+/// and are read as given, not as numpy would turn them into strings).
+///
+/// # Errors
+/// As [`ids`]; for an element that is neither an integer nor a `str`, as
+/// [`vertex`] naming it (`src[3]`).
+pub fn vertex_batch<'py>(obj: &Bound<'py, PyAny>, arg: &str) -> PyResult<VertexBatch<'py>> {
+    if let Ok(a) = obj.cast::<PyArray1<u64>>() {
+        if a.is_contiguous() {
+            return Ok(VertexBatch::Ids(a.try_readonly()?));
+        }
+    }
+    let arr = as_1d(obj, arg)?;
+    let (kind, _) = dtype_of(&arr)?;
+    let items = match kind.as_str() {
+        // numpy makes `[1, "a"]` an array of strings: read such a sequence
+        // itself, so its ints stay ints.
+        "U" if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() => obj.clone(),
+        "U" | "O" => arr,
+        _ => return ids_of(arr, arg).map(VertexBatch::Ids),
+    };
+    let mut out = Vec::with_capacity(items.len().unwrap_or(0));
+    for (i, item) in items.try_iter()?.enumerate() {
+        let item = item?;
+        let one = if let Ok(s) = item.cast::<PyString>() {
+            VertexArg::Key(s.to_cow()?.into_owned())
+        } else {
+            match item.extract::<u64>() {
+                Ok(v) if !item.is_instance_of::<PyBool>() => VertexArg::Id(v),
+                // The element's name is made only for the message.
+                _ => vertex_arg(&item, &format!("{arg}[{i}]"))?,
+            }
+        };
+        out.push(one);
+    }
+    Ok(VertexBatch::Args(out))
 }
 
 /// Edge weights for a batch: one value for every edge, or one array.

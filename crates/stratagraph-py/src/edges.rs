@@ -14,6 +14,7 @@ use stratagraph::{Edge, Value};
 
 use crate::conversions as conv;
 use crate::values::{self, Properties};
+use crate::vertices::{self, KeyDict, Shown};
 
 /// What an `add_edge` call asks for.
 pub enum EdgeArgs {
@@ -71,12 +72,25 @@ pub fn add_edge_args(
     Ok(EdgeArgs::Weighted(weight.unwrap_or(1.0)))
 }
 
-/// Edge `e` as ``{"id", "src", "dst", "label"}``.
-pub fn dict<'py>(py: Python<'py>, e: &Edge) -> PyResult<Bound<'py, PyDict>> {
+/// The two ends of an edge as a result shows them.
+pub type Ends = (Shown, Shown);
+
+/// The ends of `edges` as a result shows them (keys in a string-keyed
+/// store), read while the store is at hand.
+pub fn ends<D: KeyDict>(keys: Option<&D>, edges: &[Edge]) -> Vec<Ends> {
+    edges
+        .iter()
+        .map(|e| (vertices::shown(keys, e.src), vertices::shown(keys, e.dst)))
+        .collect()
+}
+
+/// Edge `e` as ``{"id", "src", "dst", "label"}``, its ends shown as
+/// `ends` says.
+pub fn dict<'py>(py: Python<'py>, e: &Edge, ends: &Ends) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("id", e.id)?;
-    dict.set_item("src", e.src)?;
-    dict.set_item("dst", e.dst)?;
+    dict.set_item("src", &ends.0)?;
+    dict.set_item("dst", &ends.1)?;
     dict.set_item("label", &*e.label)?;
     Ok(dict)
 }
@@ -85,18 +99,20 @@ pub fn dict<'py>(py: Python<'py>, e: &Edge) -> PyResult<Bound<'py, PyDict>> {
 pub fn dict_with<'py, K: AsRef<str>>(
     py: Python<'py>,
     e: &Edge,
+    ends: &Ends,
     props: &[(K, Value)],
 ) -> PyResult<Bound<'py, PyDict>> {
-    let dict = dict(py, e)?;
+    let dict = dict(py, e, ends)?;
     dict.set_item("properties", values::dict(py, props)?)?;
     Ok(dict)
 }
 
-/// A list of edge dicts, in the order given.
-pub fn list<'py>(py: Python<'py>, edges: &[Edge]) -> PyResult<Bound<'py, PyList>> {
+/// A list of edge dicts, in the order given; `ends` as [`ends`] made them.
+pub fn list<'py>(py: Python<'py>, edges: &[Edge], ends: &[Ends]) -> PyResult<Bound<'py, PyList>> {
     let items = edges
         .iter()
-        .map(|e| dict(py, e))
+        .zip(ends)
+        .map(|(e, ends)| dict(py, e, ends))
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
 }

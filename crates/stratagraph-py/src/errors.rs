@@ -37,7 +37,9 @@ mod classes {
         "The engine refused a value: a non-finite or negative weight, a \
          self-loop the store forbids, an edge to a vertex deleted in the same \
          transaction, a bad label, property key or value, an edge id already \
-         in use, or a malformed edge-list line, GraphSON record or CSV row."
+         in use, a vertex named by the wrong kind of id (a str key in a store \
+         of integer ids, or an integer no key has in a string-keyed store), \
+         or a malformed edge-list line, GraphSON record or CSV row."
     );
     pyo3::create_exception!(
         stratagraph,
@@ -136,6 +138,7 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
         | E::InvalidEdgeValue { .. }
         | E::EdgeIdTaken { .. }
         | E::NotIndexable { .. }
+        | E::WrongIdKind { .. }
         | E::NotAStore { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),

@@ -8,18 +8,20 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stratagraph::{Graph, Options};
 
-use crate::conversions::{self as conv, same_length};
+use crate::conversions::{self as conv, same_length, VertexArg};
 use crate::edges::{self, EdgeArgs};
-use crate::errors;
+use crate::errors::{self, NotFound};
 use crate::loaders;
 use crate::snapshot::PySnapshot;
 use crate::transaction::PyTransaction;
 use crate::values;
+use crate::vertices;
 
 /// A dynamic graph store. Create one with ``Graph.in_memory()``.
 ///
-/// Vertices are unsigned 64-bit integers. Every write is atomic and gets a
-/// commit timestamp, which the write methods return. Readers work on
+/// Vertices are unsigned 64-bit integers, or in a store created with
+/// ``string_ids=True`` ``str`` keys (see ``string_ids``). Every write is
+/// atomic and gets a commit timestamp, which the write methods return. Readers work on
 /// ``snapshot()`` objects, which stay unchanged while writes go on, so one
 /// Python thread can analyse a snapshot while another writes: every call
 /// that can take long releases the GIL.
@@ -36,6 +38,8 @@ pub struct PyGraph {
     /// the graph is closed (an on-disk store will have closed its files).
     open: Arc<AtomicBool>,
     directed: bool,
+    /// The store names vertices by string keys (`Options::string_ids`).
+    string_ids: bool,
     /// Every commit waits for the log's sync (an on-disk store with
     /// `SyncPolicy::Always`): single writes then release the GIL, since a
     /// sync takes milliseconds. In memory they keep it: releasing and
@@ -47,6 +51,7 @@ impl PyGraph {
     pub fn new(graph: Graph) -> Self {
         PyGraph {
             directed: graph.options().directed,
+            string_ids: graph.options().string_ids,
             syncs: graph.path().is_some()
                 && graph.options().sync == stratagraph::SyncPolicy::Always,
             store: RwLock::new(Some(graph)),
@@ -66,6 +71,40 @@ impl PyGraph {
         f(graph)
     }
 
+    /// The key dictionary of `g` if the store is string-keyed (see
+    /// `vertices.rs`), `None` if it names vertices by integers.
+    fn dict<'g>(&self, g: &'g Graph) -> Option<&'g Graph> {
+        self.string_ids.then_some(g)
+    }
+
+    /// The engine's error `e` as its Python exception, naming the keys of
+    /// the vertices it names in a string-keyed store.
+    fn error(&self, g: &Graph, e: stratagraph::Error) -> PyErr {
+        vertices::engine_error(self.dict(g), e)
+    }
+
+    /// The id of vertex argument `v` for a write that may create the
+    /// vertex, a new key given its id (see `vertices::create`).
+    #[inline]
+    fn create(&self, v: &VertexArg, arg: &str) -> PyResult<u64> {
+        match v {
+            VertexArg::Id(id) if !self.string_ids => Ok(*id),
+            _ => self.with(|g| vertices::create(self.dict(g), v, arg)),
+        }
+    }
+
+    /// The id of vertex argument `v` for a write that needs the vertex to
+    /// exist: `NotFound` (as the engine says it for `op`) for a key that
+    /// names no vertex.
+    fn existing(&self, v: &VertexArg, arg: &str, op: stratagraph::Op) -> PyResult<u64> {
+        match v {
+            VertexArg::Id(id) => Ok(*id),
+            VertexArg::Key(_) => self
+                .with(|g| vertices::find(self.dict(g), v, arg))?
+                .ok_or_else(|| NotFound::new_err(format!("{op}: vertex {v} does not exist"))),
+        }
+    }
+
     /// Runs one single write (which is short unless it waits for a sync),
     /// releasing the GIL when it will wait (see `syncs`).
     fn write(
@@ -75,9 +114,9 @@ impl PyGraph {
     ) -> PyResult<u64> {
         self.with(|g| {
             if self.syncs {
-                py.detach(|| f(g)).map_err(errors::engine)
+                py.detach(|| f(g)).map_err(|e| self.error(g, e))
             } else {
-                f(g).map_err(errors::engine)
+                f(g).map_err(|e| self.error(g, e))
             }
         })
     }
@@ -108,7 +147,7 @@ impl PyGraph {
                     }
                 }
             })
-            .map_err(errors::engine)
+            .map_err(|e| self.error(g, e))
         })
     }
 }
@@ -124,6 +163,8 @@ impl PyGraph {
     /// ``max_vertex_ids`` caps the vertex ids the store takes in (each id it
     /// ever sees holds one for good, even after its vertex is removed): a
     /// write needing more raises ``CapacityExceeded`` and changes nothing.
+    /// With ``string_ids=True`` the store names its vertices by ``str``
+    /// keys (see ``string_ids``).
     /// ``_stamp_window`` is a testing aid (how many commits an open snapshot
     /// may lag before writes raise ``SnapshotTooOld``); leave it unset.
     #[staticmethod]
@@ -134,6 +175,7 @@ impl PyGraph {
         allow_self_loops = true,
         auto_create_vertices = true,
         max_vertex_ids = None,
+        string_ids = false,
         _stamp_window = None
     ))]
     fn in_memory(
@@ -142,10 +184,12 @@ impl PyGraph {
         allow_self_loops: bool,
         auto_create_vertices: bool,
         max_vertex_ids: Option<i64>,
+        string_ids: bool,
         _stamp_window: Option<i64>,
     ) -> PyResult<Self> {
         let mut opts = Options {
             directed,
+            string_ids,
             allow_self_loops,
             auto_create_vertices,
             max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
@@ -173,7 +217,11 @@ impl PyGraph {
     /// ``directed`` only matters when the store is created (directed when
     /// left as ``None``): an existing store is opened as its manifest says,
     /// and an explicit value that contradicts it raises ``InvalidInput``
-    /// naming both kinds.
+    /// naming both kinds. ``string_ids`` likewise: ``True`` creates a store
+    /// that names vertices by ``str`` keys (see ``string_ids``), ``None``
+    /// opens an existing store as it was created (integer ids for a new
+    /// one), and a kind the store was not created with raises
+    /// ``InvalidInput``.
     ///
     /// Every commit is appended to a write-ahead log before it becomes
     /// visible; reopening after a crash replays it. ``sync`` says when a
@@ -215,7 +263,8 @@ impl PyGraph {
         auto_create_vertices = true,
         max_vertex_ids = None,
         create = true,
-        read_only = false
+        read_only = false,
+        string_ids = None
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn open(
@@ -229,11 +278,20 @@ impl PyGraph {
         max_vertex_ids: Option<i64>,
         create: bool,
         read_only: bool,
+        string_ids: Option<bool>,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
-        let directed = py
-            .detach(|| stratagraph::resolve_directed(&path, directed))
+        let (directed, stored_string_ids) = py
+            .detach(|| {
+                Ok::<_, stratagraph::Error>((
+                    stratagraph::resolve_directed(&path, directed)?,
+                    stratagraph::stored_string_ids(&path)?,
+                ))
+            })
             .map_err(errors::engine)?;
+        // An explicit kind the store contradicts is left to `Graph::open`,
+        // which refuses it naming both.
+        let string_ids = string_ids.or(stored_string_ids).unwrap_or(false);
         let opts = Options {
             directed,
             sync,
@@ -243,6 +301,7 @@ impl PyGraph {
             threads: conv::threads(threads)?,
             create_if_missing: create && !read_only,
             read_only,
+            string_ids,
             ..Options::default()
         };
         let graph = py
@@ -255,6 +314,55 @@ impl PyGraph {
     #[getter]
     fn directed(&self) -> bool {
         self.directed
+    }
+
+    /// Whether the store names its vertices by ``str`` keys (it was created
+    /// with ``string_ids=True``; fixed for good then).
+    ///
+    /// In such a store every vertex argument may be a ``str`` key: a write
+    /// that may create the vertex (``add_vertex``, ``add_edge``,
+    /// ``add_vertices``, ``add_edges``) gives a new key the next integer
+    /// id (0, 1, 2, ... in the order keys are first written; durable;
+    /// giving one creates no vertex), and a read, or a write that needs the
+    /// vertex (``set_property``, ``remove_vertex`` ...), only looks it up:
+    /// a key never written names no vertex, so the call does what it does
+    /// for a missing vertex (``NotFound``, ``False`` or the default). An
+    /// integer is taken as a key's id; one no key has is refused with
+    /// ``InvalidInput`` by writes. Results that hold one vertex (the
+    /// ``"id"`` of ``Snapshot.vertex``, the ``"src"`` and ``"dst"`` of edge
+    /// dicts, the keys of ``to_dict``) show its key; arrays of vertices
+    /// (``vertices()``, ``neighbors()``, ``edges()``, ``find_vertices()``,
+    /// analytics labels) stay uint64 arrays of ids, for speed: ``keys(ids)``
+    /// translates them. In a store of integer ids a ``str`` vertex raises
+    /// ``InvalidInput``.
+    #[getter]
+    fn string_ids(&self) -> bool {
+        self.string_ids
+    }
+
+    /// The id of vertex key ``key`` (see ``string_ids``), or ``None`` if no
+    /// write named it yet (and always in a store of integer ids). Gives no
+    /// id.
+    fn key_id(&self, key: &str) -> PyResult<Option<u64>> {
+        self.with(|g| Ok(g.key_id(key)))
+    }
+
+    /// The key of vertex id ``id`` in a string-keyed store, or ``None`` if
+    /// no key has it (always in a store of integer ids).
+    fn key_of(&self, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let id = conv::vertex(id, "id")?;
+        self.with(|g| Ok(g.key_of(id).map(|k| k.to_string())))
+    }
+
+    /// The keys of ``ids`` (an array or iterable of vertex ids, such as
+    /// ``Snapshot.vertices()`` or ``neighbors()`` return), as a list of
+    /// ``str`` in the same order. Raises ``InvalidInput`` in a store of
+    /// integer ids, or naming the first id no key has.
+    fn keys(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        let ids = conv::id_iterable(ids, "ids")?;
+        let ids = ids.as_slice()?;
+        let keys = self.with(|g| vertices::keys_of(self.dict(g), ids))?;
+        Ok(keys.iter().map(|k| k.to_string()).collect())
     }
 
     /// Whether the store was opened with ``read_only=True``.
@@ -292,7 +400,7 @@ impl PyGraph {
         label: Option<&str>,
         properties: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<u64> {
-        let v = conv::vertex(v, "v")?;
+        let v = self.create(&conv::vertex_arg(v, "v")?, "v")?;
         match values::vertex_args(label, properties)? {
             None => self.write(py, |g| g.insert_vertex(v)),
             Some((label, props)) => self.write(py, |g| {
@@ -326,26 +434,35 @@ impl PyGraph {
         key: &str,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<u64> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         let value = values::to_value(value, &format!("property {key:?}"))?;
+        let v = self.existing(&v, "v", stratagraph::Op::SetProperty)?;
         self.write(py, |g| g.set_property(v, key, value))
     }
 
-    /// Creates every vertex of ``vertices`` (an array-like of ids)
-    /// atomically, leaving existing ones alone; returns the commit timestamp.
+    /// Creates every vertex of ``vertices`` (an array-like of ids; in a
+    /// string-keyed store also a sequence of ``str`` keys) atomically,
+    /// leaving existing ones alone; returns the commit timestamp. Every
+    /// element is checked before anything is written (or a key given an
+    /// id).
     fn add_vertices(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let ids = conv::ids(vertices, "vertices")?;
-        let ids = ids.as_slice()?.to_vec();
+        let batch = conv::vertex_batch(vertices, "vertices")?;
         self.with(|g| {
+            let ids = vertices::create_batches(self.dict(g), &[(&batch, "vertices")])?;
+            let ids: Vec<u64> = ids.into_iter().flat_map(|ids| ids.into_owned()).collect();
             py.detach(|| g.insert_vertices(&ids))
-                .map_err(errors::engine)
+                .map_err(|e| self.error(g, e))
         })
     }
 
     /// Deletes vertex ``v`` and all its edges; returns the commit timestamp.
     /// Raises ``NotFound`` if ``v`` does not exist.
     fn remove_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let v = conv::vertex(v, "v")?;
+        let v = self.existing(
+            &conv::vertex_arg(v, "v")?,
+            "v",
+            stratagraph::Op::DeleteVertex,
+        )?;
         self.write(py, |g| g.delete_vertex(v))
     }
 
@@ -353,11 +470,17 @@ impl PyGraph {
     /// commit; returns its timestamp. Raises ``NotFound`` (and deletes
     /// nothing) if one does not exist; a vertex listed twice is deleted once.
     fn remove_vertices(&self, py: Python<'_>, vertices: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let ids = conv::ids(vertices, "vertices")?;
-        let mut ids = ids.as_slice()?.to_vec();
-        ids.sort_unstable();
-        ids.dedup();
+        let batch = conv::vertex_batch(vertices, "vertices")?;
         self.with(|g| {
+            let unknown = |_: usize, v: &VertexArg| {
+                NotFound::new_err(format!(
+                    "{}: vertex {v} does not exist",
+                    stratagraph::Op::DeleteVertex
+                ))
+            };
+            let mut ids = vertices::find_batch(self.dict(g), &batch, "vertices", unknown)?.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
             // The engine has no vertex-delete batch: one transaction is the
             // atomic equivalent.
             py.detach(|| {
@@ -367,7 +490,7 @@ impl PyGraph {
                 }
                 tx.commit()
             })
-            .map_err(errors::engine)
+            .map_err(|e| self.error(g, e))
         })
     }
 
@@ -396,7 +519,11 @@ impl PyGraph {
         label: Option<&Bound<'_, PyAny>>,
         properties: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<u64> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
+        let (u, v) = match (u, v) {
+            (VertexArg::Id(u), VertexArg::Id(v)) if !self.string_ids => (u, v),
+            (u, v) => self.with(|g| vertices::create_pair(self.dict(g), (&u, "u"), (&v, "v")))?,
+        };
         if label.is_none() && properties.is_none() {
             return self.write(py, |g| g.insert_edge(u, v, 1.0));
         }
@@ -438,8 +565,21 @@ impl PyGraph {
     ) -> PyResult<u64> {
         match v {
             Some(v) => {
-                let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-                self.write(py, |g| g.delete_edge(u, v))
+                let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
+                let found = self.with(|g| {
+                    let keys = self.dict(g);
+                    Ok((
+                        vertices::find(keys, &u, "u")?,
+                        vertices::find(keys, &v, "v")?,
+                    ))
+                })?;
+                let (Some(a), Some(b)) = found else {
+                    return Err(NotFound::new_err(format!(
+                        "{}: edge ({u}, {v}) does not exist",
+                        stratagraph::Op::DeleteEdge
+                    )));
+                };
+                self.write(py, |g| g.delete_edge(a, b))
             }
             None => {
                 let e = conv::edge(u, "edge_id")?;
@@ -469,11 +609,13 @@ impl PyGraph {
     /// and returns it.
     ///
     /// ``src`` and ``dst`` are equal-length array-likes of integer ids
-    /// (numpy arrays of any integer dtype are used without a Python loop);
-    /// ``weights`` is ``None`` (all 1.0), one number, or an array-like of
-    /// numbers. A later duplicate of an edge in the same batch wins. On any
-    /// error (e.g. ``InvalidInput`` for a NaN weight, naming the batch
-    /// element) nothing is applied.
+    /// (numpy arrays of any integer dtype are used without a Python loop),
+    /// in a string-keyed store also sequences of ``str`` keys (ids may stand
+    /// beside them); ``weights`` is ``None`` (all 1.0), one number, or an
+    /// array-like of numbers. A later duplicate of an edge in the same batch
+    /// wins. On any error (e.g. ``InvalidInput`` for a NaN weight, naming
+    /// the batch element, or for a vertex of the wrong kind, naming it as
+    /// ``src[i]``) nothing is applied, and no key is given an id.
     #[pyo3(signature = (src, dst, weights = None))]
     fn add_edges(
         &self,
@@ -482,13 +624,20 @@ impl PyGraph {
         dst: &Bound<'_, PyAny>,
         weights: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
-        let (src, dst) = (conv::ids(src, "src")?, conv::ids(dst, "dst")?);
-        let (s, d) = (src.as_slice()?, dst.as_slice()?);
-        same_length(s.len(), d.len())?;
-        // Copied while the GIL is held: the arrays belong to Python, and no
-        // other Python thread may write them while the copy reads them.
-        let edges = conv::weights(weights, s.len())?.edges(s, d)?;
-        self.with(|g| py.detach(|| g.insert_edges(&edges)).map_err(errors::engine))
+        let src = conv::vertex_batch(src, "src")?;
+        let dst = conv::vertex_batch(dst, "dst")?;
+        let n = src.len()?;
+        same_length(n, dst.len()?)?;
+        let weights = conv::weights(weights, n)?;
+        self.with(|g| {
+            let ids = vertices::create_batches(self.dict(g), &[(&src, "src"), (&dst, "dst")])?;
+            // Copied while the GIL is held: the arrays belong to Python, and
+            // no other Python thread may write them while the copy reads
+            // them.
+            let edges = weights.edges(&ids[0], &ids[1])?;
+            py.detach(|| g.insert_edges(&edges))
+                .map_err(|e| self.error(g, e))
+        })
     }
 
     /// Deletes the edges ``src[i] -> dst[i]`` atomically at one timestamp
@@ -501,11 +650,31 @@ impl PyGraph {
         src: &Bound<'_, PyAny>,
         dst: &Bound<'_, PyAny>,
     ) -> PyResult<u64> {
-        let (src, dst) = (conv::ids(src, "src")?, conv::ids(dst, "dst")?);
-        let (s, d) = (src.as_slice()?, dst.as_slice()?);
-        same_length(s.len(), d.len())?;
-        let pairs: Vec<(u64, u64)> = s.iter().copied().zip(d.iter().copied()).collect();
-        self.with(|g| py.detach(|| g.delete_edges(&pairs)).map_err(errors::engine))
+        let src = conv::vertex_batch(src, "src")?;
+        let dst = conv::vertex_batch(dst, "dst")?;
+        same_length(src.len()?, dst.len()?)?;
+        self.with(|g| {
+            let keys = self.dict(g);
+            let unknown = |i: usize, _: &VertexArg| {
+                let show = |b: &conv::VertexBatch<'_>| match b {
+                    conv::VertexBatch::Args(args) => args[i].to_string(),
+                    conv::VertexBatch::Ids(ids) => ids
+                        .as_slice()
+                        .map_or_else(|_| "?".to_owned(), |s| s[i].to_string()),
+                };
+                NotFound::new_err(format!(
+                    "{}: edge ({}, {}) does not exist (batch element {i})",
+                    stratagraph::Op::DeleteEdge,
+                    show(&src),
+                    show(&dst)
+                ))
+            };
+            let s = vertices::find_batch(keys, &src, "src", unknown)?;
+            let d = vertices::find_batch(keys, &dst, "dst", unknown)?;
+            let pairs: Vec<(u64, u64)> = s.iter().copied().zip(d.iter().copied()).collect();
+            py.detach(|| g.delete_edges(&pairs))
+                .map_err(|e| self.error(g, e))
+        })
     }
 
     /// Loads the property graph in the GraphSON 3.0 file ``path`` (as
@@ -593,7 +762,13 @@ impl PyGraph {
 
     /// A consistent, read-only view of everything committed so far.
     fn snapshot(&self) -> PyResult<PySnapshot> {
-        self.with(|g| Ok(PySnapshot::new(g.snapshot(), self.open.clone())))
+        self.with(|g| {
+            Ok(PySnapshot::new(
+                g.snapshot(),
+                self.open.clone(),
+                self.string_ids,
+            ))
+        })
     }
 
     /// Starts a write transaction. Use it as ``with g.transaction() as tx:``
@@ -615,6 +790,8 @@ impl PyGraph {
             Ok(PyTransaction::new(
                 g.begin_with(isolation),
                 self.open.clone(),
+                self.dict(g).cloned(),
+                serializable,
             ))
         })
     }
@@ -644,10 +821,11 @@ impl PyGraph {
     }
 
     fn __repr__(&self) -> String {
-        let kind = if self.directed {
-            "directed"
-        } else {
-            "undirected"
+        let kind = match (self.directed, self.string_ids) {
+            (true, false) => "directed",
+            (false, false) => "undirected",
+            (true, true) => "directed string-keyed",
+            (false, true) => "undirected string-keyed",
         };
         match self.with(|g| Ok((g.snapshot(), g.path().map(|p| p.display().to_string())))) {
             Ok((s, path)) => format!(

@@ -6,7 +6,9 @@
 //! `transaction.rs`, `snapshot.rs` (reads, extraction, analytics, with
 //! `index.rs` and `analytics.rs` behind it), `errors.rs` (the exception
 //! hierarchy), `conversions.rs` (argument checking and numpy arrays),
-//! `values.rs` (property values to and from Python natives), `edges.rs`
+//! `values.rs` (property values to and from Python natives), `vertices.rs`
+//! (vertex arguments meeting their store: ids, or keys in a string-keyed
+//! store), `edges.rs`
 //! (property edges: `add_edge`'s two meanings, edges as dicts),
 //! `loaders.rs` (`Graph.load_graphson` and `Graph.load_csv`: arguments,
 //! results and errors) and `speed.rs` (the Rust side of the Python speed benchmark).
@@ -27,6 +29,7 @@ mod snapshot;
 mod speed;
 mod transaction;
 mod values;
+mod vertices;
 
 use pyo3::prelude::*;
 

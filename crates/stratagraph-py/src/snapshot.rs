@@ -12,11 +12,12 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use stratagraph::{Edge, EdgeDirection, Snapshot};
 
 use crate::analytics;
-use crate::conversions as conv;
+use crate::conversions::{self as conv, VertexArg};
 use crate::edges;
 use crate::errors::{self, NotFound};
 use crate::index::{self, VertexIndex};
 use crate::values;
+use crate::vertices;
 
 /// A consistent, read-only view of the graph at one commit.
 ///
@@ -25,6 +26,11 @@ use crate::values;
 /// arrays in one fixed order: ascending internal id, which is the order in
 /// which vertices were first seen by the store. Results of the analytics
 /// line up with ``vertices()``; ``to_dict(values)`` pairs them up.
+///
+/// In a string-keyed store (``Graph.string_ids``) vertex arguments may be
+/// ``str`` keys, results holding one vertex (``vertex()``, edge dicts,
+/// ``to_dict``) show keys, and vertex arrays hold the keys' ids, which
+/// ``keys()`` translates.
 ///
 /// A snapshot keeps the versions it can see alive: close long-lived ones
 /// (``close()`` or ``with g.snapshot() as s:``) when done.
@@ -37,19 +43,35 @@ pub struct PySnapshot {
     /// Built on first need; `Arc` so it can be used after the lock on
     /// `snap` is released (e.g. while calling back into Python).
     index: OnceLock<Arc<VertexIndex>>,
+    /// The store names vertices by string keys.
+    string_ids: bool,
 }
 
-fn vertex_missing(v: u64) -> PyErr {
+/// `NotFound` for vertex `v` (an id, or a key), as given.
+fn vertex_missing(v: &dyn std::fmt::Display) -> PyErr {
     NotFound::new_err(format!("vertex {v} does not exist in this snapshot"))
 }
 
 impl PySnapshot {
-    pub fn new(snap: Snapshot, store_open: Arc<AtomicBool>) -> Self {
+    pub fn new(snap: Snapshot, store_open: Arc<AtomicBool>, string_ids: bool) -> Self {
         PySnapshot {
             snap: RwLock::new(Some(snap)),
             store_open,
             index: OnceLock::new(),
+            string_ids,
         }
+    }
+
+    /// The key dictionary if the store is string-keyed (`vertices.rs`).
+    fn dict<'s>(&self, s: &'s Snapshot) -> Option<&'s Snapshot> {
+        self.string_ids.then_some(s)
+    }
+
+    /// The id of vertex argument `v` (given as `arg`); `None` for a key
+    /// no vertex was ever given.
+    #[inline]
+    fn id_of(&self, s: &Snapshot, v: &VertexArg, arg: &str) -> PyResult<Option<u64>> {
+        vertices::find(self.dict(s), v, arg)
     }
 
     /// Runs `f` on the engine snapshot, or raises `Closed`. As in
@@ -75,9 +97,12 @@ impl PySnapshot {
         })
     }
 
-    /// The internal id of an analytics source vertex.
-    fn source(snap: &Snapshot, v: u64) -> PyResult<u32> {
-        snap.internal_id(v).ok_or_else(|| vertex_missing(v))
+    /// The internal id of vertex argument `v` (given as `arg`), which must
+    /// be a vertex here: an analytics source, say.
+    fn source(&self, snap: &Snapshot, v: &VertexArg, arg: &str) -> PyResult<u32> {
+        self.id_of(snap, v, arg)?
+            .and_then(|id| snap.internal_id(id))
+            .ok_or_else(|| vertex_missing(v))
     }
 
     /// Runs a whole-graph computation without the GIL.
@@ -101,8 +126,8 @@ impl PySnapshot {
     ) -> PyResult<Bound<'py, PyAny>> {
         match v {
             Some(v) => {
-                let v = conv::vertex(v, "v")?;
-                let d = self.with(|s| Ok(f(s, Self::source(s, v)?)))?;
+                let v = conv::vertex_arg(v, "v")?;
+                let d = self.with(|s| Ok(f(s, self.source(s, &v, "v")?)))?;
                 Ok(d.into_pyobject(py)?.into_any())
             }
             None => {
@@ -114,19 +139,27 @@ impl PySnapshot {
         }
     }
 
-    /// `v`'s property edges on side `dir`, of `label` or of all; raises
-    /// `NotFound` if `v` is not a vertex here.
+    /// `v`'s property edges on side `dir`, of `label` or of all, and with
+    /// `show` their ends as results show them; raises `NotFound` if `v` is
+    /// not a vertex here.
     fn property_edges_of(
         &self,
-        v: u64,
+        v: &VertexArg,
         dir: EdgeDirection,
         label: Option<&str>,
-    ) -> PyResult<Vec<Edge>> {
+        show: bool,
+    ) -> PyResult<(Vec<Edge>, Vec<edges::Ends>)> {
         self.with(|s| {
-            if !s.has_vertex(v) {
+            let Some(id) = self.id_of(s, v, "v")?.filter(|&id| s.has_vertex(id)) else {
                 return Err(vertex_missing(v));
-            }
-            Ok(s.edges_of(v, dir, label))
+            };
+            let found = s.edges_of(id, dir, label);
+            let ends = if show {
+                edges::ends(self.dict(s), &found)
+            } else {
+                Vec::new()
+            };
+            Ok((found, ends))
         })
     }
 
@@ -137,18 +170,18 @@ impl PySnapshot {
         label: Option<&str>,
         inn: bool,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         if let Some(label) = label {
             let dir = if inn {
                 EdgeDirection::In
             } else {
                 EdgeDirection::Out
             };
-            let found = self.property_edges_of(v, dir, Some(label))?;
+            let (found, _) = self.property_edges_of(&v, dir, Some(label), false)?;
             return Ok(edges::other_ends(&found, !inn).into_pyarray(py));
         }
         let out = self.with(|s| {
-            let id = Self::source(s, v)?;
+            let id = self.source(s, &v, "v")?;
             let mut out = Vec::new();
             let mut push = |d: u32| out.push(s.external_id_unchecked(d));
             if inn {
@@ -182,6 +215,38 @@ impl PySnapshot {
         self.with(|s| Ok(s.is_directed()))
     }
 
+    /// Whether the store names vertices by ``str`` keys (see
+    /// ``Graph.string_ids``).
+    #[getter]
+    fn string_ids(&self) -> bool {
+        self.string_ids
+    }
+
+    /// The id of vertex key ``key``, or ``None`` if no write named it (and
+    /// always in a store of integer ids).
+    fn key_id(&self, key: &str) -> PyResult<Option<u64>> {
+        self.with(|s| Ok(s.key_id(key)))
+    }
+
+    /// The key of vertex id ``id``, or ``None`` if no key has it (always
+    /// in a store of integer ids).
+    fn key_of(&self, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let id = conv::vertex(id, "id")?;
+        self.with(|s| Ok(s.key_of(id).map(|k| k.to_string())))
+    }
+
+    /// The keys of ``ids`` (an array or iterable of vertex ids: what
+    /// ``vertices()``, ``neighbors()``, ``edges()``, ``find_vertices()``
+    /// return), as a list of ``str`` in the same order. Raises
+    /// ``InvalidInput`` in a store of integer ids, or naming the first id
+    /// no key has.
+    fn keys(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        let ids = conv::id_iterable(ids, "ids")?;
+        let ids = ids.as_slice()?;
+        let keys = self.with(|s| vertices::keys_of(self.dict(s), ids))?;
+        Ok(keys.iter().map(|k| k.to_string()).collect())
+    }
+
     /// The commit timestamp this snapshot reads at (the value the write
     /// methods return).
     #[getter]
@@ -200,21 +265,24 @@ impl PySnapshot {
     }
 
     /// ``v in s``: whether ``v`` is a vertex. Anything that is not a valid
-    /// id is simply not contained (as with ``"a" in range(3)``).
+    /// id (or, in a string-keyed store, key) is simply not contained (as
+    /// with ``"a" in range(3)``).
     fn __contains__(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
-        match conv::vertex(v, "v") {
-            Ok(v) => self.with(|s| Ok(s.has_vertex(v))),
+        match conv::vertex_arg(v, "v") {
+            Ok(VertexArg::Key(_)) if !self.string_ids => Ok(false),
+            Ok(v) => self.with(|s| Ok(self.id_of(s, &v, "v")?.is_some_and(|id| s.has_vertex(id)))),
             Err(_) => Ok(false),
         }
     }
 
     /// The label of vertex ``v``. Raises ``NotFound`` if it is not a vertex.
     fn label(&self, v: &Bound<'_, PyAny>) -> PyResult<String> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         self.with(|s| {
-            s.label(v)
+            self.id_of(s, &v, "v")?
+                .and_then(|id| s.label(id))
                 .map(|l| l.to_string())
-                .ok_or_else(|| vertex_missing(v))
+                .ok_or_else(|| vertex_missing(&v))
         })
     }
 
@@ -228,8 +296,9 @@ impl PySnapshot {
         key: &str,
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let v = conv::vertex(v, "v")?;
-        let value = self.with(|s| Ok(s.property(v, key)))?;
+        let v = conv::vertex_arg(v, "v")?;
+        let value =
+            self.with(|s| Ok(self.id_of(s, &v, "v")?.and_then(|id| s.property(id, key))))?;
         values::or_default(py, value, default)
     }
 
@@ -240,8 +309,12 @@ impl PySnapshot {
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let v = conv::vertex(v, "v")?;
-        let props = self.with(|s| s.properties(v).ok_or_else(|| vertex_missing(v)))?;
+        let v = conv::vertex_arg(v, "v")?;
+        let props = self.with(|s| {
+            self.id_of(s, &v, "v")?
+                .and_then(|id| s.properties(id))
+                .ok_or_else(|| vertex_missing(&v))
+        })?;
         values::dict(py, &props)
     }
 
@@ -261,15 +334,20 @@ impl PySnapshot {
     }
 
     /// Vertex ``v`` as a dict: ``{"id": v, "label": ..., "properties":
-    /// {...}}``. Raises ``NotFound`` if it is not a vertex.
+    /// {...}}`` (in a string-keyed store ``"id"`` is its key). Raises
+    /// ``NotFound`` if it is not a vertex.
     fn vertex<'py>(&self, py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-        let id = conv::vertex(v, "v")?;
-        let (label, props) = self.with(|s| {
-            let label = s.label(id).ok_or_else(|| vertex_missing(id))?;
-            Ok((label, s.properties(id).unwrap_or_default()))
+        let v = conv::vertex_arg(v, "v")?;
+        let (shown, label, props) = self.with(|s| {
+            let id = self.id_of(s, &v, "v")?;
+            let (Some(id), Some(label)) = (id, id.and_then(|id| s.label(id))) else {
+                return Err(vertex_missing(&v));
+            };
+            let shown = vertices::shown(self.dict(s), id);
+            Ok((shown, label, s.properties(id).unwrap_or_default()))
         })?;
         let dict = PyDict::new(py);
-        dict.set_item("id", id)?;
+        dict.set_item("id", &shown)?;
         dict.set_item("label", &*label)?;
         dict.set_item("properties", values::dict(py, &props)?)?;
         Ok(dict)
@@ -277,21 +355,30 @@ impl PySnapshot {
 
     /// Whether ``v`` is a vertex.
     fn has_vertex(&self, v: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let v = conv::vertex(v, "v")?;
-        self.with(|s| Ok(s.has_vertex(v)))
+        let v = conv::vertex_arg(v, "v")?;
+        self.with(|s| Ok(self.id_of(s, &v, "v")?.is_some_and(|id| s.has_vertex(id))))
     }
 
     /// Whether edge ``u -> v`` exists (either direction if undirected).
     fn has_edge(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(|s| Ok(s.has_edge(u, v)))
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
+        self.with(|s| {
+            Ok(match (self.id_of(s, &u, "u")?, self.id_of(s, &v, "v")?) {
+                (Some(a), Some(b)) => s.has_edge(a, b),
+                _ => false,
+            })
+        })
     }
 
     /// The weight of edge ``u -> v``; raises ``NotFound`` if it does not exist.
     fn weight(&self, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
         self.with(|s| {
-            s.weight(u, v).ok_or_else(|| {
+            let found = match (self.id_of(s, &u, "u")?, self.id_of(s, &v, "v")?) {
+                (Some(a), Some(b)) => s.weight(a, b),
+                _ => None,
+            };
+            found.ok_or_else(|| {
                 NotFound::new_err(format!("edge ({u}, {v}) does not exist in this snapshot"))
             })
         })
@@ -372,13 +459,18 @@ impl PySnapshot {
         edge_id: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let e = conv::edge(edge_id, "edge_id")?;
-        let (edge, props) = self.with(|s| {
+        let (edge, ends, props) = self.with(|s| {
             let edge = s
                 .edge(e)
                 .ok_or_else(|| edges::missing(e, " in this snapshot"))?;
-            Ok((edge, s.edge_properties(e).unwrap_or_default()))
+            let keys = self.dict(s);
+            let ends = (
+                vertices::shown(keys, edge.src),
+                vertices::shown(keys, edge.dst),
+            );
+            Ok((edge, ends, s.edge_properties(e).unwrap_or_default()))
         })?;
-        edges::dict_with(py, &edge, &props)
+        edges::dict_with(py, &edge, &ends, &props)
     }
 
     /// Property ``key`` of property edge ``edge_id``, or ``default`` if it
@@ -412,7 +504,8 @@ impl PySnapshot {
     }
 
     /// The property edges of vertex ``v`` as dicts ``{"id", "src", "dst",
-    /// "label"}``: those of ``label`` (every label if ``None``), on side
+    /// "label"}`` (``src`` and ``dst`` keys in a string-keyed store): those
+    /// of ``label`` (every label if ``None``), on side
     /// ``direction`` (``"out"``, ``"in"`` or ``"both"``, where a self-loop
     /// appears once). They come grouped by label (not alphabetically),
     /// within a label ordered by the other end as ``vertices()`` orders
@@ -427,8 +520,9 @@ impl PySnapshot {
         label: Option<&str>,
         direction: &str,
     ) -> PyResult<Bound<'py, PyList>> {
-        let (v, dir) = (conv::vertex(v, "v")?, conv::edge_direction(direction)?);
-        edges::list(py, &self.property_edges_of(v, dir, label)?)
+        let (v, dir) = (conv::vertex_arg(v, "v")?, conv::edge_direction(direction)?);
+        let (found, ends) = self.property_edges_of(&v, dir, label, true)?;
+        edges::list(py, &found, &ends)
     }
 
     /// The ids of the property edges ``edges_of`` lists, in its order, as
@@ -441,20 +535,27 @@ impl PySnapshot {
         label: Option<&str>,
         direction: &str,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let (v, dir) = (conv::vertex(v, "v")?, conv::edge_direction(direction)?);
-        let found = self.property_edges_of(v, dir, label)?;
+        let (v, dir) = (conv::vertex_arg(v, "v")?, conv::edge_direction(direction)?);
+        let (found, _) = self.property_edges_of(&v, dir, label, false)?;
         Ok(edges::ids(&found).into_pyarray(py))
     }
 
     /// Every property edge as a dict ``{"id", "src", "dst", "label"}``,
     /// ascending by id.
     fn property_edges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let all = self.with(|s| Ok(py.detach(|| s.edges())))?;
-        edges::list(py, &all)
+        let (all, ends) = self.with(|s| {
+            Ok(py.detach(|| {
+                let all = s.edges();
+                let ends = edges::ends(self.dict(s), &all);
+                (all, ends)
+            }))
+        })?;
+        edges::list(py, &all, &ends)
     }
 
     /// Every vertex id as a uint64 array, in the order every per-vertex
-    /// array of this snapshot uses.
+    /// array of this snapshot uses (in a string-keyed store the keys' ids:
+    /// ``keys(vertices())`` are the keys).
     fn vertices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let ext = self.compute(py, |_, idx| Ok(idx.ext.clone()))?;
         Ok(ext.into_pyarray(py))
@@ -491,10 +592,9 @@ impl PySnapshot {
         source: &Bound<'py, PyAny>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let (v, threads) = (conv::vertex(source, "source")?, conv::threads(threads)?);
-        let depth = self.compute(py, |s, idx| {
-            Ok(analytics::bfs(s, idx, Self::source(s, v)?, threads))
-        })?;
+        let (v, threads) = (conv::vertex_arg(source, "source")?, conv::threads(threads)?);
+        let source = self.with(|s| self.source(s, &v, "source"))?;
+        let depth = self.compute(py, |s, idx| Ok(analytics::bfs(s, idx, source, threads)))?;
         Ok(depth.into_pyarray(py))
     }
 
@@ -509,9 +609,10 @@ impl PySnapshot {
         source: &Bound<'py, PyAny>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (v, threads) = (conv::vertex(source, "source")?, conv::threads(threads)?);
+        let (v, threads) = (conv::vertex_arg(source, "source")?, conv::threads(threads)?);
+        let source = self.with(|s| self.source(s, &v, "source"))?;
         let dist = self.compute(py, |s, idx| {
-            analytics::sssp(s, idx, Self::source(s, v)?, threads).map_err(errors::sssp)
+            analytics::sssp(s, idx, source, threads).map_err(errors::sssp)
         })?;
         Ok(dist.into_pyarray(py))
     }
@@ -598,22 +699,31 @@ impl PySnapshot {
         source: &Bound<'py, PyAny>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (v, threads) = (conv::vertex(source, "source")?, conv::threads(threads)?);
+        let (v, threads) = (conv::vertex_arg(source, "source")?, conv::threads(threads)?);
+        let source = self.with(|s| self.source(s, &v, "source"))?;
         let dep = self.compute(py, |s, idx| {
-            Ok(analytics::betweenness(s, idx, Self::source(s, v)?, threads))
+            Ok(analytics::betweenness(s, idx, source, threads))
         })?;
         Ok(dep.into_pyarray(py))
     }
 
     /// ``{vertex id: value}`` for a per-vertex array (any sequence of
     /// ``num_vertices`` values aligned with ``vertices()``); numpy values
-    /// become Python scalars.
+    /// become Python scalars. In a string-keyed store the dict is keyed by
+    /// the vertices' ``str`` keys.
     fn to_dict<'py>(
         &self,
         py: Python<'py>,
         values: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let idx = self.with(|s| Ok(self.index(py, s)))?;
+        let (idx, keys) = self.with(|s| {
+            let idx = self.index(py, s);
+            let keys = match self.dict(s) {
+                Some(k) => Some(vertices::keys_of(Some(k), &idx.ext)?),
+                None => None,
+            };
+            Ok((idx, keys))
+        })?;
         let n = values.len()?;
         if n != idx.ext.len() {
             return Err(PyValueError::new_err(format!(
@@ -627,14 +737,24 @@ impl PySnapshot {
             values.clone()
         };
         let dict = PyDict::new(py);
-        for (id, value) in idx.ext.iter().zip(values.try_iter()?) {
-            dict.set_item(id, value?)?;
+        match keys {
+            Some(keys) => {
+                for (key, value) in keys.iter().zip(values.try_iter()?) {
+                    dict.set_item(&**key, value?)?;
+                }
+            }
+            None => {
+                for (id, value) in idx.ext.iter().zip(values.try_iter()?) {
+                    dict.set_item(id, value?)?;
+                }
+            }
         }
         Ok(dict)
     }
 
     /// A ``networkx.DiGraph`` (or ``Graph``) with the same vertices, edges
-    /// and ``weight`` edge attributes, vertices added in ``vertices()`` order.
+    /// and ``weight`` edge attributes, vertices added in ``vertices()`` order
+    /// (nodes are the ``str`` keys in a string-keyed store).
     fn to_networkx<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         py.import("stratagraph._convert")?

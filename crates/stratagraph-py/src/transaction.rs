@@ -7,12 +7,13 @@ use numpy::{IntoPyArray, PyArray1};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use stratagraph::{Edge, EdgeDirection, WriteTxn};
+use stratagraph::{Edge, EdgeDirection, Graph, WriteTxn};
 
-use crate::conversions as conv;
+use crate::conversions::{self as conv, VertexArg};
 use crate::edges::{self, EdgeArgs};
 use crate::errors::{self, Closed, NotFound};
 use crate::values;
+use crate::vertices;
 
 /// A write transaction: its writes are invisible to everyone else until
 /// ``commit()``, and all of them then appear at once, at one timestamp.
@@ -28,24 +29,91 @@ use crate::values;
 /// As a context manager it commits when the block ends normally and rolls
 /// back when the block raises (the exception propagates). After
 /// ``commit()`` or ``rollback()`` every call raises ``Closed``.
+///
+/// In a string-keyed store (``Graph.string_ids``) vertex arguments may be
+/// ``str`` keys: ``add_vertex``, ``add_edge`` and ``add_edge_with_id`` give
+/// a new key its id at once (kept even if the transaction rolls back; an
+/// id creates no vertex), the other calls look keys up. In a serializable
+/// transaction a read of a key never written gives it its id too, so that
+/// the commit can check that no one created that vertex meanwhile.
 #[pyclass(frozen, module = "stratagraph", name = "Transaction")]
 pub struct PyTransaction {
     /// `None` once committed or rolled back. Held only without the GIL
     /// and never while waiting for it, so it cannot deadlock against it.
     txn: Mutex<Option<WriteTxn>>,
     store_open: Arc<AtomicBool>,
+    /// A handle on the store's key dictionary if it is string-keyed (the
+    /// transaction reads keys through it: `WriteTxn` only gives ids).
+    keys: Option<Graph>,
+    /// The transaction is serializable.
+    serializable: bool,
 }
+
+/// An id no vertex of a string-keyed store can have (key ids are dense and
+/// far below it), read to take the transaction's snapshot.
+const NO_VERTEX: u64 = u64::MAX;
 
 fn finished() -> PyErr {
     Closed::new_err("transaction has already been committed or rolled back")
 }
 
 impl PyTransaction {
-    pub fn new(txn: WriteTxn, store_open: Arc<AtomicBool>) -> Self {
+    pub fn new(
+        txn: WriteTxn,
+        store_open: Arc<AtomicBool>,
+        keys: Option<Graph>,
+        serializable: bool,
+    ) -> Self {
         PyTransaction {
             txn: Mutex::new(Some(txn)),
             store_open,
+            keys,
+            serializable,
         }
+    }
+
+    /// The id of vertex argument `v` (given as `arg`) for a read, or for a
+    /// write that needs the vertex: `None` for a key that names no vertex
+    /// as this transaction sees the graph.
+    fn find(&self, tx: &mut WriteTxn, v: &VertexArg, arg: &str) -> PyResult<Option<u64>> {
+        let (VertexArg::Key(key), Some(keys)) = (v, &self.keys) else {
+            return vertices::find(self.keys.as_ref(), v, arg);
+        };
+        if let Some(id) = keys.key_id(key) {
+            return Ok(Some(id));
+        }
+        if self.serializable {
+            // The commit checks that what was read is unchanged, and it
+            // can check a vertex only by its id: give the key one, and let
+            // the engine note the read. A key it refuses names nothing, ever.
+            return Ok(tx.intern_key(key).ok());
+        }
+        // "No such vertex" holds as of the transaction's snapshot: take it
+        // now if this is the first read, as the engine does for an id it
+        // does not know, then ask again (a vertex the snapshot holds had its
+        // key before the snapshot was taken).
+        tx.has_vertex(NO_VERTEX);
+        Ok(keys.key_id(key))
+    }
+
+    /// The id of vertex argument `v` for a write that needs the vertex,
+    /// `NotFound` (as the engine says it for `op`) for a key that names no
+    /// vertex.
+    fn existing(
+        &self,
+        tx: &mut WriteTxn,
+        v: &VertexArg,
+        arg: &str,
+        op: stratagraph::Op,
+    ) -> PyResult<u64> {
+        self.find(tx, v, arg)?
+            .ok_or_else(|| NotFound::new_err(format!("{op}: vertex {v} does not exist")))
+    }
+
+    /// The engine's error `e` as its Python exception, naming the keys of
+    /// the vertices it names in a string-keyed store.
+    fn error(&self, e: stratagraph::Error) -> PyErr {
+        vertices::engine_error(self.keys.as_ref(), e)
     }
 
     fn check_store(&self) -> PyResult<()> {
@@ -84,8 +152,11 @@ impl PyTransaction {
         label: Option<&str>,
         out: bool,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let v = conv::vertex(v, "v")?;
+        let arg = conv::vertex_arg(v, "v")?;
         let ids = self.with(py, |tx| {
+            let Some(v) = self.find(tx, &arg, "v")? else {
+                return Err(vertex_missing(&arg));
+            };
             let ids = match label {
                 None if out => tx.out_neighbors(v),
                 None => tx.in_neighbors(v),
@@ -99,7 +170,7 @@ impl PyTransaction {
                         .map(|found| edges::other_ends(&found, out))
                 }
             };
-            ids.ok_or_else(|| vertex_missing(v))
+            ids.ok_or_else(|| vertex_missing(&arg))
         })?;
         Ok(ids.into_pyarray(py))
     }
@@ -112,15 +183,23 @@ impl PyTransaction {
         label: Option<&str>,
         direction: &str,
     ) -> PyResult<Vec<Edge>> {
-        let v = conv::vertex(v, "v")?;
+        let arg = conv::vertex_arg(v, "v")?;
         let dir = conv::edge_direction(direction)?;
         self.with(py, |tx| {
-            tx.edges_of(v, dir, label).ok_or_else(|| vertex_missing(v))
+            self.find(tx, &arg, "v")?
+                .and_then(|v| tx.edges_of(v, dir, label))
+                .ok_or_else(|| vertex_missing(&arg))
         })
+    }
+
+    /// The ends of `edges` as results show them.
+    fn ends(&self, edges: &[Edge]) -> Vec<edges::Ends> {
+        edges::ends(self.keys.as_ref(), edges)
     }
 }
 
-fn vertex_missing(v: u64) -> PyErr {
+/// `NotFound` for vertex `v` (an id, or a key), as given.
+fn vertex_missing(v: &dyn std::fmt::Display) -> PyErr {
     NotFound::new_err(format!("vertex {v} does not exist"))
 }
 
@@ -149,14 +228,15 @@ impl PyTransaction {
         label: Option<&str>,
         properties: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<bool> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         let args = values::vertex_args(label, properties)?;
         self.with(py, |tx| {
+            let v = vertices::create(self.keys.as_ref(), &v, "v")?;
             match &args {
                 None => tx.insert_vertex(v),
                 Some((label, props)) => tx.insert_vertex_with(v, label, &values::borrowed(props)),
             }
-            .map_err(errors::engine)
+            .map_err(|e| self.error(e))
         })
     }
 
@@ -170,17 +250,21 @@ impl PyTransaction {
         key: &str,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         let value = values::to_value(value, &format!("property {key:?}"))?;
         self.with(py, |tx| {
-            tx.set_property(v, key, value).map_err(errors::engine)
+            let v = self.existing(tx, &v, "v", stratagraph::Op::SetProperty)?;
+            tx.set_property(v, key, value).map_err(|e| self.error(e))
         })
     }
 
     /// Removes property ``key`` of vertex ``v``; returns whether it was set.
     fn remove_property(&self, py: Python<'_>, v: &Bound<'_, PyAny>, key: &str) -> PyResult<bool> {
-        let v = conv::vertex(v, "v")?;
-        self.with(py, |tx| tx.remove_property(v, key).map_err(errors::engine))
+        let v = conv::vertex_arg(v, "v")?;
+        self.with(py, |tx| {
+            let v = self.existing(tx, &v, "v", stratagraph::Op::RemoveProperty)?;
+            tx.remove_property(v, key).map_err(|e| self.error(e))
+        })
     }
 
     /// Property ``key`` of vertex ``v`` counting this transaction's writes,
@@ -193,8 +277,10 @@ impl PyTransaction {
         key: &str,
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let v = conv::vertex(v, "v")?;
-        let value = self.with(py, |tx| Ok(tx.property(v, key)))?;
+        let v = conv::vertex_arg(v, "v")?;
+        let value = self.with(py, |tx| {
+            Ok(self.find(tx, &v, "v")?.and_then(|v| tx.property(v, key)))
+        })?;
         values::or_default(py, value, default)
     }
 
@@ -205,10 +291,11 @@ impl PyTransaction {
         py: Python<'py>,
         v: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         let props = self.with(py, |tx| {
-            tx.properties(v)
-                .ok_or_else(|| NotFound::new_err(format!("vertex {v} does not exist")))
+            self.find(tx, &v, "v")?
+                .and_then(|id| tx.properties(id))
+                .ok_or_else(|| vertex_missing(&v))
         })?;
         values::dict(py, &props)
     }
@@ -231,19 +318,23 @@ impl PyTransaction {
 
     /// The label of vertex ``v``. Raises ``NotFound`` if it does not exist.
     fn label(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<String> {
-        let v = conv::vertex(v, "v")?;
+        let v = conv::vertex_arg(v, "v")?;
         self.with(py, |tx| {
-            tx.label(v)
+            self.find(tx, &v, "v")?
+                .and_then(|id| tx.label(id))
                 .map(|l| l.to_string())
-                .ok_or_else(|| NotFound::new_err(format!("vertex {v} does not exist")))
+                .ok_or_else(|| vertex_missing(&v))
         })
     }
 
     /// Deletes vertex ``v`` and all its edges. Raises ``NotFound`` if it
     /// does not exist (as this transaction sees the graph).
     fn remove_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = conv::vertex(v, "v")?;
-        self.with(py, |tx| tx.delete_vertex(v).map_err(errors::engine))
+        let v = conv::vertex_arg(v, "v")?;
+        self.with(py, |tx| {
+            let v = self.existing(tx, &v, "v", stratagraph::Op::DeleteVertex)?;
+            tx.delete_vertex(v).map_err(|e| self.error(e))
+        })
     }
 
     /// ``add_edge(u, v, weight=1.0)`` inserts (or re-weights) the weighted
@@ -271,18 +362,21 @@ impl PyTransaction {
         label: Option<&Bound<'_, PyAny>>,
         properties: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Option<u64>> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
+        let keys = self.keys.as_ref();
         match edges::add_edge_args(label, properties)? {
             EdgeArgs::Weighted(weight) => {
                 self.with(py, |tx| {
-                    tx.insert_edge(u, v, weight).map_err(errors::engine)
+                    let (u, v) = vertices::create_pair(keys, (&u, "u"), (&v, "v"))?;
+                    tx.insert_edge(u, v, weight).map_err(|e| self.error(e))
                 })?;
                 Ok(None)
             }
             EdgeArgs::Property(label, props) => self
                 .with(py, |tx| {
+                    let (u, v) = vertices::create_pair(keys, (&u, "u"), (&v, "v"))?;
                     tx.add_edge(u, v, &label, &values::borrowed(&props))
-                        .map_err(errors::engine)
+                        .map_err(|e| self.error(e))
                 })
                 .map(Some),
         }
@@ -303,11 +397,12 @@ impl PyTransaction {
         properties: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let e = conv::edge(edge_id, "edge_id")?;
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
         let props = values::properties(properties)?;
         self.with(py, |tx| {
+            let (u, v) = vertices::create_pair(self.keys.as_ref(), (&u, "u"), (&v, "v"))?;
             tx.add_edge_with_id(e, u, v, label, &values::borrowed(&props))
-                .map_err(errors::engine)
+                .map_err(|e| self.error(e))
         })
     }
 
@@ -323,8 +418,17 @@ impl PyTransaction {
     ) -> PyResult<()> {
         match v {
             Some(v) => {
-                let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-                self.with(py, |tx| tx.delete_edge(u, v).map_err(errors::engine))
+                let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
+                self.with(py, |tx| {
+                    let (Some(a), Some(b)) = (self.find(tx, &u, "u")?, self.find(tx, &v, "v")?)
+                    else {
+                        return Err(NotFound::new_err(format!(
+                            "{}: edge ({u}, {v}) does not exist",
+                            stratagraph::Op::DeleteEdge
+                        )));
+                    };
+                    tx.delete_edge(a, b).map_err(|e| self.error(e))
+                })
             }
             None => {
                 let e = conv::edge(u, "edge_id")?;
@@ -408,7 +512,8 @@ impl PyTransaction {
             let edge = tx.edge(e).ok_or_else(|| edges::missing(e, ""))?;
             Ok((edge, tx.edge_properties(e).unwrap_or_default()))
         })?;
-        edges::dict_with(py, &edge, &props)
+        let ends = self.ends(std::slice::from_ref(&edge));
+        edges::dict_with(py, &edge, &ends[0], &props)
     }
 
     /// The property edges of vertex ``v`` counting this transaction's
@@ -428,7 +533,7 @@ impl PyTransaction {
         direction: &str,
     ) -> PyResult<Bound<'py, PyList>> {
         let found = self.edges_of_vertex(py, v, label, direction)?;
-        edges::list(py, &found)
+        edges::list(py, &found, &self.ends(&found))
     }
 
     /// The ids of the property edges ``edges_of`` lists, in its order, as
@@ -447,8 +552,10 @@ impl PyTransaction {
 
     /// Whether ``v`` exists, counting this transaction's writes.
     fn has_vertex(&self, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let v = conv::vertex(v, "v")?;
-        self.with(py, |tx| Ok(tx.has_vertex(v)))
+        let v = conv::vertex_arg(v, "v")?;
+        self.with(py, |tx| {
+            Ok(self.find(tx, &v, "v")?.is_some_and(|v| tx.has_vertex(v)))
+        })
     }
 
     /// Whether edge ``u -> v`` exists, counting this transaction's writes.
@@ -458,17 +565,25 @@ impl PyTransaction {
         u: &Bound<'_, PyAny>,
         v: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
-        self.with(py, |tx| Ok(tx.has_edge(u, v)))
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
+        self.with(py, |tx| {
+            Ok(match (self.find(tx, &u, "u")?, self.find(tx, &v, "v")?) {
+                (Some(a), Some(b)) => tx.has_edge(a, b),
+                _ => false,
+            })
+        })
     }
 
     /// The weight of ``u -> v`` counting this transaction's writes; raises
     /// ``NotFound`` if the edge does not exist.
     fn weight(&self, py: Python<'_>, u: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let (u, v) = (conv::vertex(u, "u")?, conv::vertex(v, "v")?);
+        let (u, v) = (conv::vertex_arg(u, "u")?, conv::vertex_arg(v, "v")?);
         self.with(py, |tx| {
-            tx.weight(u, v)
-                .ok_or_else(|| NotFound::new_err(format!("edge ({u}, {v}) does not exist")))
+            let found = match (self.find(tx, &u, "u")?, self.find(tx, &v, "v")?) {
+                (Some(a), Some(b)) => tx.weight(a, b),
+                _ => None,
+            };
+            found.ok_or_else(|| NotFound::new_err(format!("edge ({u}, {v}) does not exist")))
         })
     }
 
@@ -507,7 +622,7 @@ impl PyTransaction {
         let tx = self.take()?;
         // Commit waits for concurrent batch writes, which run without the
         // GIL; holding it here would stall every other Python thread.
-        py.detach(|| tx.commit()).map_err(errors::engine)
+        py.detach(|| tx.commit()).map_err(|e| self.error(e))
     }
 
     /// Discards every write. Rolling back a finished transaction raises
@@ -536,7 +651,7 @@ impl PyTransaction {
         if let Some(tx) = tx {
             if exc_type.is_none() {
                 self.check_store()?;
-                py.detach(|| tx.commit()).map_err(errors::engine)?;
+                py.detach(|| tx.commit()).map_err(|e| self.error(e))?;
             }
         }
         Ok(false)

@@ -54,8 +54,9 @@ def from_networkx(G: Any, *, weight: str = "weight", threads: int = 0) -> Graph:
     """A new in-memory ``Graph`` copying the networkx graph ``G`` (integer
     nodes; weights from the ``weight`` edge attribute, default 1.0)."""
 
-def as_dict(s: Snapshot, values: npt.ArrayLike) -> Dict[int, Any]:
-    """``{vertex id: value}`` for an array aligned with ``s.vertices()``."""
+def as_dict(s: Snapshot, values: npt.ArrayLike) -> Dict[Union[int, str], Any]:
+    """``{vertex id: value}`` for an array aligned with ``s.vertices()``
+    (keyed by ``str`` keys in a string-keyed store)."""
 
 def read_edgelist(
     path: Union[str, "os.PathLike[str]"],

@@ -72,13 +72,19 @@ def snapshot_to_networkx(s: Snapshot) -> Any:
     import networkx as nx  # type: ignore[import-untyped]
 
     G = nx.DiGraph() if s.directed else nx.Graph()
-    G.add_nodes_from(s.vertices().tolist())
     src, dst, w = s.edges(weights=True)
-    G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()))
+    if s.string_ids:
+        # Nodes are the vertices' keys, as every result naming one vertex.
+        G.add_nodes_from(s.keys(s.vertices()))
+        G.add_weighted_edges_from(zip(s.keys(src), s.keys(dst), w.tolist()))
+    else:
+        G.add_nodes_from(s.vertices().tolist())
+        G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()))
     return G
 
 
-def as_dict(s: Snapshot, values: Any) -> Dict[int, Any]:
+def as_dict(s: Snapshot, values: Any) -> Dict[Any, Any]:
     """``{vertex id: value}`` for a per-vertex array aligned with
-    ``s.vertices()`` (the same as ``s.to_dict(values)``)."""
+    ``s.vertices()`` (the same as ``s.to_dict(values)``; keyed by the
+    vertices' ``str`` keys in a string-keyed store)."""
     return s.to_dict(values)

@@ -1,7 +1,12 @@
 """Type stubs for the native module ``stratagraph._native`` (Rust, PyO3).
 
-Vertex ids are integers in ``0..2**64``. Per-vertex arrays returned by a
-``Snapshot`` are aligned with ``Snapshot.vertices()``.
+Vertex ids are integers in ``0..2**64``; a store created with
+``string_ids=True`` names vertices by ``str`` keys instead (see
+``Graph.string_ids``): every vertex argument may be a key there, results
+holding one vertex (vertex and edge dicts, ``to_dict``) show keys, and
+vertex arrays hold the keys' integer ids, which ``keys()`` translates.
+Per-vertex arrays returned by a ``Snapshot`` are aligned with
+``Snapshot.vertices()``.
 """
 
 import os
@@ -9,6 +14,7 @@ from types import TracebackType
 from typing import (
     Any,
     Dict,
+    Iterable,
     List,
     Literal,
     Mapping,
@@ -54,12 +60,20 @@ __version__: str
 PropertyValue = Any
 
 _Id = Union[int, np.integer[Any]]
+#: A vertex argument: an integer id, or a ``str`` key (string-keyed stores).
+_Vertex = Union[int, np.integer[Any], str]
 _Ids = npt.ArrayLike
+#: The vertices of a batch: an array-like of integer ids, or (string-keyed
+#: stores) a sequence of ``str`` keys, ids allowed beside them.
+_Vertices = Union[npt.ArrayLike, Sequence[Union[int, str]]]
+#: A vertex as a result shows it: its id, or its key in a string-keyed store.
+_Shown = Union[int, str]
 _U64 = npt.NDArray[np.uint64]
 _I64 = npt.NDArray[np.int64]
 _F64 = npt.NDArray[np.float64]
 #: A property edge as ``edges_of`` and ``property_edges`` list it:
-#: ``{"id": int, "src": int, "dst": int, "label": str}``; ``edge()`` adds
+#: ``{"id": int, "src": int, "dst": int, "label": str}`` (``src`` and
+#: ``dst`` are ``str`` keys in a string-keyed store); ``edge()`` adds
 #: ``"properties": dict``.
 _EdgeDict = Dict[str, Any]
 _Direction = Literal["out", "in", "both"]
@@ -85,9 +99,12 @@ class InvalidInput(Error):
     """A refused value: non-finite weight, forbidden self-loop, an edge to a
     vertex deleted in the same transaction, a negative weight for ``sssp``,
     a bad label, property key or value, an edge id already in use, a
-    malformed edge-list line, GraphSON record or CSV row (engine: ``InvalidWeight``, ``SelfLoop``,
-    ``VertexDeletedInTransaction``, ``InvalidName``, ``InvalidValue``,
-    ``InvalidEdgeValue``, ``EdgeIdTaken``)."""
+    malformed edge-list line, GraphSON record or CSV row, a vertex named by
+    the wrong kind of id: a ``str`` key in a store of integer ids, an
+    integer no key has in a string-keyed store, a bad key (engine:
+    ``InvalidWeight``, ``SelfLoop``, ``VertexDeletedInTransaction``,
+    ``InvalidName``, ``InvalidValue``, ``InvalidEdgeValue``, ``EdgeIdTaken``,
+    ``WrongIdKind``)."""
 
 class CapacityExceeded(Error):
     """The store ran out of vertex ids: 2**32 - 1 of them, or the graph's
@@ -143,6 +160,7 @@ class Graph:
         allow_self_loops: bool = True,
         auto_create_vertices: bool = True,
         max_vertex_ids: Optional[int] = None,
+        string_ids: bool = False,
         _stamp_window: Optional[int] = None,
     ) -> Graph:
         """A store held entirely in memory. ``threads`` bounds batch-write
@@ -151,7 +169,8 @@ class Graph:
         edge to a missing vertex raise ``NotFound``; ``max_vertex_ids`` caps
         the vertex ids the store takes in (each id ever seen holds one, even
         after its vertex is removed), beyond which writes raise
-        ``CapacityExceeded``. ``_stamp_window`` is a testing aid."""
+        ``CapacityExceeded``. ``string_ids=True`` names vertices by ``str``
+        keys (see ``string_ids``). ``_stamp_window`` is a testing aid."""
     @staticmethod
     def open(
         path: Union[str, "os.PathLike[str]"],
@@ -164,6 +183,7 @@ class Graph:
         max_vertex_ids: Optional[int] = None,
         create: bool = True,
         read_only: bool = False,
+        string_ids: Optional[bool] = None,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out and releases the
@@ -172,6 +192,9 @@ class Graph:
         ``directed`` matters only when the store is created (directed if
         ``None``): an existing store opens as its manifest says, and a value
         that contradicts it raises ``InvalidInput`` naming both kinds.
+        ``string_ids`` likewise: ``True`` creates a store of ``str`` keys,
+        ``None`` opens an existing store as created (integer ids for a new
+        one), a kind the store was not created with raises ``InvalidInput``.
         Every commit goes to a write-ahead log first; reopening
         after a crash replays it. ``sync`` is when a commit counts as
         durable: "always" (log synced before returning; concurrent commits
@@ -194,6 +217,29 @@ class Graph:
     def directed(self) -> bool:
         """Whether edges have a direction."""
     @property
+    def string_ids(self) -> bool:
+        """Whether the store names vertices by ``str`` keys (created with
+        ``string_ids=True``). Then every vertex argument may be a key: writes
+        that may create the vertex (``add_vertex``, ``add_edge``,
+        ``add_vertices``, ``add_edges``) give a new key the next integer id
+        (0, 1, 2, ...; durable; creating no vertex), other calls look it up
+        and treat a key never written as a missing vertex; an integer is a
+        key's id. Results holding one vertex (``Snapshot.vertex()["id"]``,
+        edge dicts' ``src``/``dst``, ``to_dict`` keys) show keys; vertex
+        arrays (``vertices()``, ``neighbors()``, ``edges()``,
+        ``find_vertices()``, analytics labels) stay uint64 ids for speed:
+        ``keys(ids)`` translates them. In a store of integer ids a ``str``
+        vertex raises ``InvalidInput``."""
+    def key_id(self, key: str) -> Optional[int]:
+        """The id of vertex key ``key``; ``None`` if no write named it (or
+        the store names vertices by integers). Gives no id."""
+    def key_of(self, id: _Id) -> Optional[str]:
+        """The key of vertex id ``id``; ``None`` if no key has it."""
+    def keys(self, ids: Union[_Ids, Iterable[_Id]]) -> List[str]:
+        """The keys of ``ids`` (an array or iterable of vertex ids), in
+        order; ``InvalidInput`` in a store of integer ids or naming the
+        first id no key has."""
+    @property
     def read_only(self) -> bool:
         """Whether the store was opened with ``read_only=True``."""
     @property
@@ -205,7 +251,7 @@ class Graph:
     @property
     def num_edges(self) -> int:
         """Number of edges at the newest commit (undirected edges once)."""
-    def add_vertex(self, v: _Id, label: Optional[str] = None, **properties: PropertyValue) -> int:
+    def add_vertex(self, v: _Vertex, label: Optional[str] = None, **properties: PropertyValue) -> int:
         """Creates ``v`` with ``label`` (``"vertex"`` if not given) and the
         keyword arguments as properties (no-op if it exists)."""
     def create_index(self, label: str, key: str) -> bool:
@@ -213,13 +259,14 @@ class Graph:
         ``False`` if the index exists."""
     def indexes(self) -> List[Tuple[str, str]]:
         """The indexes as ``(label, key)``, in the order created."""
-    def set_property(self, v: _Id, key: str, value: PropertyValue) -> int:
+    def set_property(self, v: _Vertex, key: str, value: PropertyValue) -> int:
         """Sets property ``key`` of ``v``; ``NotFound`` if ``v`` is missing."""
-    def add_vertices(self, vertices: _Ids) -> int:
-        """Creates every vertex of the array-like atomically."""
-    def remove_vertex(self, v: _Id) -> int:
+    def add_vertices(self, vertices: _Vertices) -> int:
+        """Creates every vertex of the array-like (or, string-keyed, the
+        sequence of keys) atomically; every element is checked first."""
+    def remove_vertex(self, v: _Vertex) -> int:
         """Deletes ``v`` and its edges; ``NotFound`` if missing."""
-    def remove_vertices(self, vertices: _Ids) -> int:
+    def remove_vertices(self, vertices: _Vertices) -> int:
         """Deletes all of them and their edges atomically; ``NotFound`` (and
         nothing deleted) if one is missing."""
     def _empty_method(
@@ -227,11 +274,11 @@ class Graph:
     ) -> int:
         """Does nothing: the baseline of ``bench/python_speed.py``. Not API."""
     @overload
-    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0, /) -> int: ...
+    def add_edge(self, u: _Vertex, v: _Vertex, weight: float = 1.0, /) -> int: ...
     @overload
-    def add_edge(self, u: _Id, v: _Id, /, *, weight: float) -> int: ...
+    def add_edge(self, u: _Vertex, v: _Vertex, /, *, weight: float) -> int: ...
     @overload
-    def add_edge(self, u: _Id, v: _Id, label: str, /, **properties: PropertyValue) -> int:
+    def add_edge(self, u: _Vertex, v: _Vertex, label: str, /, **properties: PropertyValue) -> int:
         """With a number (or nothing, or ``weight=``): inserts or re-weights
         the weighted edge ``u -> v`` and returns the commit timestamp. With
         a ``str`` label: creates a new property edge ``u -> v`` with the
@@ -243,7 +290,7 @@ class Graph:
     @overload
     def remove_edge(self, edge_id: int, /) -> int: ...
     @overload
-    def remove_edge(self, u: _Id, v: _Id) -> int:
+    def remove_edge(self, u: _Vertex, v: _Vertex) -> int:
         """Deletes the weighted edge ``u -> v``, or with one argument the
         property edge ``edge_id``; returns the commit timestamp;
         ``NotFound`` if missing."""
@@ -251,11 +298,13 @@ class Graph:
         """Sets property ``key`` of property edge ``edge_id``; returns the
         commit timestamp; ``NotFound`` if the edge is missing."""
     def add_edges(
-        self, src: _Ids, dst: _Ids, weights: Union[None, float, npt.ArrayLike] = None
+        self, src: _Vertices, dst: _Vertices, weights: Union[None, float, npt.ArrayLike] = None
     ) -> int:
         """Inserts ``src[i] -> dst[i]`` atomically at one timestamp; the GIL
-        is released while the engine applies the batch."""
-    def remove_edges(self, src: _Ids, dst: _Ids) -> int:
+        is released while the engine applies the batch. In a string-keyed
+        store ``src`` and ``dst`` may be sequences of keys; every element is
+        checked before anything is written or a key given an id."""
+    def remove_edges(self, src: _Vertices, dst: _Vertices) -> int:
         """Deletes ``src[i] -> dst[i]`` atomically; ``NotFound`` (and nothing
         deleted) if one is missing."""
     def load_graphson(self, path: _Path, *, batch: int = 10_000) -> _Loaded:
@@ -316,30 +365,30 @@ class Transaction:
         """Whether the transaction can still be used."""
     def __len__(self) -> int:
         """Number of buffered writes."""
-    def add_vertex(self, v: _Id, label: Optional[str] = None, **properties: PropertyValue) -> bool:
+    def add_vertex(self, v: _Vertex, label: Optional[str] = None, **properties: PropertyValue) -> bool:
         """Creates ``v`` with ``label`` and properties; ``False`` (nothing
         written) if it already existed."""
-    def set_property(self, v: _Id, key: str, value: PropertyValue) -> None:
+    def set_property(self, v: _Vertex, key: str, value: PropertyValue) -> None:
         """Sets property ``key`` of ``v``; ``NotFound`` if ``v`` is missing."""
-    def remove_property(self, v: _Id, key: str) -> bool:
+    def remove_property(self, v: _Vertex, key: str) -> bool:
         """Removes property ``key`` of ``v``; whether it was set."""
-    def property(self, v: _Id, key: str, default: Any = None) -> Any:
+    def property(self, v: _Vertex, key: str, default: Any = None) -> Any:
         """Property ``key`` of ``v``, or ``default``."""
-    def properties(self, v: _Id) -> Dict[str, Any]:
+    def properties(self, v: _Vertex) -> Dict[str, Any]:
         """Every property of ``v``; ``NotFound`` if ``v`` is missing."""
-    def label(self, v: _Id) -> str:
+    def label(self, v: _Vertex) -> str:
         """The label of ``v``; ``NotFound`` if ``v`` is missing."""
     def find_vertices(self, label: str, key: str, value: PropertyValue) -> npt.NDArray[np.uint64]:
         """Vertices labelled ``label`` whose ``key`` equals ``value``,
         counting this transaction's writes."""
-    def remove_vertex(self, v: _Id) -> None:
+    def remove_vertex(self, v: _Vertex) -> None:
         """Deletes ``v`` and its edges; ``NotFound`` if missing."""
     @overload
-    def add_edge(self, u: _Id, v: _Id, weight: float = 1.0, /) -> None: ...
+    def add_edge(self, u: _Vertex, v: _Vertex, weight: float = 1.0, /) -> None: ...
     @overload
-    def add_edge(self, u: _Id, v: _Id, /, *, weight: float) -> None: ...
+    def add_edge(self, u: _Vertex, v: _Vertex, /, *, weight: float) -> None: ...
     @overload
-    def add_edge(self, u: _Id, v: _Id, label: str, /, **properties: PropertyValue) -> int:
+    def add_edge(self, u: _Vertex, v: _Vertex, label: str, /, **properties: PropertyValue) -> int:
         """With a number (or nothing, or ``weight=``): inserts or re-weights
         the weighted edge ``u -> v``. With a ``str`` label: creates a new
         property edge ``u -> v`` with the keyword arguments as properties
@@ -347,14 +396,14 @@ class Transaction:
         included), or keyword arguments other than ``weight`` without a
         label, raise ``TypeError``."""
     def add_edge_with_id(
-        self, edge_id: int, u: _Id, v: _Id, label: str, /, **properties: PropertyValue
+        self, edge_id: int, u: _Vertex, v: _Vertex, label: str, /, **properties: PropertyValue
     ) -> None:
         """Creates property edge ``edge_id`` (``u -> v``, ``label``,
         properties); ``InvalidInput`` if the id is in use."""
     @overload
     def remove_edge(self, edge_id: int, /) -> None: ...
     @overload
-    def remove_edge(self, u: _Id, v: _Id) -> None:
+    def remove_edge(self, u: _Vertex, v: _Vertex) -> None:
         """Deletes the weighted edge ``u -> v``, or with one argument the
         property edge ``edge_id``; ``NotFound`` if missing."""
     def set_edge_property(self, edge_id: int, key: str, value: PropertyValue) -> None:
@@ -372,27 +421,27 @@ class Transaction:
         """``{"id", "src", "dst", "label", "properties"}``; ``NotFound`` if
         missing."""
     def edges_of(
-        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+        self, v: _Vertex, label: Optional[str] = None, direction: _Direction = "out"
     ) -> List[_EdgeDict]:
         """``v``'s property edges (of ``label``, or all) on side
         ``direction`` (a self-loop once in "both"), grouped by label, then
         by other end (``vertices()`` order), then id; ``NotFound`` if ``v`` is missing, ``ValueError`` for another
         direction."""
     def edge_ids(
-        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+        self, v: _Vertex, label: Optional[str] = None, direction: _Direction = "out"
     ) -> _U64:
         """The ids of ``edges_of(v, label, direction)``, in its order."""
-    def has_vertex(self, v: _Id) -> bool:
+    def has_vertex(self, v: _Vertex) -> bool:
         """Whether ``v`` exists, counting this transaction's writes."""
-    def has_edge(self, u: _Id, v: _Id) -> bool:
+    def has_edge(self, u: _Vertex, v: _Vertex) -> bool:
         """Whether ``u -> v`` exists, counting this transaction's writes."""
-    def weight(self, u: _Id, v: _Id) -> float:
+    def weight(self, u: _Vertex, v: _Vertex) -> float:
         """Weight of ``u -> v``; ``NotFound`` if missing."""
-    def neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+    def neighbors(self, v: _Vertex, label: Optional[str] = None) -> _U64:
         """Out-neighbours of ``v`` (ascending internal id); with ``label``,
         the destinations of its out-going property edges of that label,
         once per edge, in ``edges_of`` order."""
-    def in_neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+    def in_neighbors(self, v: _Vertex, label: Optional[str] = None) -> _U64:
         """In-neighbours of ``v`` (ascending internal id); with ``label``,
         the sources of its in-coming property edges of that label, once per
         edge."""
@@ -424,6 +473,18 @@ class Snapshot:
     def directed(self) -> bool:
         """Whether edges have a direction."""
     @property
+    def string_ids(self) -> bool:
+        """Whether the store names vertices by ``str`` keys (see
+        ``Graph.string_ids``)."""
+    def key_id(self, key: str) -> Optional[int]:
+        """The id of vertex key ``key``; ``None`` if no write named it."""
+    def key_of(self, id: _Id) -> Optional[str]:
+        """The key of vertex id ``id``; ``None`` if no key has it."""
+    def keys(self, ids: Union[_Ids, Iterable[_Id]]) -> List[str]:
+        """The keys of ``ids`` (e.g. ``vertices()``, ``neighbors(v)``), in
+        order; ``InvalidInput`` in a store of integer ids or naming the
+        first id no key has."""
+    @property
     def timestamp(self) -> int:
         """The commit timestamp this snapshot reads at."""
     @property
@@ -433,46 +494,47 @@ class Snapshot:
         """Number of vertices."""
     def __contains__(self, v: object, /) -> bool:
         """Whether ``v`` is a vertex (``False`` for non-ids)."""
-    def label(self, v: _Id) -> str:
+    def label(self, v: _Vertex) -> str:
         """The label of ``v``; ``NotFound`` if it is not a vertex."""
-    def property(self, v: _Id, key: str, default: Any = None) -> Any:
+    def property(self, v: _Vertex, key: str, default: Any = None) -> Any:
         """Property ``key`` of ``v``, or ``default``."""
-    def properties(self, v: _Id) -> Dict[str, Any]:
+    def properties(self, v: _Vertex) -> Dict[str, Any]:
         """Every property of ``v`` (in the order set); ``NotFound`` if it
         is not a vertex."""
     def find_vertices(self, label: str, key: str, value: PropertyValue) -> npt.NDArray[np.uint64]:
         """Vertices labelled ``label`` whose ``key`` equals ``value``
         (through an index if one exists)."""
-    def vertex(self, v: _Id) -> Dict[str, Any]:
-        """``{"id": v, "label": ..., "properties": {...}}``."""
-    def has_vertex(self, v: _Id) -> bool:
+    def vertex(self, v: _Vertex) -> Dict[str, Any]:
+        """``{"id": v, "label": ..., "properties": {...}}`` (``"id"`` the
+        key in a string-keyed store)."""
+    def has_vertex(self, v: _Vertex) -> bool:
         """Whether ``v`` is a vertex."""
-    def has_edge(self, u: _Id, v: _Id) -> bool:
+    def has_edge(self, u: _Vertex, v: _Vertex) -> bool:
         """Whether ``u -> v`` exists (either direction if undirected)."""
-    def weight(self, u: _Id, v: _Id) -> float:
+    def weight(self, u: _Vertex, v: _Vertex) -> float:
         """Weight of ``u -> v``; ``NotFound`` if missing."""
     @overload
     def degree(self, v: None = None) -> _I64: ...
     @overload
-    def degree(self, v: _Id) -> int:
+    def degree(self, v: _Vertex) -> int:
         """networkx-style degree (in + out; undirected self-loops twice);
         without ``v`` an array aligned with ``vertices()``."""
     @overload
     def out_degree(self, v: None = None) -> _I64: ...
     @overload
-    def out_degree(self, v: _Id) -> int:
+    def out_degree(self, v: _Vertex) -> int:
         """Out-degree; without ``v`` an array aligned with ``vertices()``."""
     @overload
     def in_degree(self, v: None = None) -> _I64: ...
     @overload
-    def in_degree(self, v: _Id) -> int:
+    def in_degree(self, v: _Vertex) -> int:
         """In-degree; without ``v`` an array aligned with ``vertices()``."""
-    def neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+    def neighbors(self, v: _Vertex, label: Optional[str] = None) -> _U64:
         """Out-neighbours (all neighbours if undirected), ascending internal
         id; with ``label``, the destinations of ``v``'s out-going property
         edges of that label, once per edge, in ``edges_of`` order (property
         edges keep their direction in undirected graphs too)."""
-    def in_neighbors(self, v: _Id, label: Optional[str] = None) -> _U64:
+    def in_neighbors(self, v: _Vertex, label: Optional[str] = None) -> _U64:
         """In-neighbours, ascending internal id; with ``label``, the sources
         of ``v``'s in-coming property edges of that label, once per edge."""
     def edge(self, edge_id: int) -> _EdgeDict:
@@ -484,14 +546,14 @@ class Snapshot:
         """Every property of property edge ``edge_id`` (in the order set);
         ``NotFound`` if the edge is missing."""
     def edges_of(
-        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+        self, v: _Vertex, label: Optional[str] = None, direction: _Direction = "out"
     ) -> List[_EdgeDict]:
         """``v``'s property edges (of ``label``, or all) on side
         ``direction`` (a self-loop once in "both"), grouped by label, then
         by other end (``vertices()`` order), then id; ``NotFound`` if ``v`` is missing, ``ValueError`` for another
         direction. (``edges()`` lists the weighted edges.)"""
     def edge_ids(
-        self, v: _Id, label: Optional[str] = None, direction: _Direction = "out"
+        self, v: _Vertex, label: Optional[str] = None, direction: _Direction = "out"
     ) -> _U64:
         """The ids of ``edges_of(v, label, direction)``, in its order."""
     def property_edges(self) -> List[_EdgeDict]:
@@ -503,9 +565,9 @@ class Snapshot:
     @overload
     def edges(self, weights: Literal[True]) -> Tuple[_U64, _U64, _F64]:
         """Every edge as ``(src, dst[, weights])`` arrays; undirected edges once."""
-    def bfs(self, source: _Id, *, threads: int = 0) -> _I64:
+    def bfs(self, source: _Vertex, *, threads: int = 0) -> _I64:
         """Hop distances from ``source``; -1 where unreachable."""
-    def sssp(self, source: _Id, *, threads: int = 0) -> _F64:
+    def sssp(self, source: _Vertex, *, threads: int = 0) -> _F64:
         """Weighted distances from ``source``; ``inf`` where unreachable;
         ``InvalidInput`` for negative weights."""
     def wcc(self, *, threads: int = 0) -> _U64:
@@ -522,10 +584,11 @@ class Snapshot:
         """Label-propagation communities (Graphalytics CDLP)."""
     def triangle_count(self, *, threads: int = 0) -> int:
         """Triangles of the undirected simple graph underneath."""
-    def betweenness(self, source: _Id, *, threads: int = 0) -> _F64:
+    def betweenness(self, source: _Vertex, *, threads: int = 0) -> _F64:
         """Single-source Brandes dependencies (unnormalised)."""
-    def to_dict(self, values: npt.ArrayLike) -> Dict[int, Any]:
-        """``{vertex id: value}`` for an array aligned with ``vertices()``."""
+    def to_dict(self, values: npt.ArrayLike) -> Dict[_Shown, Any]:
+        """``{vertex id: value}`` for an array aligned with ``vertices()``
+        (keyed by ``str`` keys in a string-keyed store)."""
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``/``Graph`` copy with ``weight`` attributes."""
     def to_scipy(self) -> Any:
