@@ -168,10 +168,14 @@ impl<'g> Batcher<'g> {
                 file: self.file.clone(),
                 line,
                 field: field.to_owned(),
-                what: format!(
-                    "vertex id {s:?} is a string; load into a store created with string ids \
-                     (Options::string_ids, stratagraph load --string-ids)"
-                ),
+                what: if s.trim().parse::<i128>().is_ok() {
+                    format!("vertex id {s:?} is not a non-negative integer below 2^64")
+                } else {
+                    format!(
+                        "vertex id {s:?} is a string; load into a store created with string ids \
+                         (Options::string_ids, stratagraph load --string-ids)"
+                    )
+                },
                 loaded: self.loaded,
             }),
         }
