@@ -217,3 +217,29 @@ proptest! {
         prop_assert!(report.is_healthy(), "{:?}", report.problems);
     }
 }
+
+#[test]
+fn a_key_found_missing_is_a_read_a_serializable_commit_validates() {
+    for level in [
+        stratagraph::Isolation::Snapshot,
+        stratagraph::Isolation::Serializable,
+    ] {
+        let g = Graph::in_memory(string_opts());
+        let a = g.intern_key("a").unwrap();
+        g.insert_vertex(a).unwrap();
+        let mut t1 = g.begin_with(level);
+        assert_eq!(t1.key_id("zed"), None);
+        assert_eq!(t1.key_of(a).as_deref(), Some("a"));
+        // Meanwhile "zed" is given an id and its vertex created.
+        let z = g.intern_key("zed").unwrap();
+        g.insert_vertex(z).unwrap();
+        t1.set_property(a, "saw_zed", Value::Bool(false)).unwrap();
+        let r = t1.commit();
+        match level {
+            stratagraph::Isolation::Snapshot => {
+                r.unwrap();
+            }
+            _ => assert!(matches!(r, Err(Error::Conflict { .. })), "{r:?}"),
+        }
+    }
+}

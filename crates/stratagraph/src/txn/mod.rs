@@ -97,6 +97,9 @@ pub struct WriteTxn {
     /// Vertices it found had never been named (serializable only): one
     /// created since has an id by the commit.
     unknown: Vec<VertexId>,
+    /// Keys it found had no id (serializable only): one given since, to a
+    /// vertex created since, changes the answer.
+    unknown_keys: Vec<Arc<str>>,
     /// Labels of vertices it creates (interned).
     labels: FxHashMap<u32, u32>,
     /// Net property writes by (vertex, interned key): a value, or removed.
@@ -154,6 +157,7 @@ impl WriteTxn {
             edges: FxHashMap::default(),
             reads: Vec::new(),
             unknown: Vec::new(),
+            unknown_keys: Vec::new(),
             labels: FxHashMap::default(),
             props: FxHashMap::default(),
             prop_order: 0,
@@ -763,10 +767,13 @@ impl WriteTxn {
             .props
             .keys()
             .flat_map(|&(v, k)| [Key::Property(v, k), Key::Vertex(v)]);
+        let keys = &self.store.keys;
         let unknown = self
             .unknown
             .iter()
-            .filter_map(|&v| self.store.ids.lookup(v))
+            .copied()
+            .chain(self.unknown_keys.iter().filter_map(|k| keys.lookup(k)))
+            .filter_map(|v| self.store.ids.lookup(v))
             .flat_map(|id| [Key::Vertex(id), Key::Created(id)]);
         edges
             .chain(named)

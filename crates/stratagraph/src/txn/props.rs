@@ -20,6 +20,25 @@ impl WriteTxn {
         self.store.intern_key(key)
     }
 
+    /// The vertex id of `key`, if it was given one: a read of the
+    /// transaction's snapshot when it has none (a serializable commit
+    /// fails if a vertex with that key was created since).
+    pub fn key_id(&mut self, key: &str) -> Option<VertexId> {
+        let id = self.store.keys.lookup(key);
+        if id.is_none() && self.store.keys.enabled() {
+            self.view();
+            if self.checks == super::Checks::At(super::Isolation::Serializable) {
+                self.unknown_keys.push(Arc::from(key));
+            }
+        }
+        id
+    }
+
+    /// The key of vertex id `v` in a store of string keys.
+    pub fn key_of(&self, v: VertexId) -> Option<Arc<str>> {
+        self.store.keys.name(v)
+    }
+
     /// Creates vertex `v` with `label` and `properties`. Returns `false`
     /// (and writes nothing) if `v` exists.
     ///
