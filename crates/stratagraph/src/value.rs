@@ -322,7 +322,7 @@ impl Value {
 
 fn encode(value: &Value, out: &mut Vec<u8>) -> Result<(), InvalidValue> {
     let start = out.len();
-    let written = encode_at(value, out, 0);
+    let written = encode_at(value, out, 0, start);
     let bytes = out.len() - start;
     let result = match written {
         Ok(()) if bytes > MAX_VALUE_BYTES => Err(InvalidValue::TooLarge { bytes }),
@@ -334,7 +334,15 @@ fn encode(value: &Value, out: &mut Vec<u8>) -> Result<(), InvalidValue> {
     result
 }
 
-fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(), InvalidValue> {
+/// Appends `value` to `out`, which held `start` bytes before the value
+/// being encoded began (the limit is on the value's bytes, not the
+/// buffer's: a log record or file holds many values).
+fn encode_at(
+    value: &Value,
+    out: &mut Vec<u8>,
+    depth: usize,
+    start: usize,
+) -> Result<(), InvalidValue> {
     out.push(value.tag());
     match value {
         Value::Null => {}
@@ -356,20 +364,22 @@ fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(), Inval
         Value::List(_) | Value::Set(_) | Value::Map(_) if depth >= MAX_DEPTH => {
             return Err(InvalidValue::TooDeep);
         }
-        Value::List(items) => encode_items(out, items.iter(), depth)?,
-        Value::Set(items) => encode_items(out, set_view(items).into_iter(), depth)?,
+        Value::List(items) => encode_items(out, items.iter(), depth, start)?,
+        Value::Set(items) => encode_items(out, set_view(items).into_iter(), depth, start)?,
         Value::Map(pairs) => {
             check_keys(pairs)?;
             put_len(out, pairs.len());
             for (k, v) in pairs {
-                encode_at(k, out, depth + 1)?;
-                encode_at(v, out, depth + 1)?;
+                encode_at(k, out, depth + 1, start)?;
+                encode_at(v, out, depth + 1, start)?;
             }
         }
     }
-    if out.len() > MAX_VALUE_BYTES.saturating_mul(2) {
+    if out.len() - start > MAX_VALUE_BYTES.saturating_mul(2) {
         // Far past the limit: stop growing; `encode` reports the size.
-        return Err(InvalidValue::TooLarge { bytes: out.len() });
+        return Err(InvalidValue::TooLarge {
+            bytes: out.len() - start,
+        });
     }
     Ok(())
 }
@@ -379,10 +389,11 @@ fn encode_items<'a>(
     out: &mut Vec<u8>,
     items: impl ExactSizeIterator<Item = &'a Value>,
     depth: usize,
+    start: usize,
 ) -> Result<(), InvalidValue> {
     put_len(out, items.len());
     for item in items {
-        encode_at(item, out, depth + 1)?;
+        encode_at(item, out, depth + 1, start)?;
     }
     Ok(())
 }
@@ -738,6 +749,11 @@ mod tests {
         let e = decode(&bytes).unwrap_err();
         assert!(e.what.contains("nested"), "{e}");
 
+        // The limit is on the value, whatever the buffer already holds (a
+        // file or log record of many values).
+        let mut full = vec![0u8; 3 * MAX_VALUE_BYTES];
+        Value::Int32(1).encode(&mut full).unwrap();
+        Value::List(vec![Value::Int8(1)]).encode(&mut full).unwrap();
         let big = Value::Bytes(vec![0; MAX_VALUE_BYTES]);
         assert!(matches!(
             encode(&big, &mut Vec::new()),

@@ -85,23 +85,124 @@ impl Adj {
     }
 }
 
-/// One vertex's property edges: out-edges and in-edges, each ordered by
-/// (label, other end, id, birth).
+/// One vertex's property edges on one side, ordered by (label, other end,
+/// id, birth): a sorted prefix and a short unsorted tail of entries added
+/// since, merged in once it outgrows a sixteenth of the prefix. An insert
+/// into the middle of a hub's list would move the whole list each time;
+/// this way an insert costs O(1) amortised, and a read merges at most the
+/// tail.
+#[derive(Debug)]
+struct SideList {
+    entries: Vec<Adj>,
+    /// `entries[..sorted]` are in order; the rest were appended since.
+    sorted: usize,
+    /// The oldest death among the entries (`LIVE`: none has died), so a
+    /// prune that can drop nothing costs nothing.
+    oldest_death: Timestamp,
+}
+
+impl Default for SideList {
+    fn default() -> Self {
+        SideList {
+            entries: Vec::new(),
+            sorted: 0,
+            oldest_death: LIVE,
+        }
+    }
+}
+
+impl SideList {
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn insert(&mut self, a: Adj) {
+        self.entries.push(a);
+        let tail = self.entries.len() - self.sorted;
+        if tail > 16 + self.sorted / 16 {
+            // A stable sort finds the sorted prefix as one run and merges
+            // the sorted tail into it: O(n + t log t).
+            self.entries.sort_by_key(Adj::order);
+            self.sorted = self.entries.len();
+        }
+    }
+
+    /// Marks the live entry of edge `id` (label, other end) dead at `ts`.
+    fn kill(&mut self, label: u32, other: u32, id: EdgeId, ts: Timestamp) {
+        let key = (label, other, id);
+        let sorted = &mut self.entries[..self.sorted];
+        let at = sorted.partition_point(|x| (x.label, x.other, x.id) < key);
+        let in_sorted = sorted[at..]
+            .iter_mut()
+            .take_while(|x| (x.label, x.other, x.id) == key)
+            .find(|a| a.died == LIVE);
+        let found = match in_sorted {
+            Some(a) => Some(a),
+            None => self.entries[self.sorted..]
+                .iter_mut()
+                .find(|x| (x.label, x.other, x.id) == key && x.died == LIVE),
+        };
+        if let Some(a) = found {
+            a.died = ts;
+            self.oldest_death = self.oldest_death.min(ts);
+        }
+    }
+
+    /// Drops entries of edges deleted at or before `watermark`.
+    fn prune(&mut self, watermark: Timestamp) {
+        if self.oldest_death > watermark {
+            return;
+        }
+        let (mut kept, mut kept_sorted) = (0, 0);
+        self.oldest_death = LIVE;
+        for i in 0..self.entries.len() {
+            let a = self.entries[i];
+            if a.died > watermark {
+                self.entries[kept] = a;
+                kept += 1;
+                kept_sorted += usize::from(i < self.sorted);
+                self.oldest_death = self.oldest_death.min(a.died);
+            }
+        }
+        self.entries.truncate(kept);
+        self.sorted = kept_sorted;
+    }
+
+    /// The entries of `label` (or all), each once; `true` with them if
+    /// some came from the unsorted tail (the caller sorts).
+    fn of_label(&self, label: Option<u32>) -> (impl Iterator<Item = &Adj>, bool) {
+        let sorted = &self.entries[..self.sorted];
+        let range = match label {
+            Some(label) => {
+                let a = sorted.partition_point(|x| x.label < label);
+                let b = a + sorted[a..].partition_point(|x| x.label == label);
+                &sorted[a..b]
+            }
+            None => sorted,
+        };
+        let tail = &self.entries[self.sorted..];
+        let in_tail = move |x: &&Adj| label.is_none_or(|l| x.label == l);
+        let mixed = tail.iter().any(|x| in_tail(&x));
+        (range.iter().chain(tail.iter().filter(in_tail)), mixed)
+    }
+}
+
+/// One vertex's property edges: out-edges and in-edges.
 #[derive(Debug, Default)]
 struct Lists {
-    out: Vec<Adj>,
-    inn: Vec<Adj>,
+    out: SideList,
+    inn: SideList,
 }
 
 impl Lists {
-    fn side(&self, dir: Direction) -> &Vec<Adj> {
+    fn side(&self, dir: Direction) -> &SideList {
         match dir {
             Direction::Out => &self.out,
             Direction::In => &self.inn,
         }
     }
 
-    fn side_mut(&mut self, dir: Direction) -> &mut Vec<Adj> {
+    fn side_mut(&mut self, dir: Direction) -> &mut SideList {
         match dir {
             Direction::Out => &mut self.out,
             Direction::In => &mut self.inn,
@@ -213,11 +314,6 @@ impl Default for EdgeStore {
     }
 }
 
-fn insert_sorted(list: &mut Vec<Adj>, a: Adj) {
-    let at = list.partition_point(|x| x.order() < a.order());
-    list.insert(at, a);
-}
-
 impl EdgeStore {
     fn shard(&self, id: EdgeId) -> &RwLock<Shard> {
         &self.edges[(id % SHARDS as u64) as usize]
@@ -291,17 +387,14 @@ impl EdgeStore {
                 ] {
                     let mut lists = self.list_shard(v).write();
                     let list = lists.entry(v).or_default().side_mut(dir);
-                    prune_list(list, watermark);
-                    insert_sorted(
-                        list,
-                        Adj {
-                            label: ends.label,
-                            other,
-                            id: *id,
-                            born: ts,
-                            died: LIVE,
-                        },
-                    );
+                    list.prune(watermark);
+                    list.insert(Adj {
+                        label: ends.label,
+                        other,
+                        id: *id,
+                        born: ts,
+                        died: LIVE,
+                    });
                 }
                 self.live.fetch_add(1, Ordering::Relaxed);
                 true
@@ -325,16 +418,8 @@ impl EdgeStore {
                     let mut lists = self.list_shard(v).write();
                     if let Some(l) = lists.get_mut(&v) {
                         let list = l.side_mut(dir);
-                        let key = (ends.label, other, *id);
-                        let at = list.partition_point(|x| (x.label, x.other, x.id) < key);
-                        if let Some(a) = list[at..]
-                            .iter_mut()
-                            .take_while(|x| (x.label, x.other, x.id) == key)
-                            .find(|a| a.died == LIVE)
-                        {
-                            a.died = ts;
-                        }
-                        prune_list(list, watermark);
+                        list.kill(ends.label, other, *id, ts);
+                        list.prune(watermark);
                         if l.out.is_empty() && l.inn.is_empty() {
                             lists.remove(&v);
                         }
@@ -392,17 +477,8 @@ impl EdgeStore {
         let Some(l) = lists.get(&v) else {
             return Vec::new();
         };
-        let list = l.side(dir);
-        let range = match label {
-            Some(label) => {
-                let a = list.partition_point(|x| x.label < label);
-                let b = a + list[a..].partition_point(|x| x.label == label);
-                &list[a..b]
-            }
-            None => &list[..],
-        };
-        range
-            .iter()
+        let (entries, mixed) = l.side(dir).of_label(label);
+        let mut out: Vec<(EdgeId, Ends)> = entries
             .filter(|a| a.visible(ts))
             .map(|a| {
                 let (src, dst) = match dir {
@@ -418,7 +494,15 @@ impl EdgeStore {
                     },
                 )
             })
-            .collect()
+            .collect();
+        if mixed {
+            let other = |e: &Ends| match dir {
+                Direction::Out => e.dst,
+                Direction::In => e.src,
+            };
+            out.sort_unstable_by_key(|(id, e)| (e.label, other(e), *id));
+        }
+        out
     }
 
     /// The ids of `v`'s live edges on either side in the latest state, with
@@ -503,15 +587,63 @@ impl EdgeStore {
     }
 }
 
-/// Drops entries of edges deleted at or before `watermark`.
-fn prune_list(list: &mut Vec<Adj>, watermark: Timestamp) {
-    list.retain(|a| a.died > watermark);
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests fail loudly by design
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A side list reads, for every label and timestamp, exactly what
+        /// a plain list of (label, other, id, born, died) does, through
+        /// inserts (enough to merge the tail many times), kills and
+        /// prunes.
+        #[test]
+        fn a_side_list_reads_like_a_plain_list(
+            ops in proptest::collection::vec((0u8..4, 0u32..3, 0u32..50), 1..400),
+        ) {
+            let mut list = SideList::default();
+            let mut model: Vec<Adj> = Vec::new();
+            let mut ts = 1;
+            for (i, &(op, label, other)) in ops.iter().enumerate() {
+                ts += 1;
+                match op {
+                    0 | 1 => {
+                        let a = Adj { label, other, id: i as u64, born: ts, died: LIVE };
+                        list.insert(a);
+                        model.push(a);
+                    }
+                    2 => {
+                        if let Some(a) = model.iter_mut().find(|a| a.other == other && a.died == LIVE) {
+                            list.kill(a.label, a.other, a.id, ts);
+                            a.died = ts;
+                        }
+                    }
+                    _ => {
+                        let w = ts - u64::from(other % 5);
+                        list.prune(w);
+                        model.retain(|a| a.died > w);
+                    }
+                }
+                model.sort_by_key(Adj::order);
+                for at in [ts, ts.saturating_sub(3)] {
+                    for l in [None, Some(0), Some(1), Some(2)] {
+                        let (got, mixed) = list.of_label(l);
+                        let mut got: Vec<Adj> = got.copied().filter(|a| a.visible(at)).collect();
+                        if mixed {
+                            got.sort_by_key(Adj::order);
+                        }
+                        let want: Vec<Adj> = model
+                            .iter()
+                            .copied()
+                            .filter(|a| l.is_none_or(|l| a.label == l) && a.visible(at))
+                            .collect();
+                        prop_assert_eq!(got, want);
+                    }
+                }
+            }
+        }
+    }
 
     fn ends(src: u32, dst: u32, label: u32) -> Ends {
         Ends { src, dst, label }
