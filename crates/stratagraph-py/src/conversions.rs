@@ -185,6 +185,30 @@ fn value_error(e: stratagraph_algo::InvalidParameter) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// Edge labels: one ``str``, or an iterable of them.
+///
+/// # Errors
+/// `TypeError` naming `arg` for anything else.
+pub fn labels(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<String>> {
+    if let Ok(one) = obj.extract::<String>() {
+        return Ok(vec![one]);
+    }
+    let not_labels = || {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "{arg}: expected a str or an iterable of str, got {}",
+            obj.get_type()
+                .name()
+                .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+        ))
+    };
+    let items = obj.try_iter().map_err(|_| not_labels())?;
+    let mut out = Vec::new();
+    for item in items {
+        out.push(item?.extract::<String>().map_err(|_| not_labels())?);
+    }
+    Ok(out)
+}
+
 /// The log's sync policy from its Python spelling: `"always"`, `"never"`
 /// or `"interval:MS"` (milliseconds, 1 or more).
 pub fn sync_policy(value: &str) -> PyResult<stratagraph::SyncPolicy> {

@@ -9,7 +9,7 @@
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::PyErr;
-use stratagraph_algo::SsspError;
+use stratagraph_algo::{ProjectionError, SsspError};
 
 // The exception types are created by PyO3's macro, which expands to an
 // `unsafe impl PyTypeInfo`; the unsafety is PyO3's contract, not ours.
@@ -161,6 +161,16 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
 /// SSSP refuses negative weights, which the engine itself accepts.
 pub fn sssp(err: SsspError) -> PyErr {
     InvalidInput::new_err(err.to_string())
+}
+
+/// A projection of property edges that could not be built: an edge's
+/// weight missing or not a finite number (the message names the edge), or
+/// more vertices than a projection's u32 ids hold.
+pub fn projection(err: ProjectionError) -> PyErr {
+    match err {
+        ProjectionError::BadWeight { .. } => InvalidInput::new_err(err.to_string()),
+        ProjectionError::Build(_) => CapacityExceeded::new_err(err.to_string()),
+    }
 }
 
 /// The error for a call on a closed object; `what` names the object.

@@ -389,6 +389,14 @@ impl PyGraph {
         self.with(|g| Ok(g.snapshot().edge_count()))
     }
 
+    /// Number of property edges (``add_edge`` with a label) in the latest
+    /// state. Reads the store's counters, which walk the vertex table:
+    /// O(vertices), not O(1) like ``num_edges``.
+    #[getter]
+    fn num_property_edges(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(|g| Ok(py.detach(|| g.stats().property_edges)))
+    }
+
     /// Creates vertex ``v`` with ``label`` (``"vertex"`` if not given) and
     /// the keyword arguments as its properties; nothing happens if it
     /// exists. Returns the commit timestamp.
@@ -438,6 +446,16 @@ impl PyGraph {
         let value = values::to_value(value, &format!("property {key:?}"))?;
         let v = self.existing(&v, "v", stratagraph::Op::SetProperty)?;
         self.write(py, |g| g.set_property(v, key, value))
+    }
+
+    /// Removes property ``key`` of vertex ``v`` in a transaction of its
+    /// own; returns whether it was set. Raises ``NotFound`` if ``v`` does
+    /// not exist.
+    fn remove_property(&self, py: Python<'_>, v: &Bound<'_, PyAny>, key: &str) -> PyResult<bool> {
+        let v = conv::vertex_arg(v, "v")?;
+        let v = self.existing(&v, "v", stratagraph::Op::RemoveProperty)?;
+        let (removed, _) = self.in_txn(py, |tx| tx.remove_property(v, key))?;
+        Ok(removed)
     }
 
     /// Creates every vertex of ``vertices`` (an array-like of ids; in a

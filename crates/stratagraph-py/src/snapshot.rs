@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use numpy::{IntoPyArray, PyArray1};
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use stratagraph::{Edge, EdgeDirection, Snapshot};
 
-use crate::analytics;
+use crate::analytics::{self, Projected, ProjectionSpec};
 use crate::conversions::{self as conv, VertexArg};
 use crate::edges;
 use crate::errors::{self, NotFound};
@@ -45,6 +45,43 @@ pub struct PySnapshot {
     index: OnceLock<Arc<VertexIndex>>,
     /// The store names vertices by string keys.
     string_ids: bool,
+    /// The last projection of property edges a kernel ran on, kept so
+    /// that kernels in a row on the same one build it once.
+    projection: Mutex<Option<(ProjectionSpec, Arc<Projected>)>>,
+}
+
+/// The projection the kernel arguments `labels`, `weight` and
+/// `default_weight` ask for; `None` (the weighted structure) if neither
+/// `labels` nor `weight` is given.
+fn projection_spec(
+    labels: Option<&Bound<'_, PyAny>>,
+    weight: Option<&str>,
+    default_weight: Option<f64>,
+) -> PyResult<Option<ProjectionSpec>> {
+    if let Some(w) = default_weight {
+        if weight.is_none() {
+            return Err(PyValueError::new_err(
+                "default_weight: given without weight (the property it stands in for)",
+            ));
+        }
+        if !w.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "default_weight: must be a finite number, got {w}"
+            )));
+        }
+    }
+    if labels.is_none() && weight.is_none() {
+        return Ok(None);
+    }
+    let labels = match labels {
+        Some(l) => conv::labels(l, "labels")?,
+        None => Vec::new(),
+    };
+    Ok(Some(ProjectionSpec {
+        labels,
+        weight: weight.map(str::to_owned),
+        default_weight,
+    }))
 }
 
 /// `NotFound` for vertex `v` (an id, or a key), as given.
@@ -59,6 +96,7 @@ impl PySnapshot {
             store_open,
             index: OnceLock::new(),
             string_ids,
+            projection: Mutex::new(None),
         }
     }
 
@@ -114,6 +152,51 @@ impl PySnapshot {
         self.with(|snap| {
             let idx = self.index(py, snap);
             py.detach(|| f(snap, &idx))
+        })
+    }
+
+    /// The projection `spec` of `snap`'s property edges: the one kept from
+    /// the last call if it is the same, else built without the GIL (and
+    /// kept).
+    fn projected(
+        &self,
+        py: Python<'_>,
+        snap: &Snapshot,
+        idx: &VertexIndex,
+        spec: &ProjectionSpec,
+    ) -> PyResult<Arc<Projected>> {
+        if let Some((kept, p)) = &*self.projection.lock() {
+            if kept == spec {
+                return Ok(p.clone());
+            }
+        }
+        let p = py
+            .detach(|| Projected::build(snap, idx, spec))
+            .map_err(errors::projection)?;
+        let p = Arc::new(p);
+        *self.projection.lock() = Some((spec.clone(), p.clone()));
+        Ok(p)
+    }
+
+    /// Runs a kernel on the weighted structure (`on_snap`) or, if `spec`
+    /// asks for one, on a projection of the property edges (`on_proj`),
+    /// without the GIL.
+    fn run<R: Send>(
+        &self,
+        py: Python<'_>,
+        spec: Option<&ProjectionSpec>,
+        on_snap: impl FnOnce(&Snapshot, &VertexIndex) -> PyResult<R> + Send,
+        on_proj: impl FnOnce(&Projected, &VertexIndex) -> PyResult<R> + Send,
+    ) -> PyResult<R> {
+        self.with(|snap| {
+            let idx = self.index(py, snap);
+            match spec {
+                None => py.detach(|| on_snap(snap, &idx)),
+                Some(spec) => {
+                    let p = self.projected(py, snap, &idx, spec)?;
+                    py.detach(|| on_proj(&p, &idx))
+                }
+            }
         })
     }
 
@@ -207,6 +290,13 @@ impl PySnapshot {
     #[getter]
     fn num_edges(&self) -> PyResult<u64> {
         self.with(|s| Ok(s.edge_count()))
+    }
+
+    /// Number of property edges (``add_edge`` with a label). Counts them:
+    /// O(edges), unlike ``num_edges``.
+    #[getter]
+    fn num_property_edges(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(|s| Ok(py.detach(|| s.edges().len() as u64)))
     }
 
     /// Whether edges have a direction.
@@ -556,9 +646,55 @@ impl PySnapshot {
     /// Every vertex id as a uint64 array, in the order every per-vertex
     /// array of this snapshot uses (in a string-keyed store the keys' ids:
     /// ``keys(vertices())`` are the keys).
-    fn vertices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let ext = self.compute(py, |_, idx| Ok(idx.ext.clone()))?;
-        Ok(ext.into_pyarray(py))
+    ///
+    /// With ``label``: only the vertices labelled ``label`` whose
+    /// properties equal the keyword arguments (``vertices("person",
+    /// age=29, name="marko")``; typed as ``find_vertices``: an
+    /// ``np.int32(29)`` is not ``29``), in the same order (ascending
+    /// internal id). The first keyword is looked up as ``find_vertices``
+    /// does (through an index if one exists), the others checked on what it
+    /// finds; with ``label`` alone every vertex is checked. Keywords without
+    /// ``label`` raise ``ValueError``: the store looks vertices up by label.
+    #[pyo3(signature = (label = None, **equal))]
+    fn vertices<'py>(
+        &self,
+        py: Python<'py>,
+        label: Option<&str>,
+        equal: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let equal = values::properties(equal)?;
+        let Some(label) = label else {
+            if let Some((key, _)) = equal.first() {
+                return Err(PyValueError::new_err(format!(
+                    "vertices: a property filter ({key}=...) needs a label: \
+                     the store looks vertices up by label"
+                )));
+            }
+            let ext = self.compute(py, |_, idx| Ok(idx.ext.clone()))?;
+            return Ok(ext.into_pyarray(py));
+        };
+        let found = self.compute(py, |s, idx| {
+            use rayon::prelude::*;
+            Ok(match equal.split_first() {
+                None => idx
+                    .ext
+                    .par_iter()
+                    .copied()
+                    .filter(|&v| s.label(v).is_some_and(|l| &*l == label))
+                    .collect(),
+                Some(((key, value), rest)) => {
+                    let mut found = s.find_vertices(label, key, value);
+                    if !rest.is_empty() {
+                        found.retain(|&v| {
+                            rest.iter()
+                                .all(|(k, x)| s.property(v, k).is_some_and(|y| y == *x))
+                        });
+                    }
+                    found
+                }
+            })
+        })?;
+        Ok(found.into_pyarray(py))
     }
 
     /// Every edge as ``(src, dst)`` uint64 arrays, or ``(src, dst, weights)``
@@ -585,16 +721,28 @@ impl PySnapshot {
     /// Hop distance from ``source`` along out-edges, as an int64 array
     /// aligned with ``vertices()``; -1 (``stratagraph.UNREACHABLE``) where
     /// ``source`` cannot reach. Raises ``NotFound`` for a missing source.
-    #[pyo3(signature = (source, *, threads = 0))]
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (source, *, labels = None, threads = 0))]
     fn bfs<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
+        labels: Option<&Bound<'py, PyAny>>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let (v, threads) = (conv::vertex_arg(source, "source")?, conv::threads(threads)?);
+        let spec = projection_spec(labels, None, None)?;
         let source = self.with(|s| self.source(s, &v, "source"))?;
-        let depth = self.compute(py, |s, idx| Ok(analytics::bfs(s, idx, source, threads)))?;
+        let depth = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| Ok(analytics::bfs(s, idx, source, threads)),
+            |p, idx| Ok(analytics::bfs_projected(p, idx.external(source), threads)),
+        )?;
         Ok(depth.into_pyarray(py))
     }
 
@@ -602,28 +750,65 @@ impl PySnapshot {
     /// (delta-stepping), as a float64 array aligned with ``vertices()``;
     /// ``inf`` where unreachable. Raises ``InvalidInput`` if a weight is
     /// negative, ``NotFound`` for a missing source.
-    #[pyo3(signature = (source, *, threads = 0))]
+    ///
+    /// With ``labels`` or ``weight`` it runs on a projection of the property
+    /// edges instead of the weighted edges: the edges of ``labels`` (one
+    /// label, or a list; ``None`` or ``[]`` for every label), weighted by
+    /// their numeric property ``weight`` (1 for each edge if ``None``;
+    /// ``default_weight`` for an edge without it, which otherwise raises
+    /// ``InvalidInput`` naming the edge, as does a weight that is not a
+    /// finite number), parallel edges as one with the smallest weight,
+    /// undirected if the graph is. The last projection is kept with the
+    /// snapshot, so kernels in a row on the same one build it once.
+    #[pyo3(signature = (
+        source, *, labels = None, weight = None, default_weight = None, threads = 0
+    ))]
     fn sssp<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
+        labels: Option<&Bound<'py, PyAny>>,
+        weight: Option<&str>,
+        default_weight: Option<f64>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let (v, threads) = (conv::vertex_arg(source, "source")?, conv::threads(threads)?);
+        let spec = projection_spec(labels, weight, default_weight)?;
         let source = self.with(|s| self.source(s, &v, "source"))?;
-        let dist = self.compute(py, |s, idx| {
-            analytics::sssp(s, idx, source, threads).map_err(errors::sssp)
-        })?;
+        let dist = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| analytics::sssp(s, idx, source, threads).map_err(errors::sssp),
+            |p, idx| {
+                analytics::sssp_projected(p, idx.external(source), threads).map_err(errors::sssp)
+            },
+        )?;
         Ok(dist.into_pyarray(py))
     }
 
     /// Weakly connected components (direction ignored), as a uint64 array
     /// aligned with ``vertices()``: each vertex's label is the id of its
     /// component's member that comes first in ``vertices()``.
-    #[pyo3(signature = (*, threads = 0))]
-    fn wcc<'py>(&self, py: Python<'py>, threads: i64) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (*, labels = None, threads = 0))]
+    fn wcc<'py>(
+        &self,
+        py: Python<'py>,
+        labels: Option<&Bound<'py, PyAny>>,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let threads = conv::threads(threads)?;
-        let labels = self.compute(py, |s, idx| Ok(analytics::wcc(s, idx, threads)))?;
+        let spec = projection_spec(labels, None, None)?;
+        let labels = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| Ok(analytics::wcc(s, idx, threads)),
+            |p, idx| Ok(analytics::wcc_projected(p, idx, threads)),
+        )?;
         Ok(labels.into_pyarray(py))
     }
 
@@ -632,30 +817,60 @@ impl PySnapshot {
     /// aligned with ``vertices()``. Starts from 1/n; the rank of vertices
     /// without out-edges is spread evenly over all vertices, as networkx's
     /// ``pagerank`` does by default (``alpha`` there is ``damping`` here).
-    #[pyo3(signature = (*, damping = 0.85, iterations = 20, threads = 0))]
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (*, damping = 0.85, iterations = 20, labels = None, threads = 0))]
     fn pagerank<'py>(
         &self,
         py: Python<'py>,
         damping: f64,
         iterations: i64,
+        labels: Option<&Bound<'py, PyAny>>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let damping = conv::damping(damping)?;
         let iterations = conv::count(iterations, "iterations", u64::from(u32::MAX))? as u32;
         let threads = conv::threads(threads)?;
-        let rank = self.compute(py, |s, idx| {
-            Ok(analytics::pagerank(s, idx, damping, iterations, threads))
-        })?;
+        let spec = projection_spec(labels, None, None)?;
+        let rank = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| Ok(analytics::pagerank(s, idx, damping, iterations, threads)),
+            |p, _| {
+                Ok(analytics::pagerank_projected(
+                    p, damping, iterations, threads,
+                ))
+            },
+        )?;
         Ok(rank.into_pyarray(py))
     }
 
     /// Local clustering coefficient as LDBC Graphalytics defines it (on
     /// undirected graphs the same as ``networkx.clustering``; self-loops
     /// ignored), as a float64 array aligned with ``vertices()``.
-    #[pyo3(signature = (*, threads = 0))]
-    fn lcc<'py>(&self, py: Python<'py>, threads: i64) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (*, labels = None, threads = 0))]
+    fn lcc<'py>(
+        &self,
+        py: Python<'py>,
+        labels: Option<&Bound<'py, PyAny>>,
+        threads: i64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let threads = conv::threads(threads)?;
-        let c = self.compute(py, |s, idx| Ok(analytics::lcc(s, idx, threads)))?;
+        let spec = projection_spec(labels, None, None)?;
+        let c = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| Ok(analytics::lcc(s, idx, threads)),
+            |p, _| Ok(analytics::lcc_projected(p, threads)),
+        )?;
         Ok(c.into_pyarray(py))
     }
 
@@ -663,27 +878,53 @@ impl PySnapshot {
     /// propagation (LDBC Graphalytics CDLP: initial labels are vertex ids,
     /// ties go to the smallest label), as a uint64 array aligned with
     /// ``vertices()``.
-    #[pyo3(signature = (*, iterations = 10, threads = 0))]
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (*, iterations = 10, labels = None, threads = 0))]
     fn cdlp<'py>(
         &self,
         py: Python<'py>,
         iterations: i64,
+        labels: Option<&Bound<'py, PyAny>>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let iterations = conv::count(iterations, "iterations", u64::from(u32::MAX))? as u32;
         let threads = conv::threads(threads)?;
-        let labels = self.compute(py, |s, idx| {
-            Ok(analytics::cdlp(s, idx, iterations, threads))
-        })?;
+        let spec = projection_spec(labels, None, None)?;
+        let labels = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| Ok(analytics::cdlp(s, idx, iterations, threads)),
+            |p, _| Ok(analytics::cdlp_projected(p, iterations, threads)),
+        )?;
         Ok(labels.into_pyarray(py))
     }
 
     /// Number of triangles in the undirected simple graph underneath
     /// (direction ignored, self-loops dropped), as SNAP counts them.
-    #[pyo3(signature = (*, threads = 0))]
-    fn triangle_count(&self, py: Python<'_>, threads: i64) -> PyResult<u64> {
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (*, labels = None, threads = 0))]
+    fn triangle_count(
+        &self,
+        py: Python<'_>,
+        labels: Option<&Bound<'_, PyAny>>,
+        threads: i64,
+    ) -> PyResult<u64> {
         let threads = conv::threads(threads)?;
-        self.compute(py, |s, _| Ok(analytics::triangle_count(s, threads)))
+        let spec = projection_spec(labels, None, None)?;
+        self.run(
+            py,
+            spec.as_ref(),
+            |s, _| Ok(analytics::triangle_count(s, threads)),
+            |p, _| Ok(analytics::triangle_count_projected(p, threads)),
+        )
     }
 
     /// Single-source betweenness dependencies (Brandes): for each vertex
@@ -692,18 +933,34 @@ impl PySnapshot {
     /// normalised; summed over all sources it gives raw betweenness on
     /// directed graphs and twice it on undirected ones. A float64 array
     /// aligned with ``vertices()``.
-    #[pyo3(signature = (source, *, threads = 0))]
+    ///
+    /// With ``labels`` (one label, or a list; ``[]`` for every label) the
+    /// kernel runs on a projection of the property edges instead of the
+    /// weighted edges: those labels' edges, parallel edges as one,
+    /// undirected if the graph is (see ``sssp`` for weights).
+    #[pyo3(signature = (source, *, labels = None, threads = 0))]
     fn betweenness<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
+        labels: Option<&Bound<'py, PyAny>>,
         threads: i64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let (v, threads) = (conv::vertex_arg(source, "source")?, conv::threads(threads)?);
+        let spec = projection_spec(labels, None, None)?;
         let source = self.with(|s| self.source(s, &v, "source"))?;
-        let dep = self.compute(py, |s, idx| {
-            Ok(analytics::betweenness(s, idx, source, threads))
-        })?;
+        let dep = self.run(
+            py,
+            spec.as_ref(),
+            |s, idx| Ok(analytics::betweenness(s, idx, source, threads)),
+            |p, idx| {
+                Ok(analytics::betweenness_projected(
+                    p,
+                    idx.external(source),
+                    threads,
+                ))
+            },
+        )?;
         Ok(dep.into_pyarray(py))
     }
 
@@ -783,7 +1040,10 @@ impl PySnapshot {
     /// Releases the snapshot (it stops holding old versions alive); later
     /// calls raise ``Closed``. Closing twice is allowed.
     fn close(&self, py: Python<'_>) {
-        py.detach(|| drop(self.snap.write().take()));
+        py.detach(|| {
+            drop(self.snap.write().take());
+            drop(self.projection.lock().take());
+        });
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {

@@ -77,6 +77,9 @@ _F64 = npt.NDArray[np.float64]
 #: ``"properties": dict``.
 _EdgeDict = Dict[str, Any]
 _Direction = Literal["out", "in", "both"]
+#: The property edges a kernel runs on instead of the weighted edges: one
+#: label, or several (an empty sequence: every label).
+_Labels = Union[None, str, Sequence[str]]
 _Path = Union[str, "os.PathLike[str]"]
 #: What ``load_graphson`` and ``load_csv`` committed:
 #: ``{"vertices": int, "edges": int, "batches": int}`` (vertices created,
@@ -251,6 +254,10 @@ class Graph:
     @property
     def num_edges(self) -> int:
         """Number of edges at the newest commit (undirected edges once)."""
+    @property
+    def num_property_edges(self) -> int:
+        """Number of property edges in the latest state; O(vertices) (reads
+        the store's counters)."""
     def add_vertex(self, v: _Vertex, label: Optional[str] = None, **properties: PropertyValue) -> int:
         """Creates ``v`` with ``label`` (``"vertex"`` if not given) and the
         keyword arguments as properties (no-op if it exists)."""
@@ -261,6 +268,9 @@ class Graph:
         """The indexes as ``(label, key)``, in the order created."""
     def set_property(self, v: _Vertex, key: str, value: PropertyValue) -> int:
         """Sets property ``key`` of ``v``; ``NotFound`` if ``v`` is missing."""
+    def remove_property(self, v: _Vertex, key: str) -> bool:
+        """Removes property ``key`` of ``v`` (one transaction); whether it
+        was set. ``NotFound`` if ``v`` is missing."""
     def add_vertices(self, vertices: _Vertices) -> int:
         """Creates every vertex of the array-like (or, string-keyed, the
         sequence of keys) atomically; every element is checked first."""
@@ -470,6 +480,9 @@ class Snapshot:
     def num_edges(self) -> int:
         """Number of edges (undirected edges once)."""
     @property
+    def num_property_edges(self) -> int:
+        """Number of property edges; O(edges) (counts them)."""
+    @property
     def directed(self) -> bool:
         """Whether edges have a direction."""
     @property
@@ -558,33 +571,57 @@ class Snapshot:
         """The ids of ``edges_of(v, label, direction)``, in its order."""
     def property_edges(self) -> List[_EdgeDict]:
         """Every property edge (without properties), ascending by id."""
-    def vertices(self) -> _U64:
-        """Every vertex id, in the order all per-vertex arrays use."""
+    def vertices(self, label: Optional[str] = None, **equal: PropertyValue) -> _U64:
+        """Every vertex id, in the order all per-vertex arrays use; with
+        ``label``, those of that label whose properties equal the keyword
+        arguments (typed, as ``find_vertices``), in the same order.
+        Keywords without ``label`` raise ``ValueError``."""
     @overload
     def edges(self, weights: Literal[False] = False) -> Tuple[_U64, _U64]: ...
     @overload
     def edges(self, weights: Literal[True]) -> Tuple[_U64, _U64, _F64]:
         """Every edge as ``(src, dst[, weights])`` arrays; undirected edges once."""
-    def bfs(self, source: _Vertex, *, threads: int = 0) -> _I64:
+    # Every kernel takes ``labels``: run it on a projection of the property
+    # edges of those labels (parallel edges as one, undirected if the graph
+    # is) instead of the weighted edges; results keep their shape.
+    def bfs(self, source: _Vertex, *, labels: _Labels = None, threads: int = 0) -> _I64:
         """Hop distances from ``source``; -1 where unreachable."""
-    def sssp(self, source: _Vertex, *, threads: int = 0) -> _F64:
+    def sssp(
+        self,
+        source: _Vertex,
+        *,
+        labels: _Labels = None,
+        weight: Optional[str] = None,
+        default_weight: Optional[float] = None,
+        threads: int = 0,
+    ) -> _F64:
         """Weighted distances from ``source``; ``inf`` where unreachable;
-        ``InvalidInput`` for negative weights."""
-    def wcc(self, *, threads: int = 0) -> _U64:
+        ``InvalidInput`` for negative weights. With ``labels`` or ``weight``
+        on a projection of property edges weighted by property ``weight``
+        (1 if ``None``; ``default_weight`` where missing, else
+        ``InvalidInput`` naming the edge), parallel edges' smallest."""
+    def wcc(self, *, labels: _Labels = None, threads: int = 0) -> _U64:
         """Weakly connected component labels (id of the component's first
         member in ``vertices()`` order)."""
     def pagerank(
-        self, *, damping: float = 0.85, iterations: int = 20, threads: int = 0
+        self,
+        *,
+        damping: float = 0.85,
+        iterations: int = 20,
+        labels: _Labels = None,
+        threads: int = 0,
     ) -> _F64:
         """PageRank after exactly ``iterations`` iterations; dangling rank is
         spread evenly (as networkx's default)."""
-    def lcc(self, *, threads: int = 0) -> _F64:
+    def lcc(self, *, labels: _Labels = None, threads: int = 0) -> _F64:
         """Local clustering coefficients (Graphalytics definition)."""
-    def cdlp(self, *, iterations: int = 10, threads: int = 0) -> _U64:
+    def cdlp(self, *, iterations: int = 10, labels: _Labels = None, threads: int = 0) -> _U64:
         """Label-propagation communities (Graphalytics CDLP)."""
-    def triangle_count(self, *, threads: int = 0) -> int:
+    def triangle_count(self, *, labels: _Labels = None, threads: int = 0) -> int:
         """Triangles of the undirected simple graph underneath."""
-    def betweenness(self, source: _Vertex, *, threads: int = 0) -> _F64:
+    def betweenness(
+        self, source: _Vertex, *, labels: _Labels = None, threads: int = 0
+    ) -> _F64:
         """Single-source Brandes dependencies (unnormalised)."""
     def to_dict(self, values: npt.ArrayLike) -> Dict[_Shown, Any]:
         """``{vertex id: value}`` for an array aligned with ``vertices()``
