@@ -329,16 +329,27 @@ impl PropStore {
     /// The vertices with label `label` whose `key` equals `value` as of
     /// `ts`, ascending, found without an index: a scan of every vertex
     /// that has properties.
+    ///
+    /// Shards are scanned in parallel (on the caller's rayon pool), and
+    /// the label, one small version list, is tested before the property.
     pub(crate) fn scan_for(&self, label: u32, key: u32, value: &Value, ts: Timestamp) -> Vec<u32> {
-        let mut out = Vec::new();
-        for shard in self.shards.iter() {
-            for (&v, e) in shard.read().iter() {
-                let found = e.prop(key).and_then(|p| p.at(ts));
-                if e.label_at(ts) == label && found.is_some_and(|x| **x == *value) {
-                    out.push(v);
-                }
-            }
-        }
+        use rayon::prelude::*;
+        let mut out: Vec<u32> = self
+            .shards
+            .par_iter()
+            .flat_map_iter(|shard| {
+                let shard = shard.read();
+                shard
+                    .iter()
+                    .filter(|(_, e)| e.label_at(ts) == label)
+                    .filter(|(_, e)| {
+                        let found = e.prop(key).and_then(|p| p.at(ts));
+                        found.is_some_and(|x| **x == *value)
+                    })
+                    .map(|(&v, _)| v)
+                    .collect::<Vec<u32>>()
+            })
+            .collect();
         out.sort_unstable();
         out
     }

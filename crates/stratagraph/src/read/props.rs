@@ -62,7 +62,7 @@ impl Snapshot {
         let ts = self.timestamp();
         let found = match self.usable_index(label, key) {
             Some(index) => index.find(value, ts),
-            None => props.scan_for(label, key, value, ts),
+            None => self.store.par(|| props.scan_for(label, key, value, ts)),
         };
         found.into_iter().filter(|&v| self.contains(v)).collect()
     }
