@@ -809,7 +809,6 @@ impl PyGraph {
                 g.begin_with(isolation),
                 self.open.clone(),
                 self.dict(g).cloned(),
-                serializable,
             ))
         })
     }

@@ -33,9 +33,9 @@ use crate::vertices;
 /// In a string-keyed store (``Graph.string_ids``) vertex arguments may be
 /// ``str`` keys: ``add_vertex``, ``add_edge`` and ``add_edge_with_id`` give
 /// a new key its id at once (kept even if the transaction rolls back; an
-/// id creates no vertex), the other calls look keys up. In a serializable
-/// transaction a read of a key never written gives it its id too, so that
-/// the commit can check that no one created that vertex meanwhile.
+/// id creates no vertex), the other calls look keys up. A key found to
+/// have no vertex is a read like any other: a serializable commit fails if
+/// that vertex was created meanwhile.
 #[pyclass(frozen, module = "stratagraph", name = "Transaction")]
 pub struct PyTransaction {
     /// `None` once committed or rolled back. Held only without the GIL
@@ -45,30 +45,18 @@ pub struct PyTransaction {
     /// A handle on the store's key dictionary if it is string-keyed (the
     /// transaction reads keys through it: `WriteTxn` only gives ids).
     keys: Option<Graph>,
-    /// The transaction is serializable.
-    serializable: bool,
 }
-
-/// An id no vertex of a string-keyed store can have (key ids are dense and
-/// far below it), read to take the transaction's snapshot.
-const NO_VERTEX: u64 = u64::MAX;
 
 fn finished() -> PyErr {
     Closed::new_err("transaction has already been committed or rolled back")
 }
 
 impl PyTransaction {
-    pub fn new(
-        txn: WriteTxn,
-        store_open: Arc<AtomicBool>,
-        keys: Option<Graph>,
-        serializable: bool,
-    ) -> Self {
+    pub fn new(txn: WriteTxn, store_open: Arc<AtomicBool>, keys: Option<Graph>) -> Self {
         PyTransaction {
             txn: Mutex::new(Some(txn)),
             store_open,
             keys,
-            serializable,
         }
     }
 
@@ -76,24 +64,12 @@ impl PyTransaction {
     /// write that needs the vertex: `None` for a key that names no vertex
     /// as this transaction sees the graph.
     fn find(&self, tx: &mut WriteTxn, v: &VertexArg, arg: &str) -> PyResult<Option<u64>> {
-        let (VertexArg::Key(key), Some(keys)) = (v, &self.keys) else {
+        let (VertexArg::Key(key), Some(_)) = (v, &self.keys) else {
             return vertices::find(self.keys.as_ref(), v, arg);
         };
-        if let Some(id) = keys.key_id(key) {
-            return Ok(Some(id));
-        }
-        if self.serializable {
-            // The commit checks that what was read is unchanged, and it
-            // can check a vertex only by its id: give the key one, and let
-            // the engine note the read. A key it refuses names nothing, ever.
-            return Ok(tx.intern_key(key).ok());
-        }
-        // "No such vertex" holds as of the transaction's snapshot: take it
-        // now if this is the first read, as the engine does for an id it
-        // does not know, then ask again (a vertex the snapshot holds had its
-        // key before the snapshot was taken).
-        tx.has_vertex(NO_VERTEX);
-        Ok(keys.key_id(key))
+        // A key without an id is a read of the transaction's snapshot,
+        // which a serializable commit validates (`WriteTxn::key_id`).
+        Ok(tx.key_id(key))
     }
 
     /// The id of vertex argument `v` for a write that needs the vertex,
