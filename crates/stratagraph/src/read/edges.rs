@@ -101,12 +101,6 @@ impl Snapshot {
     }
 
     fn edge_of(&self, id: EdgeId, ends: Ends) -> Edge {
-        let ids = &self.store.ids;
-        Edge {
-            id,
-            src: ids.external(ends.src),
-            dst: ids.external(ends.dst),
-            label: self.store.props.labels.name(ends.label),
-        }
+        self.store.edge(id, ends)
     }
 }

@@ -151,6 +151,21 @@ impl Store {
         Ok(self.keys.intern(key))
     }
 
+    /// Property edge `id` with `ends` as a reader names it (external ids,
+    /// the label's name).
+    pub(crate) fn edge(
+        &self,
+        id: crate::props::edges::EdgeId,
+        ends: crate::props::edges::Ends,
+    ) -> crate::props::edges::Edge {
+        crate::props::edges::Edge {
+            id,
+            src: self.ids.external(ends.src),
+            dst: self.ids.external(ends.dst),
+            label: self.props.labels.name(ends.label),
+        }
+    }
+
     /// The log, if this store has one running.
     #[inline]
     pub(crate) fn log(&self) -> Option<&Wal> {

@@ -195,38 +195,19 @@ impl WriteTxn {
     /// transaction's writes; `None` if there is no such edge.
     pub fn edge_properties(&mut self, id: EdgeId) -> Option<Vec<(Arc<str>, Value)>> {
         self.edge_ends(id)?;
-        let mut found = if self.new_edges.contains_key(&id) {
+        let found = if self.new_edges.contains_key(&id) {
             Vec::new()
         } else {
             self.read(Key::PropertyEdge(id));
             let ts = self.view().timestamp();
             self.store.props.edges.properties_at(id, ts)
         };
-        found.retain_mut(|(k, v)| match self.edge_props.get(&(id, *k)) {
-            Some(w) => match &w.value {
-                Some(new) => {
-                    *v = new.clone();
-                    true
-                }
-                None => false,
-            },
-            None => true,
-        });
-        let mut new: Vec<(usize, u32, Arc<Value>)> = self
+        let mine = self
             .edge_props
             .iter()
-            .filter(|((e, k), _)| *e == id && !found.iter().any(|(f, _)| f == k))
-            .filter_map(|(&(_, k), w)| w.value.clone().map(|v| (w.order, k, v)))
-            .collect();
-        new.sort_unstable_by_key(|(order, _, _)| *order);
-        found.extend(new.into_iter().map(|(_, k, v)| (k, v)));
-        let keys = &self.store.props.keys;
-        Some(
-            found
-                .into_iter()
-                .map(|(k, v)| (keys.name(k), (*v).clone()))
-                .collect(),
-        )
+            .filter(|((e, _), _)| *e == id)
+            .map(|(&(_, k), w)| (k, w));
+        Some(super::props::overlay(found, mine, &self.store.props.keys))
     }
 
     /// Vertex `v`'s property edges on side `dir`, of `label` or of every
@@ -314,13 +295,7 @@ impl WriteTxn {
     }
 
     fn edge_of(&self, id: EdgeId, ends: Ends) -> Edge {
-        let ids = &self.store.ids;
-        Edge {
-            id,
-            src: ids.external(ends.src),
-            dst: ids.external(ends.dst),
-            label: self.store.props.labels.name(ends.label),
-        }
+        self.store.edge(id, ends)
     }
 
     /// Property `key` (interned) of edge `id` as this transaction sees it.

@@ -119,41 +119,19 @@ impl WriteTxn {
         if !self.vertex_visible(id) {
             return None;
         }
-        let mut found: Vec<(u32, Arc<Value>)> = if self.reset(id) {
+        let found: Vec<(u32, Arc<Value>)> = if self.reset(id) {
             Vec::new()
         } else {
             self.read(Key::Properties(id));
             let ts = self.view().timestamp();
             self.store.props.properties_at(id, ts)
         };
-        // Keys the snapshot has keep their place with this transaction's
-        // value (or go, if it removed them); keys new here follow, in the
-        // order first written.
-        found.retain_mut(|(k, v)| match self.props.get(&(id, *k)) {
-            Some(w) => match &w.value {
-                Some(new) => {
-                    *v = new.clone();
-                    true
-                }
-                None => false,
-            },
-            None => true,
-        });
-        let mut new: Vec<(usize, u32, Arc<Value>)> = self
+        let mine = self
             .props
             .iter()
-            .filter(|((x, k), _)| *x == id && !found.iter().any(|(f, _)| f == k))
-            .filter_map(|(&(_, k), w)| w.value.clone().map(|v| (w.order, k, v)))
-            .collect();
-        new.sort_unstable_by_key(|(order, _, _)| *order);
-        found.extend(new.into_iter().map(|(_, k, v)| (k, v)));
-        let keys = &self.store.props.keys;
-        Some(
-            found
-                .into_iter()
-                .map(|(k, v)| (keys.name(k), (*v).clone()))
-                .collect(),
-        )
+            .filter(|((x, _), _)| *x == id)
+            .map(|(&(_, k), w)| (k, w));
+        Some(overlay(found, mine, &self.store.props.keys))
     }
 
     /// The vertices labelled `label` whose property `key` equals `value`
@@ -279,4 +257,39 @@ impl WriteTxn {
         }
         Ok((key, Arc::new(value.clone())))
     }
+}
+
+/// One owner's properties as a transaction sees them: `found` (the
+/// snapshot's, in the order first set) with the transaction's writes of
+/// that owner (`mine`, by interned key) laid over. Keys the snapshot has
+/// keep their place with the transaction's value, or go if it removed
+/// them; keys new here follow, in the order first written.
+pub(super) fn overlay<'w>(
+    mut found: Vec<(u32, Arc<Value>)>,
+    mine: impl Iterator<Item = (u32, &'w PropWrite)>,
+    keys: &names::Names,
+) -> Vec<(Arc<str>, Value)> {
+    let mine: Vec<(u32, &PropWrite)> = mine.collect();
+    let written = |k: u32| mine.iter().find(|(x, _)| *x == k).map(|(_, w)| *w);
+    found.retain_mut(|(k, v)| match written(*k) {
+        Some(w) => match &w.value {
+            Some(new) => {
+                *v = new.clone();
+                true
+            }
+            None => false,
+        },
+        None => true,
+    });
+    let mut new: Vec<(usize, u32, Arc<Value>)> = mine
+        .iter()
+        .filter(|(k, _)| !found.iter().any(|(f, _)| f == k))
+        .filter_map(|(k, w)| w.value.clone().map(|v| (w.order, *k, v)))
+        .collect();
+    new.sort_unstable_by_key(|(order, _, _)| *order);
+    found.extend(new.into_iter().map(|(_, k, v)| (k, v)));
+    found
+        .into_iter()
+        .map(|(k, v)| (keys.name(k), (*v).clone()))
+        .collect()
 }
