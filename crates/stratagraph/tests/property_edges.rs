@@ -176,6 +176,7 @@ trait Reads {
     fn edge(&mut self, id: EdgeId) -> Option<Edge>;
     fn props(&mut self, id: EdgeId) -> Option<Vec<(String, Value)>>;
     fn of(&mut self, v: u64, dir: EdgeDirection, label: Option<&str>) -> Vec<Edge>;
+    fn all(&mut self) -> Vec<Edge>;
 }
 
 impl Reads for &Snapshot {
@@ -189,6 +190,9 @@ impl Reads for &Snapshot {
     fn of(&mut self, v: u64, dir: EdgeDirection, label: Option<&str>) -> Vec<Edge> {
         self.edges_of(v, dir, label)
     }
+    fn all(&mut self) -> Vec<Edge> {
+        self.edges()
+    }
 }
 
 impl Reads for WriteTxn {
@@ -201,6 +205,9 @@ impl Reads for WriteTxn {
     }
     fn of(&mut self, v: u64, dir: EdgeDirection, label: Option<&str>) -> Vec<Edge> {
         self.edges_of(v, dir, label).unwrap_or_default()
+    }
+    fn all(&mut self) -> Vec<Edge> {
+        self.edges()
     }
 }
 
@@ -267,6 +274,8 @@ fn check(r: &mut impl Reads, model: &Model, when: &str) {
             assert_eq!(r.edge(id), None, "edge {id} is gone {when}");
         }
     }
+    let every: Vec<Edge> = model.edges.iter().map(|(&id, e)| as_edge(id, e)).collect();
+    assert_eq!(r.all(), every, "every edge, ascending by id, {when}");
     for v in 0..VERTICES {
         for dir in [EdgeDirection::Out, EdgeDirection::In, EdgeDirection::Both] {
             for label in LABELS.iter().map(Some).chain([None]) {
@@ -288,9 +297,25 @@ fn run_txn(g: &Graph, model: &mut Model, ops: &[Op], commit: bool) {
         apply(&mut tx, &mut mine, &mut deleted, op);
     }
     check(&mut tx, &mine, "inside the transaction");
+    // The transaction lists no vertex it deleted and every end of an edge
+    // it sees.
+    let listed = tx.vertices();
+    for v in &deleted {
+        if !tx.has_vertex(*v) {
+            assert!(!listed.contains(v), "deleted vertex {v} listed");
+        }
+    }
+    for e in mine.edges.values() {
+        assert!(listed.contains(&e.src) && listed.contains(&e.dst), "ends of {e:?} listed");
+    }
+    assert!(listed.windows(2).all(|w| w[0] != w[1]), "no vertex listed twice");
     if commit {
         tx.commit().unwrap();
         *model = mine;
+        // A fresh transaction lists what a snapshot does.
+        let s = g.snapshot();
+        let want: Vec<u64> = s.vertices().map(|v| s.external_id_unchecked(v)).collect();
+        assert_eq!(g.begin().vertices(), want);
     }
 }
 

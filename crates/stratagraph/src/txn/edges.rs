@@ -276,6 +276,27 @@ impl WriteTxn {
         )
     }
 
+    /// Every property edge this transaction sees, ascending by id.
+    ///
+    /// As with [`WriteTxn::vertices`], a serializable commit checks the
+    /// edges listed, not edges others created after the snapshot.
+    pub fn edges(&mut self) -> Vec<Edge> {
+        let ts = self.view().timestamp();
+        let mut found: Vec<(EdgeId, Ends)> = self.store.props.edges.all_at(ts);
+        for &(e, _) in &found {
+            self.read(Key::PropertyEdge(e));
+        }
+        found.retain(|(e, ends)| {
+            !self.removed_edges.contains_key(e) && !self.reset(ends.src) && !self.reset(ends.dst)
+        });
+        found.extend(self.new_edges.iter().map(|(&e, n)| (e, n.ends)));
+        found.sort_unstable_by_key(|&(e, _)| e);
+        found
+            .into_iter()
+            .map(|(e, ends)| self.edge_of(e, ends))
+            .collect()
+    }
+
     /// The ends of edge `id` as this transaction sees it.
     pub(super) fn edge_ends(&mut self, id: EdgeId) -> Option<Ends> {
         if let Some(n) = self.new_edges.get(&id) {

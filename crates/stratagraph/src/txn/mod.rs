@@ -389,6 +389,25 @@ impl WriteTxn {
         self.lookup(v).is_some_and(|id| self.vertex_visible(id))
     }
 
+    /// Every vertex this transaction sees (its snapshot's, less those it
+    /// deleted, plus those it created), ascending by internal id.
+    ///
+    /// A serializable commit checks each vertex listed; it does not check
+    /// for vertices another transaction created after this one's snapshot
+    /// (a phantom), which a scan cannot name.
+    pub fn vertices(&mut self) -> Vec<VertexId> {
+        let mut ids: Vec<u32> = self.view().vertices().collect();
+        ids.extend(self.vertices.iter().filter_map(|(&id, w)| {
+            matches!(w, VertexWrite::Created | VertexWrite::Recreated).then_some(id)
+        }));
+        ids.sort_unstable();
+        ids.dedup();
+        ids.retain(|&id| self.vertex_visible(id));
+        ids.into_iter()
+            .map(|id| self.store.ids.external(id))
+            .collect()
+    }
+
     /// Whether edge `src -> dst` exists, counting this transaction's writes.
     pub fn has_edge(&mut self, src: VertexId, dst: VertexId) -> bool {
         self.weight(src, dst).is_some()

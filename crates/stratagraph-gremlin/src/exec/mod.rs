@@ -1,0 +1,343 @@
+//! Running a query over a store.
+//!
+//! A query compiles to a [`plan::Plan`] (steps with their modulators
+//! folded in), then runs as a chain of iterators of traversers, each step
+//! pulling from the one before: `limit` stops the chain early, and only
+//! the steps that must see everything (`order`, `group`, `count`, `fold`,
+//! ...) collect. A traverser carries a bulk (how many identical ones it
+//! stands for), the labelled part of its path (or all of it when a step
+//! needs paths), its loop counters and its sack.
+//!
+//! One query is one transaction: a read-only query reads one snapshot; a
+//! query that writes runs in a [`stratagraph::WriteTxn`], sees its own
+//! writes, and commits at the end (a conflict surfaces as an error and
+//! nothing is written).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use stratagraph::Graph;
+
+use crate::ast::{Expr, Query, Step};
+use crate::error::{Error, Result};
+use crate::value::{GValue, Path};
+
+mod db;
+pub(crate) mod funcs;
+pub(crate) mod math;
+pub(crate) mod merge;
+mod operator;
+mod plan;
+pub(crate) mod pred;
+mod run;
+pub(crate) mod strategy;
+
+/// Values for a query's parameters, by name.
+pub type Bindings = HashMap<String, GValue>;
+
+/// Runs `query` on `graph` in one transaction: reads see one snapshot,
+/// writes commit when the traversal ends and roll back if it fails.
+/// Returns every result in order; a terminal `next()` gives the first,
+/// `iterate()` none, `hasNext()` whether there is one.
+///
+/// # Errors
+/// [`crate::Error`]: syntax, an unbound parameter, an unsupported step, a
+/// runtime failure, or the engine's refusal (a conflict among them).
+pub fn execute(graph: &Graph, query: &str, bindings: &Bindings) -> Result<Vec<GValue>> {
+    let query = crate::parse(query)?;
+    let (source, traversal, terminal) = match &query {
+        Query::Empty => return Ok(Vec::new()),
+        Query::Tx { source, .. } => {
+            let what = source.first().map_or("tx()", |s| s.name.as_str());
+            return Err(Error::Runtime(format!(
+                "{what}: remote transactions need a session; each query here is its own transaction"
+            )));
+        }
+        Query::Traversal {
+            source,
+            traversal,
+            terminal,
+        } => (source, traversal, terminal),
+    };
+    let mut compiler = plan::Compiler {
+        bindings,
+        needs_paths: false,
+        writes: false,
+        depth: 0,
+    };
+    let mut plan = compiler.traversal(traversal)?;
+    let mut options = SourceOptions::default();
+    for step in source {
+        options.apply(step, &compiler)?;
+    }
+    strategy::apply(
+        &mut plan,
+        &options.strategies,
+        &options.without,
+        &mut compiler,
+    )?;
+    let db = if compiler.writes {
+        db::Db::write(graph)
+    } else {
+        db::Db::read(graph)
+    };
+    let ctx = Ctx {
+        db,
+        side: RefCell::new(options.side_effects),
+        reducers: options.reducers,
+        sack: options.sack,
+        track_paths: compiler.needs_paths,
+    };
+    let mut out = Vec::new();
+    let limit = match terminal.as_ref().map(|t| (t.name.as_str(), t)) {
+        Some(("next", t)) => match t.args.first() {
+            Some(e) => Some(compiler.value(e)?.as_i64().unwrap_or(1).max(0) as usize),
+            None => Some(1),
+        },
+        Some(("hasNext" | "tryNext", _)) => Some(1),
+        _ => None,
+    };
+    {
+        let results = run::run(&ctx, &plan, run::seed(&ctx));
+        'all: for t in results {
+            let t = t?;
+            for _ in 0..t.bulk {
+                if limit.is_some_and(|n| out.len() >= n) {
+                    break 'all;
+                }
+                out.push(t.obj.clone());
+            }
+        }
+    }
+    let Ctx { db, .. } = ctx;
+    db.commit()?;
+    Ok(match terminal.as_ref().map(|t| t.name.as_str()) {
+        Some("iterate") => Vec::new(),
+        Some("hasNext") => vec![GValue::Bool(!out.is_empty())],
+        _ => out,
+    })
+}
+
+/// What the traversal source's `with...` methods set.
+#[derive(Default)]
+struct SourceOptions {
+    side_effects: FxHashMap<Arc<str>, GValue>,
+    reducers: FxHashMap<Arc<str>, crate::ast::OperatorToken>,
+    sack: Option<Sack>,
+    /// `withStrategies(...)` in order.
+    strategies: Vec<crate::ast::Strategy>,
+    /// The class names `withoutStrategies(...)` names.
+    without: Vec<String>,
+}
+
+/// `withSack(initial, split?, merge?)`.
+#[derive(Clone)]
+pub(crate) struct Sack {
+    pub initial: GValue,
+}
+
+impl SourceOptions {
+    fn apply(&mut self, step: &Step, c: &plan::Compiler<'_>) -> Result<()> {
+        let err = |m: &str| Error::Unsupported {
+            step: step.name.clone(),
+            span: step.span,
+            message: m.to_string(),
+        };
+        match step.name.as_str() {
+            "withSideEffect" => match step.args.as_slice() {
+                [k, v, rest @ ..] => {
+                    let key = match c.value(k)? {
+                        GValue::String(s) => s,
+                        other => {
+                            return Err(err(&format!(
+                                "a side-effect key must be a string, not {other}"
+                            )))
+                        }
+                    };
+                    match rest {
+                        [] => {}
+                        [Expr::Enum(crate::ast::EnumToken::Operator(op))] => {
+                            self.reducers.insert(key.clone(), *op);
+                        }
+                        _ => {
+                            return Err(err(
+                                "withSideEffect() takes a key, a value and an Operator",
+                            ))
+                        }
+                    }
+                    self.side_effects.insert(key, c.value(v)?);
+                }
+                _ => return Err(err("withSideEffect() takes a key and a value")),
+            },
+            "withSack" => match step.args.first() {
+                Some(Expr::Traversal(_)) | None => {
+                    return Err(err("withSack() takes an initial value"));
+                }
+                Some(v) => {
+                    self.sack = Some(Sack {
+                        initial: c.value(v)?,
+                    })
+                }
+            },
+            "withStrategies" => {
+                for a in &step.args {
+                    let Expr::Strategy(s) = a else {
+                        return Err(err("withStrategies() takes strategies"));
+                    };
+                    self.strategies.push(s.clone());
+                }
+            }
+            "withoutStrategies" => {
+                for a in &step.args {
+                    match a {
+                        Expr::Strategy(s) => self.without.push(s.name.clone()),
+                        _ => return Err(err("withoutStrategies() takes strategy classes")),
+                    }
+                }
+            }
+            // These configure what has no effect here.
+            "withBulk" | "withPath" | "with" => {}
+            _ => return Err(err("not a traversal source method")),
+        }
+        Ok(())
+    }
+}
+
+/// What every step of one query shares.
+pub(crate) struct Ctx {
+    pub db: db::Db,
+    /// Side effects by key (`aggregate`, `group('x')`, `withSideEffect`).
+    pub side: RefCell<FxHashMap<Arc<str>, GValue>>,
+    /// The operator that folds values into a side effect, where
+    /// `withSideEffect(key, initial, op)` gave one (else values collect in
+    /// a list).
+    pub reducers: FxHashMap<Arc<str>, crate::ast::OperatorToken>,
+    pub sack: Option<Sack>,
+    /// Whether traversers keep every object they pass (for `path()` and
+    /// the like) or only the labelled ones.
+    pub track_paths: bool,
+}
+
+/// One node of a traverser's path, shared by the traversers that went
+/// through it.
+#[derive(Debug)]
+pub(crate) struct PathNode {
+    pub labels: Vec<Arc<str>>,
+    pub obj: GValue,
+    pub prev: Option<Rc<PathNode>>,
+}
+
+/// A traverser: an object, how many identical traversers it stands for,
+/// its path, loop counters and sack.
+#[derive(Debug, Clone)]
+pub(crate) struct Traverser {
+    pub obj: GValue,
+    pub bulk: u64,
+    pub path: Option<Rc<PathNode>>,
+    /// Whether the newest path node holds `obj` (so `as()` labels it
+    /// rather than adding a node).
+    pub fresh: bool,
+    /// Loop counters of the `repeat`s it is inside, innermost last.
+    pub loops: Vec<(Option<Arc<str>>, u32)>,
+    pub sack: Option<GValue>,
+    /// The traverser a root traversal starts from: start steps (`V()`,
+    /// `inject()`, `addV()`) replace it rather than act on it.
+    pub seed: bool,
+}
+
+impl Traverser {
+    /// This traverser moved on to `obj`.
+    pub(crate) fn to(&self, ctx: &Ctx, obj: GValue) -> Traverser {
+        let (path, fresh) = if ctx.track_paths {
+            (
+                Some(Rc::new(PathNode {
+                    labels: Vec::new(),
+                    obj: obj.clone(),
+                    prev: self.path.clone(),
+                })),
+                true,
+            )
+        } else {
+            (self.path.clone(), false)
+        };
+        Traverser {
+            obj,
+            bulk: self.bulk,
+            path,
+            fresh,
+            loops: self.loops.clone(),
+            sack: self.sack.clone(),
+            seed: false,
+        }
+    }
+
+    /// A new traverser for `obj` with no history (after a reducing step).
+    pub(crate) fn fresh(ctx: &Ctx, obj: GValue) -> Traverser {
+        let t = Traverser {
+            obj: GValue::Null,
+            bulk: 1,
+            path: None,
+            fresh: false,
+            loops: Vec::new(),
+            sack: ctx.sack.as_ref().map(|s| s.initial.clone()),
+            seed: false,
+        };
+        t.to(ctx, obj)
+    }
+
+    /// This traverser with `labels` on its current object.
+    pub(crate) fn labelled(mut self, labels: &[Arc<str>]) -> Traverser {
+        if self.fresh {
+            if let Some(node) = &self.path {
+                let mut all = node.labels.clone();
+                for l in labels {
+                    if !all.contains(l) {
+                        all.push(l.clone());
+                    }
+                }
+                self.path = Some(Rc::new(PathNode {
+                    labels: all,
+                    obj: node.obj.clone(),
+                    prev: node.prev.clone(),
+                }));
+                return self;
+            }
+        }
+        self.path = Some(Rc::new(PathNode {
+            labels: labels.to_vec(),
+            obj: self.obj.clone(),
+            prev: self.path.take(),
+        }));
+        self.fresh = true;
+        self
+    }
+
+    /// The path as a value.
+    pub(crate) fn path_value(&self) -> Path {
+        let mut entries = Vec::new();
+        let mut node = self.path.as_deref();
+        while let Some(n) = node {
+            entries.push((n.labels.clone(), n.obj.clone()));
+            node = n.prev.as_deref();
+        }
+        entries.reverse();
+        Path { entries }
+    }
+
+    /// The objects labelled `label`, oldest first.
+    pub(crate) fn labelled_objects(&self, label: &str) -> Vec<GValue> {
+        let mut found = Vec::new();
+        let mut node = self.path.as_deref();
+        while let Some(n) = node {
+            if n.labels.iter().any(|l| &**l == label) {
+                found.push(n.obj.clone());
+            }
+            node = n.prev.as_deref();
+        }
+        found.reverse();
+        found
+    }
+}
