@@ -10,6 +10,7 @@ pub mod algo;
 pub mod core;
 pub mod durability;
 pub mod edge_layout;
+pub mod gremlin;
 pub mod latency;
 pub mod levels;
 pub mod props;

@@ -266,6 +266,41 @@ enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Gremlin traversals (gremlin-lang text, one query per line of
+    /// --queries) on an in-memory store of a property graph: warm-up, then
+    /// --runs timed runs each; rows `system dataset query median_s min_s
+    /// results checksum sample`, comparable with TinkerGraph's
+    /// (bench/peers/tinkergraph, bench/run_gremlin_peers.sh).
+    Gremlin {
+        /// The dataset: `grateful` (TinkerPop's grateful-dead GraphSON) or
+        /// `k20p` (bench/props CSV files); names the default files.
+        #[arg(long)]
+        dataset: String,
+        /// A GraphSON 3.0 file to load [default for grateful:
+        /// ../shared/tinkerpop/data/grateful-dead.json].
+        #[arg(long, conflicts_with = "csv")]
+        graphson: Option<PathBuf>,
+        /// A folder of v-<label>.csv and e-<label>-<src>-<dst>.csv files
+        /// [default for k20p: /work/data/props/k20p].
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// The queries file [default: bench/gremlin/queries-<dataset>.txt].
+        #[arg(long)]
+        queries: Option<PathBuf>,
+        /// Timed runs per query; the median and minimum are reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Seconds of warm-up per query (at least one run).
+        #[arg(long, default_value_t = 1.0)]
+        warmup_seconds: f64,
+        /// Vertex property keys to index, under every vertex label
+        /// (comma-separated; empty for none).
+        #[arg(long, value_delimiter = ',', default_value = "name")]
+        index: Vec<String>,
+        /// Also write the rows as TSV to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// The write-ahead log's cost: durable single-edge commits per sync
     /// policy on 1 and 2 threads (with commit latency), and recovery time
     /// per GiB of log. RocksDB's side: bench/durability/run.sh.
@@ -475,6 +510,25 @@ fn main() -> ExitCode {
             skip_single,
             out: w1.run.out,
         }),
+        Command::Bench(BenchCommand::Gremlin {
+            dataset,
+            graphson,
+            csv,
+            queries,
+            runs,
+            warmup_seconds,
+            index,
+            out,
+        }) => bench_gremlin(
+            dataset,
+            graphson,
+            csv,
+            queries,
+            runs,
+            warmup_seconds,
+            index,
+            out,
+        ),
         Command::Bench(BenchCommand::Props { run }) => {
             stratagraph_bench::props::run(&stratagraph_bench::props::PropsArgs {
                 scale: run.scale,
@@ -534,6 +588,42 @@ fn bench_w1(
         out: w1.run.out,
         scratch,
         ops,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench_gremlin(
+    dataset: String,
+    graphson: Option<PathBuf>,
+    csv: Option<PathBuf>,
+    queries: Option<PathBuf>,
+    runs: usize,
+    warmup_seconds: f64,
+    index: Vec<String>,
+    out: Option<PathBuf>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use stratagraph_bench::gremlin::{run, GremlinArgs, Source};
+    let source = match (graphson, csv) {
+        (Some(f), _) => Source::GraphSon(f),
+        (_, Some(d)) => Source::Csv(d),
+        (None, None) => match dataset.as_str() {
+            "grateful" => Source::GraphSon("../shared/tinkerpop/data/grateful-dead.json".into()),
+            "k20p" => Source::Csv("/work/data/props/k20p".into()),
+            other => {
+                return Err(format!("--dataset {other}: give --graphson FILE or --csv DIR").into())
+            }
+        },
+    };
+    let queries =
+        queries.unwrap_or_else(|| PathBuf::from(format!("bench/gremlin/queries-{dataset}.txt")));
+    run(&GremlinArgs {
+        dataset,
+        source,
+        queries,
+        runs,
+        warmup_seconds,
+        index: index.into_iter().filter(|k| !k.is_empty()).collect(),
+        out,
     })
 }
 

@@ -191,6 +191,25 @@ impl Reads for &Snapshot {
         self.edges_of(v, dir, label)
     }
     fn all(&mut self) -> Vec<Edge> {
+        // The light listing walks name the same edges in the same order.
+        for v in 0..VERTICES {
+            for dir in [EdgeDirection::Out, EdgeDirection::In, EdgeDirection::Both] {
+                for label in LABELS.iter().map(Some).chain([None]) {
+                    let full: Vec<(EdgeId, u64, Option<std::sync::Arc<str>>)> = self
+                        .edges_of(v, dir, label.copied())
+                        .into_iter()
+                        .map(|e| (e.id, if e.src == v { e.dst } else { e.src }, Some(e.label)))
+                        .collect();
+                    let light: Vec<(EdgeId, u64, Option<std::sync::Arc<str>>)> = self
+                        .edge_ends_of(v, dir, label.copied())
+                        .into_iter()
+                        .map(|e| (e.id, e.other, self.label_name(e.label)))
+                        .collect();
+                    assert_eq!(light, full, "edge_ends_of({v}, {dir:?}, {label:?})");
+                }
+            }
+        }
+        assert_eq!(self.label_name(u32::MAX), None);
         self.edges()
     }
 }
@@ -306,9 +325,15 @@ fn run_txn(g: &Graph, model: &mut Model, ops: &[Op], commit: bool) {
         }
     }
     for e in mine.edges.values() {
-        assert!(listed.contains(&e.src) && listed.contains(&e.dst), "ends of {e:?} listed");
+        assert!(
+            listed.contains(&e.src) && listed.contains(&e.dst),
+            "ends of {e:?} listed"
+        );
     }
-    assert!(listed.windows(2).all(|w| w[0] != w[1]), "no vertex listed twice");
+    assert!(
+        listed.windows(2).all(|w| w[0] != w[1]),
+        "no vertex listed twice"
+    );
     if commit {
         tx.commit().unwrap();
         *model = mine;

@@ -9,7 +9,9 @@
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use stratagraph::{Edge, EdgeDirection, EdgeId, Graph, Snapshot, Value, VertexId, WriteTxn};
+use stratagraph::{
+    Edge, EdgeDirection, EdgeEnd, EdgeId, Graph, Snapshot, Value, VertexId, WriteTxn,
+};
 
 use crate::error::{Error, Result};
 use crate::value::{EdgeRef, GValue};
@@ -134,6 +136,27 @@ impl Db {
             .collect()
     }
 
+    /// The vertices at the other end of `v`'s edges on `dir`'s side with
+    /// one of `labels` (any if empty), in the order of [`Db::edges_of`].
+    pub(crate) fn adjacent_vertices(
+        &self,
+        v: VertexId,
+        dir: EdgeDirection,
+        labels: &[Arc<str>],
+    ) -> Vec<VertexId> {
+        match &self.access {
+            Access::Read(s) => snapshot_ends(s, v, dir, labels)
+                .into_iter()
+                .map(|(e, _)| e.other)
+                .collect(),
+            Access::Write(_) => self
+                .edges_of(v, dir, labels)
+                .into_iter()
+                .map(|e| if e.src == v { e.dst } else { e.src })
+                .collect(),
+        }
+    }
+
     /// `v`'s edges on `dir`'s side with one of `labels` (any if empty).
     pub(crate) fn edges_of(
         &self,
@@ -141,6 +164,33 @@ impl Db {
         dir: EdgeDirection,
         labels: &[Arc<str>],
     ) -> Vec<EdgeRef> {
+        if let Access::Read(s) = &self.access {
+            let ends = snapshot_ends(s, v, dir, labels);
+            let mut names: Vec<(u32, Arc<str>)> = Vec::new();
+            let mut out = Vec::with_capacity(ends.len());
+            for (e, starts_here) in ends {
+                let label = match names.iter().find(|(l, _)| *l == e.label) {
+                    Some((_, n)) => n.clone(),
+                    None => {
+                        let n = s.label_name(e.label).unwrap_or_else(|| Arc::from(""));
+                        names.push((e.label, n.clone()));
+                        n
+                    }
+                };
+                let (src, dst) = if starts_here {
+                    (v, e.other)
+                } else {
+                    (e.other, v)
+                };
+                out.push(EdgeRef {
+                    id: e.id,
+                    src,
+                    dst,
+                    label,
+                });
+            }
+            return out;
+        }
         let one = |label: Option<&str>| -> Vec<Edge> {
             match dir {
                 // A self-loop is both an out- and an in-edge, as TinkerPop
@@ -329,6 +379,54 @@ impl Db {
         }
         Ok(())
     }
+}
+
+/// `v`'s edges as [`Db::edges_of`] lists them, read from a snapshot
+/// without building an edge for each; the flag says `v` is the source.
+fn snapshot_ends(
+    s: &Snapshot,
+    v: VertexId,
+    dir: EdgeDirection,
+    labels: &[Arc<str>],
+) -> Vec<(EdgeEnd, bool)> {
+    let side = |d: EdgeDirection, label: Option<&str>| {
+        let out = d == EdgeDirection::Out;
+        s.edge_ends_of(v, d, label)
+            .into_iter()
+            .map(move |e| (e, out))
+    };
+    let one = |label: Option<&str>| -> Vec<(EdgeEnd, bool)> {
+        match dir {
+            // A self-loop is both an out- and an in-edge, as TinkerPop
+            // counts it.
+            EdgeDirection::Both => side(EdgeDirection::Out, label)
+                .chain(side(EdgeDirection::In, label))
+                .collect(),
+            d => side(d, label).collect(),
+        }
+    };
+    let mut out = if labels.is_empty() {
+        one(None)
+    } else {
+        let mut out = Vec::new();
+        for l in labels {
+            out.extend(one(Some(l)));
+        }
+        out
+    };
+    let mut start = 0;
+    while start < out.len() {
+        let mut end = start + 1;
+        while end < out.len() && out[end].0.label == out[start].0.label {
+            end += 1;
+        }
+        let run = &mut out[start..end];
+        if !run.is_sorted_by_key(|e| e.0.id) {
+            run.sort_by_key(|e| e.0.id);
+        }
+        start = end;
+    }
+    out
 }
 
 /// Orders each run of one label by edge id, i.e. creation order, as

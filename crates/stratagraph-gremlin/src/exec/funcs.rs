@@ -92,7 +92,15 @@ pub(crate) fn apply(
             let out = items
                 .iter()
                 .map(|i| apply(name, i, args, trav, false))
-                .collect::<Result<Vec<_>>>()?;
+                .collect::<Result<Vec<_>>>()
+                .map_err(|e| match name {
+                    "trim" | "lTrim" | "rTrim" | "toUpper" | "toLower" | "length" => {
+                        Error::Runtime(format!(
+                            "The {name}(local) step can only take string or list of strings, {e}"
+                        ))
+                    }
+                    _ => e,
+                })?;
             return Ok(GValue::list(out));
         }
     }
@@ -129,7 +137,13 @@ pub(crate) fn apply(
         "concat" => {
             let mut out = match obj {
                 GValue::Null => String::new(),
-                other => s(other)?.map(|t| t.to_string()).unwrap_or_default(),
+                GValue::String(t) => t.to_string(),
+                other => {
+                    return Err(Error::Runtime(format!(
+                        "String concat() can only take string as argument, encountered {}",
+                        other.type_name()
+                    )))
+                }
             };
             for a in args {
                 if let GValue::String(t) = a {
@@ -192,15 +206,20 @@ pub(crate) fn apply(
             other => GValue::str(&other.to_string()),
         }),
         "asBool" => Ok(match obj {
-            GValue::Null => GValue::Null,
             GValue::Bool(_) => obj.clone(),
             GValue::String(t) => match t.to_ascii_lowercase().as_str() {
                 "true" => GValue::Bool(true),
                 "false" => GValue::Bool(false),
-                _ => GValue::Null,
+                _ => return Err(Error::Runtime(format!("Can't parse {t} as Boolean."))),
             },
             v if v.is_number() => GValue::Bool(v.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan())),
-            other => return Err(err(name, other, "number, string or boolean")),
+            GValue::Null => return Err(Error::Runtime("Can't parse null as Boolean.".into())),
+            other => {
+                return Err(Error::Runtime(format!(
+                    "Can't parse {} as Boolean.",
+                    other.type_name()
+                )))
+            }
         }),
         "asDate" => Ok(match obj {
             GValue::Date(_) => obj.clone(),

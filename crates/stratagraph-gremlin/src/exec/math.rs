@@ -156,6 +156,16 @@ impl Parser<'_> {
                     self.i += 1;
                     return Ok(Expr::Call(name, Box::new(arg)));
                 }
+                // `sin _`: a function applied to the operand that follows
+                // it, as exp4j allows.
+                if FUNCS.contains(&name.as_str())
+                    && self
+                        .peek()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                {
+                    let arg = self.power()?;
+                    return Ok(Expr::Call(name, Box::new(arg)));
+                }
                 Ok(Expr::Var(name))
             }
             Some(c) => Err(format!(

@@ -241,7 +241,9 @@ pub(crate) struct Traverser {
     /// rather than adding a node).
     pub fresh: bool,
     /// Loop counters of the `repeat`s it is inside, innermost last.
-    pub loops: Vec<(Option<Arc<str>>, u32)>,
+    /// Shared: most steps pass it on unchanged, and a repeat's pass
+    /// copies it only where it changes a count.
+    pub loops: Rc<Vec<(Option<Arc<str>>, u32)>>,
     pub sack: Option<GValue>,
     /// The traverser a root traversal starts from: start steps (`V()`,
     /// `inject()`, `addV()`) replace it rather than act on it.
@@ -281,7 +283,7 @@ impl Traverser {
             bulk: 1,
             path: None,
             fresh: false,
-            loops: Vec::new(),
+            loops: Rc::default(),
             sack: ctx.sack.as_ref().map(|s| s.initial.clone()),
             seed: false,
         };

@@ -26,7 +26,7 @@ pub(crate) fn seed<'a>(ctx: &Ctx) -> Stream<'a> {
         bulk: 1,
         path: None,
         fresh: false,
-        loops: Vec::new(),
+        loops: std::rc::Rc::default(),
         sack: ctx.sack.as_ref().map(|s| s.initial.clone()),
         seed: true,
     };
@@ -54,7 +54,7 @@ pub(crate) fn sub<'a>(ctx: &'a Ctx, plan: &'a Plan, mut t: Traverser) -> Stream<
     }
     Box::new(out.map(move |r| {
         r.map(|mut r| {
-            r.bulk *= bulk;
+            r.bulk = r.bulk.saturating_mul(bulk);
             r
         })
     }))
@@ -680,105 +680,208 @@ fn element_map(ctx: &Ctx, obj: &GValue, keys: &[Arc<str>]) -> Result<GValue> {
 }
 
 fn repeat<'a>(ctx: &'a Ctx, r: &'a Repeat, input: Stream<'a>) -> Stream<'a> {
-    // Breadth first: each pass runs the body over the whole frontier, so
-    // traversers at the same depth stay together.
-    barrier(input, move |starts| {
-        let mut out = Vec::new();
-        let mut frontier: Vec<Traverser> = starts
-            .into_iter()
-            .map(|mut t| {
-                t.loops.push((r.name.clone(), 0));
-                t
-            })
-            .collect();
-        let exit = |mut t: Traverser| {
-            t.loops.pop();
-            t
-        };
-        let emits = |t: &Traverser| -> Result<bool> {
-            Ok(match &r.emit {
-                None => false,
-                Some(Emit::Always) => true,
-                Some(Emit::If(p)) => yields(ctx, p, t)?,
-            })
-        };
-        let done = |t: &Traverser| -> Result<bool> {
-            let n = t.loops.last().map_or(0, |l| l.1) as u64;
-            if r.times.is_some_and(|k| n >= k) {
-                return Ok(true);
-            }
-            match &r.until {
-                Some(p) => yields(ctx, p, t),
-                None => Ok(false),
-            }
-        };
-        let mut guard = 0u64;
-        let mut passes = 0u32;
-        while !frontier.is_empty() {
-            guard += 1;
-            if guard > 1_000_000 {
-                return Err(rt("repeat() ran a million passes without ending"));
-            }
-            let mut next = Vec::new();
-            for t in frontier {
-                let first_pass = t.loops.last().is_some_and(|l| l.1 == 0);
-                if first_pass || r.until_first {
-                    if r.until_first && done(&t)? {
-                        out.push(exit(t));
-                        continue;
-                    }
-                    if first_pass && r.emit_first && emits(&t)? {
-                        out.push(exit(t.clone()));
-                    }
-                }
-                next.push(t);
-            }
-            let stepped: Vec<Traverser> =
-                merge_bulk(run(ctx, &r.body, values(next)).collect::<Result<Vec<_>>>()?);
-            frontier = Vec::new();
-            passes += 1;
-            for mut t in stepped {
-                // Every traverser of one pass has made the same number of
-                // passes; a reducing step in the body (`group()`) starts
-                // new traversers, which get the count back here.
-                match t.loops.last_mut() {
-                    Some(l) => l.1 += 1,
-                    None => t.loops.push((r.name.clone(), passes)),
-                }
-                // A loop that wraps its object once per pass
-                // (`repeat(fold())`) would nest values until the stack
-                // gave out; it stops with an error instead.
-                let (depth, size) = measure(&t.obj, &mut FxHashMap::default());
-                if depth > MAX_NESTING || size > MAX_UNFOLDED {
-                    return Err(rt(format!(
-                        "repeat(): after {passes} passes one of its values nests {depth} deep and holds {size} values unfolded (at most {MAX_NESTING} and {MAX_UNFOLDED})"
-                    )));
-                }
-                if !r.until_first && done(&t)? {
-                    out.push(exit(t));
-                    continue;
-                }
-                if r.until_first
-                    && r.times
-                        .is_some_and(|k| t.loops.last().map_or(0, |l| l.1) as u64 >= k)
-                {
-                    out.push(exit(t));
-                    continue;
-                }
-                if emits(&t)? {
-                    out.push(exit(t.clone()));
-                }
-                frontier.push(t);
-            }
-        }
-        Ok(out)
-    })
+    // Breadth first, one pass at a time over a window of starts, so
+    // traversers at the same depth stay together (and merge), and what a
+    // pass lets out reaches the next steps before the following pass
+    // runs: `repeat(...).until(...).limit(1)` stops at the first depth
+    // that answers.
+    let mut state = RepeatRun {
+        ctx,
+        r,
+        input,
+        input_done: false,
+        frontier: Vec::new(),
+        out: std::collections::VecDeque::new(),
+        passes: 0,
+    };
+    Box::new(std::iter::from_fn(move || state.next()))
 }
 
-/// `choose`: each traverser goes to the branch its test picks; every
-/// branch then runs once over all the traversers sent to it, as
-/// TinkerPop's branch children do (so a `limit` or a `count` in a branch
-/// counts across traversers).
+/// The state of one `repeat` between pulls.
+struct RepeatRun<'a> {
+    ctx: &'a Ctx,
+    r: &'a Repeat,
+    input: Stream<'a>,
+    input_done: bool,
+    frontier: Vec<Traverser>,
+    out: std::collections::VecDeque<Traverser>,
+    passes: u32,
+}
+
+impl RepeatRun<'_> {
+    fn next(&mut self) -> Option<Result<Traverser>> {
+        loop {
+            if let Some(t) = self.out.pop_front() {
+                return Some(Ok(t));
+            }
+            if self.frontier.is_empty() {
+                if self.input_done {
+                    return None;
+                }
+                let mut starts = Vec::new();
+                for t in self.input.by_ref() {
+                    match t {
+                        Ok(mut t) => {
+                            std::rc::Rc::make_mut(&mut t.loops).push((self.r.name.clone(), 0));
+                            starts.push(t);
+                            if starts.len() == LAZY_WINDOW {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            self.input_done = true;
+                            return Some(Err(e));
+                        }
+                    }
+                }
+                if starts.is_empty() {
+                    self.input_done = true;
+                    return None;
+                }
+                self.frontier = starts;
+                self.passes = 0;
+            }
+            if let Err(e) = self.pass() {
+                self.frontier.clear();
+                self.input_done = true;
+                return Some(Err(e));
+            }
+        }
+    }
+
+    fn exit(mut t: Traverser) -> Traverser {
+        std::rc::Rc::make_mut(&mut t.loops).pop();
+        t
+    }
+
+    fn emits(&self, t: &Traverser) -> Result<bool> {
+        Ok(match &self.r.emit {
+            None => false,
+            Some(Emit::Always) => true,
+            Some(Emit::If(p)) => yields(self.ctx, p, t)?,
+        })
+    }
+
+    fn done(&self, t: &Traverser) -> Result<bool> {
+        let n = t.loops.last().map_or(0, |l| l.1) as u64;
+        if self.r.times.is_some_and(|k| n >= k) {
+            return Ok(true);
+        }
+        match &self.r.until {
+            Some(p) => yields(self.ctx, p, t),
+            None => Ok(false),
+        }
+    }
+
+    /// Runs the body once over the frontier.
+    fn pass(&mut self) -> Result<()> {
+        let (ctx, r) = (self.ctx, self.r);
+        if self.passes >= 1_000_000 {
+            return Err(rt("repeat() ran a million passes without ending"));
+        }
+        let mut next = Vec::new();
+        for t in std::mem::take(&mut self.frontier) {
+            let first_pass = t.loops.last().is_some_and(|l| l.1 == 0);
+            if first_pass || r.until_first {
+                if r.until_first && self.done(&t)? {
+                    self.out.push_back(Self::exit(t));
+                    continue;
+                }
+                if first_pass && r.emit_first && self.emits(&t)? {
+                    self.out.push_back(Self::exit(t.clone()));
+                }
+            }
+            next.push(t);
+        }
+        if next.is_empty() {
+            return Ok(());
+        }
+        let stepped: Vec<Traverser> =
+            merge_bulk(run(ctx, &r.body, values(next)).collect::<Result<Vec<_>>>()?);
+        self.passes += 1;
+        let passes = self.passes;
+        for mut t in stepped {
+            // Every traverser of one pass has made the same number of
+            // passes; a reducing step in the body (`group()`) starts new
+            // traversers, which get the count back here.
+            let loops = std::rc::Rc::make_mut(&mut t.loops);
+            match loops.last_mut() {
+                Some(l) => l.1 += 1,
+                None => loops.push((r.name.clone(), passes)),
+            }
+            // A loop that wraps its object once per pass (`repeat(fold())`)
+            // would nest values until the stack gave out; it stops with an
+            // error instead.
+            let (depth, size) = measure(&t.obj, &mut FxHashMap::default());
+            if depth > MAX_NESTING || size > MAX_UNFOLDED {
+                return Err(rt(format!(
+                    "repeat(): after {passes} passes one of its values nests {depth} deep and holds {size} values unfolded (at most {MAX_NESTING} and {MAX_UNFOLDED})"
+                )));
+            }
+            if !r.until_first && self.done(&t)? {
+                self.out.push_back(Self::exit(t));
+                continue;
+            }
+            if r.until_first
+                && r.times
+                    .is_some_and(|k| t.loops.last().map_or(0, |l| l.1) as u64 >= k)
+            {
+                self.out.push_back(Self::exit(t));
+                continue;
+            }
+            if self.emits(&t)? {
+                self.out.push_back(Self::exit(t.clone()));
+            }
+            self.frontier.push(t);
+        }
+        Ok(())
+    }
+}
+
+/// How many traversers a lazy barrier gathers before it merges them.
+const LAZY_WINDOW: usize = 1024;
+
+/// After a step that fans out (`out()`, `in()`, ...), merges traversers
+/// that cannot be told apart within windows of [`LAZY_WINDOW`], as
+/// TinkerPop's lazy barriers do: `out().out().out()` then walks each
+/// vertex reached once per window, not once per path to it. Where paths
+/// are kept every traverser is distinct, so the stream passes as it is.
+fn lazy_merge<'a>(ctx: &'a Ctx, input: Stream<'a>) -> Stream<'a> {
+    if ctx.track_paths {
+        return input;
+    }
+    let mut input = input;
+    let mut ready: std::vec::IntoIter<Traverser> = Vec::new().into_iter();
+    let mut failed: Option<Error> = None;
+    Box::new(std::iter::from_fn(move || loop {
+        if let Some(t) = ready.next() {
+            return Some(Ok(t));
+        }
+        if let Some(e) = failed.take() {
+            return Some(Err(e));
+        }
+        let mut window = Vec::with_capacity(LAZY_WINDOW);
+        for r in input.by_ref() {
+            match r {
+                Ok(t) => {
+                    window.push(t);
+                    if window.len() == LAZY_WINDOW {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        if window.is_empty() && failed.is_none() {
+            return None;
+        }
+        ready = merge_bulk(window).into_iter();
+    }))
+}
+
 /// Merges traversers that cannot be told apart (same object, same path
 /// node, loops and sack) into one with their bulks summed: what keeps
 /// `repeat(out()).times(k)` from multiplying traversers by the paths.
@@ -786,20 +889,49 @@ fn merge_bulk(ts: Vec<Traverser>) -> Vec<Traverser> {
     if ts.len() < 2 {
         return ts;
     }
-    type Key = (GValue, usize, Vec<u32>, Option<GValue>);
+    // The loop counters enter the key as a fingerprint; equal keys are
+    // then checked in full. Vertices with no history to tell apart (the
+    // common case, between hops) go by their id alone.
+    type Key = (GValue, usize, u64, Option<GValue>);
     let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+    let mut plain: FxHashMap<(u64, u64), usize> = FxHashMap::default();
     let mut out: Vec<Traverser> = Vec::with_capacity(ts.len());
+    let loops_print = |t: &Traverser| {
+        t.loops.iter().fold(0u64, |h, l| {
+            h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(l.1)
+        })
+    };
     for t in ts {
+        if let (GValue::Vertex(v), None, None) = (&t.obj, &t.path, &t.sack) {
+            match plain.entry((*v, loops_print(&t))) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let i = *e.get();
+                    if out[i].fresh == t.fresh && out[i].loops == t.loops {
+                        out[i].bulk = out[i].bulk.saturating_add(t.bulk);
+                        continue;
+                    }
+                    out.push(t);
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(out.len());
+                    out.push(t);
+                }
+            }
+            continue;
+        }
         let key: Key = (
             t.obj.clone(),
             t.path
                 .as_ref()
                 .map_or(0, |p| std::rc::Rc::as_ptr(p) as usize),
-            t.loops.iter().map(|l| l.1).collect(),
+            loops_print(&t),
             t.sack.clone(),
         );
         match index.get(&key) {
-            Some(&i) if out[i].fresh == t.fresh && out[i].loops == t.loops => out[i].bulk += t.bulk,
+            Some(&i) if out[i].fresh == t.fresh && out[i].loops == t.loops => {
+                // Counts past u64 stay at its maximum rather than wrap.
+                out[i].bulk = out[i].bulk.saturating_add(t.bulk);
+            }
             _ => {
                 index.insert(key, out.len());
                 out.push(t);
@@ -809,6 +941,10 @@ fn merge_bulk(ts: Vec<Traverser>) -> Vec<Traverser> {
     out
 }
 
+/// `choose`: each traverser goes to the branch its test picks; every
+/// branch then runs once over all the traversers sent to it, as
+/// TinkerPop's branch children do (so a `limit` or a `count` in a branch
+/// counts across traversers).
 fn choose<'a>(ctx: &'a Ctx, c: &'a Choose, input: Stream<'a>) -> Stream<'a> {
     let flatten = move |ts: Vec<Traverser>| -> Result<Vec<Traverser>> {
         // Branch index per traverser; `None` passes it through unchanged,
@@ -1014,38 +1150,50 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                 Box::new(injected.chain(input))
             }
         }
-        Op::Adjacent { dir, labels, edges } => flat(input, move |t| -> Stream<'a> {
-            let GValue::Vertex(v) = &t.obj else {
-                return Box::new(std::iter::once(Err(rt(format!(
-                    "{}() applies to a vertex, not a {}",
-                    match dir {
-                        DirectionToken::Out => "out",
-                        DirectionToken::In => "in",
-                        DirectionToken::Both => "both",
-                    },
-                    t.obj.type_name()
-                )))));
-            };
-            let es = ctx.db.edges_of(*v, dir_of(*dir), labels);
-            let v = *v;
-            let out: Vec<Traverser> = es
-                .into_iter()
-                .map(|e| {
-                    if *edges {
-                        t.to(ctx, GValue::Edge(Arc::new(e)))
-                    } else {
-                        let other = match dir {
-                            DirectionToken::Out => e.dst,
-                            DirectionToken::In => e.src,
-                            DirectionToken::Both if e.src == v => e.dst,
-                            DirectionToken::Both => e.src,
-                        };
-                        t.to(ctx, GValue::Vertex(other))
-                    }
-                })
-                .collect();
-            values(out)
-        }),
+        Op::Adjacent { dir, labels, edges } => lazy_merge(
+            ctx,
+            flat(input, move |t| -> Stream<'a> {
+                let GValue::Vertex(v) = &t.obj else {
+                    return Box::new(std::iter::once(Err(rt(format!(
+                        "{}() applies to a vertex, not a {}",
+                        match dir {
+                            DirectionToken::Out => "out",
+                            DirectionToken::In => "in",
+                            DirectionToken::Both => "both",
+                        },
+                        t.obj.type_name()
+                    )))));
+                };
+                if !*edges {
+                    let out: Vec<Traverser> = ctx
+                        .db
+                        .adjacent_vertices(*v, dir_of(*dir), labels)
+                        .into_iter()
+                        .map(|w| t.to(ctx, GValue::Vertex(w)))
+                        .collect();
+                    return values(out);
+                }
+                let es = ctx.db.edges_of(*v, dir_of(*dir), labels);
+                let v = *v;
+                let out: Vec<Traverser> = es
+                    .into_iter()
+                    .map(|e| {
+                        if *edges {
+                            t.to(ctx, GValue::Edge(Arc::new(e)))
+                        } else {
+                            let other = match dir {
+                                DirectionToken::Out => e.dst,
+                                DirectionToken::In => e.src,
+                                DirectionToken::Both if e.src == v => e.dst,
+                                DirectionToken::Both => e.src,
+                            };
+                            t.to(ctx, GValue::Vertex(other))
+                        }
+                    })
+                    .collect();
+                values(out)
+            }),
+        ),
         Op::EdgeEnds(d) => flat(input, move |t| -> Stream<'a> {
             let GValue::Edge(e) = &t.obj else {
                 return Box::new(std::iter::once(Err(rt(format!(

@@ -48,6 +48,11 @@ impl Names {
     pub(crate) fn name(&self, id: u32) -> Arc<str> {
         self.inner.read().by_id[id as usize].clone()
     }
+
+    /// The name of `id`, or `None` if no name has that id.
+    pub(crate) fn try_name(&self, id: u32) -> Option<Arc<str>> {
+        self.inner.read().by_id.get(id as usize).cloned()
+    }
 }
 
 /// Why a name is refused, if it is: empty, too long, or holding a control

@@ -7,7 +7,56 @@ use crate::props::edges::{Edge, EdgeDirection, EdgeId, Ends};
 use crate::value::Value;
 use std::sync::Arc;
 
+/// A property edge as seen from one of its ends, without naming its label
+/// (for walks that visit many edges): its id, its label's number in this
+/// store (named by [`Snapshot::label_name`]; the edges of one label are
+/// contiguous in every list) and the vertex at the other end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EdgeEnd {
+    /// The edge's id.
+    pub id: EdgeId,
+    /// Its label's number.
+    pub label: u32,
+    /// The vertex at the other end.
+    pub other: VertexId,
+}
+
 impl Snapshot {
+    /// What [`Snapshot::edges_of`] lists, as [`EdgeEnd`]s: the same edges
+    /// in the same order, without building an [`Edge`] for each.
+    pub fn edge_ends_of(
+        &self,
+        v: VertexId,
+        dir: EdgeDirection,
+        label: Option<&str>,
+    ) -> Vec<EdgeEnd> {
+        let Some(id) = self.internal_id(v) else {
+            return Vec::new();
+        };
+        let label = match label {
+            Some(l) => match self.store.props.labels.lookup(l) {
+                Some(l) => Some(l),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let ids = &self.store.ids;
+        self.edge_ids_of(id, dir, label)
+            .into_iter()
+            .map(|(e, ends)| EdgeEnd {
+                id: e,
+                label: ends.label,
+                other: ids.external(if ends.src == id { ends.dst } else { ends.src }),
+            })
+            .collect()
+    }
+
+    /// The name of label number `label` (from an [`EdgeEnd`]); `None` for
+    /// a number no label has.
+    pub fn label_name(&self, label: u32) -> Option<Arc<str>> {
+        self.store.props.labels.try_name(label)
+    }
+
     /// Property edge `id`, if it exists here.
     pub fn edge(&self, id: EdgeId) -> Option<Edge> {
         let ends = self.store.props.edges.at(id, self.timestamp())?;

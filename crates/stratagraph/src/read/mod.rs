@@ -21,6 +21,7 @@ pub(crate) mod scan;
 mod snapshot;
 pub(crate) mod union;
 
+pub use edges::EdgeEnd;
 pub use scan::{Neighbors, WeightedNeighbors};
 pub use snapshot::Snapshot;
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Gremlin traversals on stratagraph and on TinkerGraph 3.8.1, the same
+# graph and the same gremlin-lang text, one system after the other in the
+# same sitting (bench/gremlin/README.md).
+#
+#   bench/run_gremlin_peers.sh [--datasets grateful,k20p] [--runs 3]
+#       [--warmup-seconds 1] [--heap 16g] [--max-load 1.5] [--skip-build]
+#
+# Builds the Java driver (Maven: offline when the repository already holds
+# its artifacts, else one resolve from Maven Central) and the release CLI
+# (noting what it was built from in target/release/stratagraph.source),
+# waits until the 1-minute load average is below --max-load (at most 20
+# minutes; the wait and the load at each start are recorded), then per
+# dataset runs `stratagraph bench gremlin` and TinkerBench and writes
+# bench/results/gremlin-<dataset>-<date>.tsv; prints the summary table.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+DATASETS=grateful,k20p
+RUNS=3
+WARMUP=1
+HEAP=16g
+MAX_LOAD=1.5
+BUILD=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --datasets) DATASETS="$2"; shift 2 ;;
+        --runs) RUNS="$2"; shift 2 ;;
+        --warmup-seconds) WARMUP="$2"; shift 2 ;;
+        --heap) HEAP="$2"; shift 2 ;;
+        --max-load) MAX_LOAD="$2"; shift 2 ;;
+        --skip-build) BUILD=0; shift ;;
+        *) echo "unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+PEER="$ROOT/bench/peers/tinkergraph"
+GRATEFUL="$ROOT/../shared/tinkerpop/data/grateful-dead.json"
+K20P="${STRATAGRAPH_K20P:-/work/data/props/k20p}"
+CLI="$ROOT/target/release/stratagraph"
+
+if [[ $BUILD == 1 ]]; then
+    (cd "$PEER" && { mvn -q -o package 2>/dev/null || mvn -q package; })
+    cargo build --release -q -p stratagraph-cli
+    # What the binary was built from: the commit, whether crates/ had
+    # uncommitted changes, and a hash of the Gremlin crate's sources.
+    echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates 2>/dev/null || echo '+changes');" \
+        "stratagraph-gremlin sources $(find crates/stratagraph-gremlin/src -type f | sort | xargs cat | sha256sum | cut -c1-12);" \
+        "built $(date '+%Y-%m-%d %H:%M')" > "$CLI.source"
+fi
+if [[ -f "$CLI.source" && "$CLI.source" -nt "$CLI" ]]; then
+    TREE="$(cat "$CLI.source")"
+else
+    TREE="unknown (binary built outside this script)"
+fi
+
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# Waits for the machine to be quiet; prints what it waited.
+quiet() {
+    local start=$SECONDS
+    while awk -v l="$(loadavg)" -v m="$MAX_LOAD" 'BEGIN { exit !(l >= m) }'; do
+        if (( SECONDS - start > 1200 )); then
+            echo "# load: still $(loadavg) after 20 min of waiting; timed anyway"
+            return
+        fi
+        sleep 15
+    done
+    echo "# load: $(loadavg) at start (waited $((SECONDS - start)) s)"
+}
+
+for ds in ${DATASETS//,/ }; do
+    case "$ds" in
+        grateful) SRC_RUST=(--graphson "$GRATEFUL"); SRC_JAVA=(--graphson "$GRATEFUL") ;;
+        k20p) SRC_RUST=(--csv "$K20P"); SRC_JAVA=(--csv "$K20P") ;;
+        *) echo "unknown dataset $ds" >&2; exit 2 ;;
+    esac
+    QUERIES="$ROOT/bench/gremlin/queries-$ds.txt"
+    OUT="$ROOT/bench/results/gremlin-$ds-$(date +%Y-%m-%d).tsv"
+    TMP="$(mktemp -d)"
+    # stratagraph: address space capped below the machine's memory, so a
+    # runaway query fails alone instead of taking the machine with it.
+    echo "== stratagraph $ds" >&2
+    quiet > "$TMP/strata.load"
+    cat "$TMP/strata.load" >&2
+    (ulimit -v $((22 * 1024 * 1024)); "$CLI" bench gremlin --dataset "$ds" "${SRC_RUST[@]}" \
+        --queries "$QUERIES" --runs "$RUNS" --warmup-seconds "$WARMUP" --index name \
+        --out "$TMP/strata.tsv")
+    echo "== tinkergraph $ds" >&2
+    quiet > "$TMP/tinker.load"
+    cat "$TMP/tinker.load" >&2
+    java -Xmx"$HEAP" -cp "$PEER/target/classes:$PEER/target/lib/*" TinkerBench \
+        --dataset "$ds" "${SRC_JAVA[@]}" --queries "$QUERIES" --runs "$RUNS" \
+        --warmup-seconds "$WARMUP" --index name --out "$TMP/tinker.tsv"
+    {
+        echo "# bench/run_gremlin_peers.sh --datasets $ds --runs $RUNS --warmup-seconds $WARMUP --heap $HEAP"
+        echo "# queries: bench/gremlin/queries-$ds.txt"
+        echo "# tree: $TREE"
+        echo "# -- stratagraph"
+        cat "$TMP/strata.load"
+        grep '^#' "$TMP/strata.tsv"
+        echo "# -- tinkergraph (java -Xmx$HEAP)"
+        cat "$TMP/tinker.load"
+        grep '^#' "$TMP/tinker.tsv"
+        printf 'system\tdataset\tquery\tmedian_s\tmin_s\tresults\tchecksum\tsample\n'
+        grep -v '^#' "$TMP/strata.tsv" | tail -n +2
+        grep -v '^#' "$TMP/tinker.tsv" | tail -n +2
+    } > "$OUT"
+    rm -rf "$TMP"
+    echo "wrote $OUT" >&2
+    python3 "$ROOT/bench/gremlin/summary.py" "$OUT" || echo "checksums differ: see MISMATCH above" >&2
+done
