@@ -116,11 +116,7 @@ impl Db {
     }
 
     pub(crate) fn properties(&self, v: VertexId) -> Vec<(Arc<str>, GValue)> {
-        self.with(|s| s.properties(v), |t| t.properties(v))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (k, from_value(&v)))
-            .collect()
+        values_of(self.with(|s| s.properties(v), |t| t.properties(v)))
     }
 
     pub(crate) fn edge_property(&self, e: EdgeId, key: &str) -> Option<GValue> {
@@ -129,11 +125,7 @@ impl Db {
     }
 
     pub(crate) fn edge_properties(&self, e: EdgeId) -> Vec<(Arc<str>, GValue)> {
-        self.with(|s| s.edge_properties(e), |t| t.edge_properties(e))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (k, from_value(&v)))
-            .collect()
+        values_of(self.with(|s| s.edge_properties(e), |t| t.edge_properties(e)))
     }
 
     /// The vertices at the other end of `v`'s edges on `dir`'s side with
@@ -451,6 +443,16 @@ fn edge_ref(e: Edge) -> EdgeRef {
         dst: e.dst,
         label: e.label,
     }
+}
+
+/// An element's stored properties as traversal values (none if there is
+/// no such element).
+fn values_of(props: Option<Vec<(Arc<str>, Value)>>) -> Vec<(Arc<str>, GValue)> {
+    props
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, from_value(&v)))
+        .collect()
 }
 
 /// A stored value as a traversal value.

@@ -30,15 +30,8 @@ impl Snapshot {
         dir: EdgeDirection,
         label: Option<&str>,
     ) -> Vec<EdgeEnd> {
-        let Some(id) = self.internal_id(v) else {
+        let (Some(id), Some(label)) = (self.internal_id(v), self.label_filter(label)) else {
             return Vec::new();
-        };
-        let label = match label {
-            Some(l) => match self.store.props.labels.lookup(l) {
-                Some(l) => Some(l),
-                None => return Vec::new(),
-            },
-            None => None,
         };
         let ids = &self.store.ids;
         self.edge_ids_of(id, dir, label)
@@ -49,6 +42,15 @@ impl Snapshot {
                 other: ids.external(if ends.src == id { ends.dst } else { ends.src }),
             })
             .collect()
+    }
+
+    /// `label` as its number, `Some(None)` for every label, `None` for a
+    /// label no edge has (so a read of it is empty).
+    fn label_filter(&self, label: Option<&str>) -> Option<Option<u32>> {
+        match label {
+            Some(l) => self.store.props.labels.lookup(l).map(Some),
+            None => Some(None),
+        }
     }
 
     /// The name of label number `label` (from an [`EdgeEnd`]); `None` for
@@ -68,15 +70,8 @@ impl Snapshot {
     /// only that label's range of the vertex's list. Empty if `v` is not a
     /// vertex here.
     pub fn edges_of(&self, v: VertexId, dir: EdgeDirection, label: Option<&str>) -> Vec<Edge> {
-        let Some(id) = self.internal_id(v) else {
+        let (Some(id), Some(label)) = (self.internal_id(v), self.label_filter(label)) else {
             return Vec::new();
-        };
-        let label = match label {
-            Some(l) => match self.store.props.labels.lookup(l) {
-                Some(l) => Some(l),
-                None => return Vec::new(),
-            },
-            None => None,
         };
         self.edge_ids_of(id, dir, label)
             .into_iter()
