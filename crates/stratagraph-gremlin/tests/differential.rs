@@ -106,6 +106,17 @@ proptest! {
         let got = run(&g, &format!("g.V().hasLabel('{label}').out('knows').out('knows')"));
         prop_assert_eq!(ids(&got), expect.clone());
 
+        // The same count by hops and a count (which need not make a
+        // traverser per edge).
+        let got = run(&g, &format!("g.V().hasLabel('{label}').out('knows').out('knows').count()"));
+        prop_assert_eq!(got, vec![GValue::Int64(expect.len() as i64)]);
+        let both: i64 = all
+            .iter()
+            .map(|&v| (s.edges_of(v, EdgeDirection::Out, None).len() + s.edges_of(v, EdgeDirection::In, None).len()) as i64)
+            .sum();
+        prop_assert_eq!(run(&g, "g.V().both().count()"), vec![GValue::Int64(both)]);
+        prop_assert_eq!(run(&g, "g.V().bothE().count()"), vec![GValue::Int64(both)]);
+
         // The same count through repeat().times().
         let got = run(&g, &format!("g.V().hasLabel('{label}').repeat(out('knows')).times(2).count()"));
         prop_assert_eq!(got, vec![GValue::Int64(expect.len() as i64)]);

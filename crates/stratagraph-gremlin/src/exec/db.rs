@@ -149,6 +149,15 @@ impl Db {
         }
     }
 
+    /// How many edges `v` has on `dir`'s side with one of `labels` (any if
+    /// empty), counted as [`Db::edges_of`] lists them.
+    pub(crate) fn edge_count(&self, v: VertexId, dir: EdgeDirection, labels: &[Arc<str>]) -> u64 {
+        match &self.access {
+            Access::Read(s) => snapshot_ends(s, v, dir, labels).len() as u64,
+            Access::Write(_) => self.edges_of(v, dir, labels).len() as u64,
+        }
+    }
+
     /// `v`'s edges on `dir`'s side with one of `labels` (any if empty).
     pub(crate) fn edges_of(
         &self,

@@ -67,6 +67,7 @@ pub fn execute(graph: &Graph, query: &str, bindings: &Bindings) -> Result<Vec<GV
         needs_paths: false,
         writes: false,
         depth: 0,
+        fuse: !source.iter().any(|s| s.name == "withStrategies"),
     };
     let mut plan = compiler.traversal(traversal)?;
     let mut options = SourceOptions::default();

@@ -71,6 +71,13 @@ pub(crate) enum Op {
         labels: Vec<Arc<str>>,
         edges: bool,
     },
+    /// `out(...).count()` (or `outE`, `in`, `both`, ...): the number of
+    /// edges walked, summed over the traversers' bulks without making a
+    /// traverser per edge.
+    AdjacentCount {
+        dir: DirectionToken,
+        labels: Vec<Arc<str>>,
+    },
     /// `outV`, `inV`, `bothV`.
     EdgeEnds(DirectionToken),
     /// `otherV`.
@@ -384,6 +391,9 @@ pub(crate) struct Compiler<'b> {
     pub writes: bool,
     /// How deep in nested traversals the compiler is (0 at the root).
     pub depth: usize,
+    /// Whether a hop and the `count()` after it may fuse; not when a
+    /// strategy will rewrite the hops.
+    pub fuse: bool,
 }
 
 pub(crate) fn arg_err(step: &Step, message: impl Into<String>) -> Error {
@@ -726,6 +736,9 @@ impl Compiler<'_> {
         }
         let mut ops = connectives(ops);
         lookups(&mut ops);
+        if self.fuse {
+            fuse_counts(&mut ops);
+        }
         Ok(Plan { ops })
     }
 
@@ -1441,6 +1454,25 @@ impl Compiler<'_> {
 enum KeyOrT {
     Key(Arc<str>),
     T(TToken),
+}
+
+/// Fuses a hop followed by a global `count()`: the count needs only how
+/// many edges each traverser would walk, not the traversers themselves
+/// (paths, labels and sacks end at the count).
+fn fuse_counts(ops: &mut Vec<Op>) {
+    let mut i = 0;
+    while i + 1 < ops.len() {
+        if let (Op::Adjacent { dir, labels, .. }, Op::Count { local: false }) =
+            (&ops[i], &ops[i + 1])
+        {
+            let fused = Op::AdjacentCount {
+                dir: *dir,
+                labels: labels.clone(),
+            };
+            ops.splice(i..i + 2, [fused]);
+        }
+        i += 1;
+    }
 }
 
 /// Turns `V().has(label, key, value)` and `V().hasLabel(label).has(key,

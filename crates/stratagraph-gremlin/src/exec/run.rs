@@ -1550,6 +1550,25 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
             let v = token_value(ctx, &t.obj, TToken::Value)?;
             Ok(Some(t.to(ctx, v)))
         }),
+        Op::AdjacentCount { dir, labels } => barrier(input, move |ts| {
+            let mut n: u64 = 0;
+            for t in &ts {
+                let GValue::Vertex(v) = &t.obj else {
+                    return Err(rt(format!(
+                        "{}() applies to a vertex, not a {}",
+                        match dir {
+                            DirectionToken::Out => "out",
+                            DirectionToken::In => "in",
+                            DirectionToken::Both => "both",
+                        },
+                        t.obj.type_name()
+                    )));
+                };
+                let d = ctx.db.edge_count(*v, dir_of(*dir), labels);
+                n = n.saturating_add(t.bulk.saturating_mul(d));
+            }
+            Ok(vec![Traverser::fresh(ctx, GValue::Int64(n as i64))])
+        }),
         Op::Count { local: false } => barrier(input, move |ts| {
             let n: u64 = ts.iter().map(|t| t.bulk).sum();
             Ok(vec![Traverser::fresh(ctx, GValue::Int64(n as i64))])
