@@ -222,7 +222,7 @@ impl Db {
             }
             out
         };
-        by_creation_within_labels(&mut out);
+        by_creation_within_labels(&mut out, |e| &*e.label, |e| e.id);
         out.into_iter().map(edge_ref).collect()
     }
 
@@ -415,32 +415,28 @@ fn snapshot_ends(
         }
         out
     };
-    let mut start = 0;
-    while start < out.len() {
-        let mut end = start + 1;
-        while end < out.len() && out[end].0.label == out[start].0.label {
-            end += 1;
-        }
-        let run = &mut out[start..end];
-        if !run.is_sorted_by_key(|e| e.0.id) {
-            run.sort_by_key(|e| e.0.id);
-        }
-        start = end;
-    }
+    by_creation_within_labels(&mut out, |e| &e.0.label, |e| e.0.id);
     out
 }
 
 /// Orders each run of one label by edge id, i.e. creation order, as
 /// TinkerGraph lists a vertex's edges (the engine keeps them by label and
 /// far end, which serves look-ups, not this).
-fn by_creation_within_labels(edges: &mut [Edge]) {
+fn by_creation_within_labels<T, L: PartialEq + ?Sized>(
+    edges: &mut [T],
+    label: impl Fn(&T) -> &L,
+    id: impl Fn(&T) -> EdgeId,
+) {
     let mut start = 0;
     while start < edges.len() {
         let mut end = start + 1;
-        while end < edges.len() && edges[end].label == edges[start].label {
+        while end < edges.len() && label(&edges[end]) == label(&edges[start]) {
             end += 1;
         }
-        edges[start..end].sort_by_key(|e| e.id);
+        let run = &mut edges[start..end];
+        if !run.is_sorted_by_key(&id) {
+            run.sort_by_key(&id);
+        }
         start = end;
     }
 }

@@ -115,6 +115,20 @@ fn cmp_is(v: &GValue, bound: &GValue, ok: impl Fn(Ordering) -> bool) -> bool {
 }
 
 impl Predicate {
+    /// This comparison (`eq` ... `gte`) against `v` instead; any other
+    /// predicate as it is.
+    pub(crate) fn with_value(&self, v: GValue) -> Predicate {
+        match self {
+            Predicate::Eq(_) => Predicate::Eq(v),
+            Predicate::Neq(_) => Predicate::Neq(v),
+            Predicate::Lt(_) => Predicate::Lt(v),
+            Predicate::Lte(_) => Predicate::Lte(v),
+            Predicate::Gt(_) => Predicate::Gt(v),
+            Predicate::Gte(_) => Predicate::Gte(v),
+            other => other.clone(),
+        }
+    }
+
     /// Whether `v` passes.
     pub(crate) fn test(&self, v: &GValue) -> bool {
         match self {

@@ -2255,36 +2255,20 @@ fn map_pred(
     p: &Predicate,
     f: &dyn Fn(&GValue) -> Result<Option<GValue>>,
 ) -> Result<Option<Predicate>> {
-    let one = |v: &GValue| f(v);
     Ok(Some(match p {
-        Predicate::Eq(v) => match one(v)? {
-            Some(x) => Predicate::Eq(x),
-            None => return Ok(None),
-        },
-        Predicate::Neq(v) => match one(v)? {
-            Some(x) => Predicate::Neq(x),
-            None => return Ok(None),
-        },
-        Predicate::Lt(v) => match one(v)? {
-            Some(x) => Predicate::Lt(x),
-            None => return Ok(None),
-        },
-        Predicate::Lte(v) => match one(v)? {
-            Some(x) => Predicate::Lte(x),
-            None => return Ok(None),
-        },
-        Predicate::Gt(v) => match one(v)? {
-            Some(x) => Predicate::Gt(x),
-            None => return Ok(None),
-        },
-        Predicate::Gte(v) => match one(v)? {
-            Some(x) => Predicate::Gte(x),
+        Predicate::Eq(v)
+        | Predicate::Neq(v)
+        | Predicate::Lt(v)
+        | Predicate::Lte(v)
+        | Predicate::Gt(v)
+        | Predicate::Gte(v) => match f(v)? {
+            Some(x) => p.with_value(x),
             None => return Ok(None),
         },
         Predicate::Within(vs) | Predicate::Without(vs) => {
             let mut out = Vec::new();
             for v in vs {
-                match one(v)? {
+                match f(v)? {
                     // A label bound to a collection (`aggregate`, a
                     // side effect) means its members.
                     Some(GValue::List(items)) | Some(GValue::Set(items))
