@@ -12,7 +12,7 @@
 # waits until the 1-minute load average is below --max-load (at most 20
 # minutes; the wait and the load at each start are recorded), then per
 # dataset runs `stratagraph bench gremlin` and TinkerBench and writes
-# bench/results/gremlin-<dataset>-<date>.tsv; prints the summary table.
+# bench/results/gremlin-<dataset>-<date>T<time>.tsv; prints the summary table.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -76,7 +76,7 @@ for ds in ${DATASETS//,/ }; do
         *) echo "unknown dataset $ds" >&2; exit 2 ;;
     esac
     QUERIES="$ROOT/bench/gremlin/queries-$ds.txt"
-    OUT="$ROOT/bench/results/gremlin-$ds-$(date +%Y-%m-%d).tsv"
+    OUT="$ROOT/bench/results/gremlin-$ds-$(date +%Y-%m-%dT%H%M).tsv"
     TMP="$(mktemp -d)"
     # stratagraph: address space capped below the machine's memory, so a
     # runaway query fails alone instead of taking the machine with it.

@@ -210,6 +210,210 @@ proptest! {
     }
 }
 
+/// The far ends of one hop from each vertex of `from` (a multiset), as
+/// Gremlin walks it: `both` reads each side, so a self-loop leads back
+/// twice; several labels read each.
+fn hop(s: &Snapshot, from: &[u64], dir: &str, labels: &[&str]) -> Vec<u64> {
+    let sides: &[EdgeDirection] = match dir {
+        "out" => &[EdgeDirection::Out],
+        "in" => &[EdgeDirection::In],
+        _ => &[EdgeDirection::Out, EdgeDirection::In],
+    };
+    let labels: Vec<Option<&str>> = if labels.is_empty() {
+        vec![None]
+    } else {
+        labels.iter().map(|l| Some(*l)).collect()
+    };
+    let mut out = Vec::new();
+    for &v in from {
+        for &side in sides {
+            for &l in &labels {
+                for e in s.edges_of(v, side, l) {
+                    out.push(if side == EdgeDirection::Out {
+                        e.dst
+                    } else {
+                        e.src
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn sorted(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable();
+    v
+}
+
+/// One hop of a random walk query: its Gremlin text and its plain-Rust
+/// meaning.
+#[derive(Debug, Clone)]
+enum Step {
+    Hop(&'static str, Vec<&'static str>),
+    HasLabel(&'static str),
+    AgeBelow(i32),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let labels = prop::collection::vec(prop::sample::select(EDGE_LABELS.to_vec()), 0..3);
+    prop_oneof![
+        4 => (prop::sample::select(vec!["out", "in", "both"]), labels)
+            .prop_map(|(d, l)| Step::Hop(d, l)),
+        1 => prop::sample::select(LABELS.to_vec()).prop_map(Step::HasLabel),
+        1 => (0i32..50).prop_map(Step::AgeBelow),
+    ]
+}
+
+fn text(steps: &[Step]) -> String {
+    steps
+        .iter()
+        .map(|s| match s {
+            Step::Hop(d, l) => {
+                let l: Vec<String> = l.iter().map(|l| format!("'{l}'")).collect();
+                format!(".{d}({})", l.join(","))
+            }
+            Step::HasLabel(l) => format!(".hasLabel('{l}')"),
+            Step::AgeBelow(a) => format!(".has('age', lt({a}))"),
+        })
+        .collect()
+}
+
+fn walk(s: &Snapshot, mut cur: Vec<u64>, steps: &[Step]) -> Vec<u64> {
+    for st in steps {
+        cur = match st {
+            Step::Hop(d, l) => hop(s, &cur, d, l),
+            Step::HasLabel(l) => cur
+                .into_iter()
+                .filter(|&v| s.label(v).as_deref() == Some(*l))
+                .collect(),
+            Step::AgeBelow(a) => cur.into_iter().filter(|&v| age(s, v) < *a).collect(),
+        };
+    }
+    cur
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Runs of hops and vertex filters, as the executor walks them in
+    /// bulk (a frontier of vertices and counts), give every path's end:
+    /// the same multiset as walking each path, through `count()`, a
+    /// `repeat().times()` of the same body, and beside traversers that
+    /// keep step labels (which take the ordinary path).
+    #[test]
+    fn multi_hop_walks_agree_with_plain_rust(
+        spec in spec(),
+        steps in prop::collection::vec(step(), 2..6),
+        times in 1u64..4,
+    ) {
+        let g = build(&spec);
+        let s = g.snapshot();
+        let all: Vec<u64> = (0..spec.vertices.len() as u64).collect();
+        let q = text(&steps);
+
+        let expect = sorted(walk(&s, all.clone(), &steps));
+        prop_assert_eq!(ids(&run(&g, &format!("g.V(){q}"))), expect.clone(), "g.V(){}", q);
+        prop_assert_eq!(
+            run(&g, &format!("g.V(){q}.count()")),
+            vec![GValue::Int64(expect.len() as i64)],
+            "g.V(){}.count()", q
+        );
+
+        // The body `times` times, and once more after a labelled start.
+        let mut expect = all.clone();
+        for _ in 0..times {
+            expect = walk(&s, expect, &steps);
+        }
+        let body = &q[1..];
+        prop_assert_eq!(
+            run(&g, &format!("g.V().repeat({body}).times({times}).count()")),
+            vec![GValue::Int64(expect.len() as i64)],
+            "repeat({}).times({})", body, times
+        );
+        prop_assert_eq!(ids(&run(&g, &format!("g.V().repeat({body}).times({times})"))), sorted(expect));
+
+        // Half the starts carry a step label, half do not; a dedup after
+        // the run sees both kinds.
+        let mut expect = walk(&s, all.clone(), &steps);
+        expect.extend(walk(&s, all.clone(), &steps));
+        let expect = sorted(expect);
+        let got = run(&g, &format!("g.V().union(identity().as('a'), identity()){q}"));
+        prop_assert_eq!(ids(&got), expect.clone());
+        let mut distinct = expect;
+        distinct.dedup();
+        let got = run(&g, &format!("g.V().union(identity().as('a'), identity()){q}.dedup()"));
+        prop_assert_eq!(ids(&got), distinct.clone());
+        prop_assert_eq!(
+            run(&g, &format!("g.V(){q}.dedup().count()")),
+            vec![GValue::Int64(distinct.len() as i64)]
+        );
+    }
+}
+
+/// More starts than one window of the bulk walk, so windows and their
+/// merging are crossed; counted against plain Rust.
+#[test]
+fn a_walk_over_many_windows_counts_every_path() {
+    let g = Graph::in_memory(Options::default());
+    let n: u64 = 5000;
+    let mut tx = g.begin();
+    for i in 0..n {
+        tx.insert_vertex_with(
+            i,
+            LABELS[(i % 3) as usize],
+            &[("age", Value::Int32((i % 50) as i32))],
+        )
+        .unwrap();
+    }
+    // A hub every 500 vertices, and a ring.
+    let mut x: u64 = 7;
+    for i in 0..n {
+        tx.add_edge(i, (i + 1) % n, "knows", &[]).unwrap();
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        tx.add_edge(i, (x >> 33) % n / 500 * 500, "uses", &[])
+            .unwrap();
+        if i % 97 == 0 {
+            tx.add_edge(i, i, "knows", &[]).unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    let s = g.snapshot();
+    let all: Vec<u64> = (0..n).collect();
+    for (q, steps) in [
+        ("out().out().out()", vec![Step::Hop("out", vec![]); 3]),
+        (
+            "both('knows').in().hasLabel('person').out('uses','knows')",
+            vec![
+                Step::Hop("both", vec!["knows"]),
+                Step::Hop("in", vec![]),
+                Step::HasLabel("person"),
+                Step::Hop("out", vec!["uses", "knows"]),
+            ],
+        ),
+    ] {
+        let expect = sorted(walk(&s, all.clone(), &steps));
+        assert_eq!(
+            run(&g, &format!("g.V().{q}.count()")),
+            vec![GValue::Int64(expect.len() as i64)],
+            "{q}"
+        );
+        assert_eq!(ids(&run(&g, &format!("g.V().{q}"))), expect, "{q}");
+        let distinct = {
+            let mut d = expect.clone();
+            d.dedup();
+            d
+        };
+        assert_eq!(
+            ids(&run(&g, &format!("g.V().{q}.dedup()"))),
+            distinct,
+            "{q}"
+        );
+    }
+}
+
 #[test]
 fn a_failing_traversal_writes_nothing() {
     let g = Graph::in_memory(Options::default());

@@ -540,6 +540,19 @@ fn check_finds(s: &Snapshot, model: &Model, values: &[Value]) {
                     s.timestamp(),
                     s.has_index(label, key)
                 );
+                // A scan with a test, under the label and under any: the
+                // values at or below this one.
+                for l in [Some(*label), None] {
+                    let mut found = s.scan_vertices(l, key, &|x| x <= value);
+                    found.sort_unstable();
+                    let expect: Vec<u64> = model
+                        .iter()
+                        .filter(|(_, m)| l.is_none_or(|l| m.label == l))
+                        .filter(|(_, m)| m.props.get(key).is_some_and(|x| x <= value))
+                        .map(|(&v, _)| v)
+                        .collect();
+                    assert_eq!(found, expect, "scan ({l:?}, {key}) <= {value:?}");
+                }
             }
         }
     }

@@ -206,6 +206,38 @@ impl Reads for &Snapshot {
                         .map(|e| (e.id, e.other, self.label_name(e.label)))
                         .collect();
                     assert_eq!(light, full, "edge_ends_of({v}, {dir:?}, {label:?})");
+                    // The walks by internal id: the same far ends, as a
+                    // multiset, and their number.
+                    let Some(id) = self.internal_id(v) else {
+                        assert!(full.is_empty());
+                        continue;
+                    };
+                    let number = match label {
+                        Some(l) => match self.label_number(l) {
+                            Some(n) => Some(n),
+                            None => {
+                                assert!(full.is_empty());
+                                continue;
+                            }
+                        },
+                        None => None,
+                    };
+                    let mut far: Vec<u64> = full.iter().map(|e| e.1).collect();
+                    far.sort_unstable();
+                    let mut buf = vec![u32::MAX];
+                    self.neighbors_into(id, dir, number, &mut buf);
+                    assert_eq!(buf[0], u32::MAX, "neighbors_into appends");
+                    let mut walked: Vec<u64> = buf[1..]
+                        .iter()
+                        .map(|&o| self.external_id(o).expect("a far end is a vertex"))
+                        .collect();
+                    walked.sort_unstable();
+                    assert_eq!(walked, far, "neighbors_into({v}, {dir:?}, {label:?})");
+                    assert_eq!(
+                        self.edge_count_of(id, dir, number),
+                        full.len(),
+                        "edge_count_of({v}, {dir:?}, {label:?})"
+                    );
                 }
             }
         }

@@ -77,6 +77,15 @@ impl Db {
         }
     }
 
+    /// The snapshot a read-only traversal reads (a writing one reads
+    /// through its transaction instead).
+    pub(crate) fn snapshot(&self) -> Option<&Snapshot> {
+        match &self.access {
+            Access::Read(s) => Some(s),
+            Access::Write(_) => None,
+        }
+    }
+
     /// Whether vertices are named by strings here.
     pub(crate) fn string_ids(&self) -> bool {
         self.string_ids
@@ -153,7 +162,23 @@ impl Db {
     /// empty), counted as [`Db::edges_of`] lists them.
     pub(crate) fn edge_count(&self, v: VertexId, dir: EdgeDirection, labels: &[Arc<str>]) -> u64 {
         match &self.access {
-            Access::Read(s) => snapshot_ends(s, v, dir, labels).len() as u64,
+            Access::Read(s) => {
+                let Some(id) = s.internal_id(v) else {
+                    return 0;
+                };
+                let mut n = 0;
+                for &side in sides(dir) {
+                    if labels.is_empty() {
+                        n += s.edge_count_of(id, side, None);
+                    }
+                    for l in labels {
+                        n += s
+                            .label_number(l)
+                            .map_or(0, |l| s.edge_count_of(id, side, Some(l)));
+                    }
+                }
+                n as u64
+            }
             Access::Write(_) => self.edges_of(v, dir, labels).len() as u64,
         }
     }
@@ -379,6 +404,16 @@ impl Db {
             txn.remove_edge(e)?;
         }
         Ok(())
+    }
+}
+
+/// The sides a hop in `dir` reads: `both()` reads each, so a self-loop
+/// counts twice, as TinkerPop counts it.
+pub(crate) fn sides(dir: EdgeDirection) -> &'static [EdgeDirection] {
+    match dir {
+        EdgeDirection::Out => &[EdgeDirection::Out],
+        EdgeDirection::In => &[EdgeDirection::In],
+        EdgeDirection::Both => &[EdgeDirection::Out, EdgeDirection::In],
     }
 }
 

@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::value::{GValue, Path};
 
 mod db;
+mod frontier;
 pub(crate) mod funcs;
 pub(crate) mod math;
 pub(crate) mod merge;

@@ -59,6 +59,17 @@ pub(crate) enum Op {
         key: Arc<str>,
         value: GValue,
     },
+    /// `V().has(label, key, predicate)` (the label optional) that no index
+    /// answers: the engine's scan of the vertices with properties, which
+    /// tests the value where it lies instead of building a traverser per
+    /// vertex. `fallback` is the same as ordinary ops, for a traversal
+    /// that writes (and reads through its transaction).
+    VScan {
+        label: Option<Arc<str>>,
+        key: Arc<str>,
+        pred: Predicate,
+        fallback: Plan,
+    },
     /// `E(ids...)`.
     E(Vec<Arg>),
     /// `inject(values...)`; the flag says the values follow the incoming
@@ -78,6 +89,9 @@ pub(crate) enum Op {
         dir: DirectionToken,
         labels: Vec<Arc<str>>,
     },
+    /// A run of hops over plain vertices, walked as a frontier of
+    /// (vertex, count) ([`crate::exec::frontier`]).
+    Frontier(Box<crate::exec::frontier::Frontier>),
     /// `outV`, `inV`, `bothV`.
     EdgeEnds(DirectionToken),
     /// `otherV`.
@@ -738,6 +752,7 @@ impl Compiler<'_> {
         lookups(&mut ops);
         if self.fuse {
             fuse_counts(&mut ops);
+            ops = crate::exec::frontier::form(ops);
         }
         Ok(Plan { ops })
     }
@@ -1509,6 +1524,51 @@ fn lookups(ops: &mut Vec<Op>) {
     };
     if let Some((n, label, key, value)) = found {
         ops.splice(0..n, [Op::VFind { label, key, value }]);
+        return;
+    }
+    let scan = match ops.as_slice() {
+        [Op::V(ids), Op::Has(HasTest::Property {
+            label: Some(Predicate::Eq(GValue::String(l))),
+            key,
+            pred,
+        }), ..]
+            if ids.is_empty() =>
+        {
+            Some((2, Some(l.clone()), key.clone(), pred.clone()))
+        }
+        [Op::V(ids), Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), Op::Has(HasTest::Property {
+            label: None,
+            key,
+            pred,
+        }), ..]
+            if ids.is_empty() =>
+        {
+            Some((3, Some(l.clone()), key.clone(), pred.clone()))
+        }
+        [Op::V(ids), Op::Has(HasTest::Property {
+            label: None,
+            key,
+            pred,
+        }), ..]
+            if ids.is_empty() =>
+        {
+            Some((2, None, key.clone(), pred.clone()))
+        }
+        _ => None,
+    };
+    if let Some((n, label, key, pred)) = scan {
+        let fallback = Plan {
+            ops: ops.drain(0..n).collect(),
+        };
+        ops.insert(
+            0,
+            Op::VScan {
+                label,
+                key,
+                pred,
+                fallback,
+            },
+        );
     }
 }
 

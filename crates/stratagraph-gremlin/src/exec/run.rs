@@ -128,7 +128,7 @@ pub(crate) fn rt(msg: impl Into<String>) -> Error {
     Error::Runtime(msg.into())
 }
 
-fn dir_of(d: DirectionToken) -> EdgeDirection {
+pub(crate) fn dir_of(d: DirectionToken) -> EdgeDirection {
     match d {
         DirectionToken::Out => EdgeDirection::Out,
         DirectionToken::In => EdgeDirection::In,
@@ -313,7 +313,7 @@ fn id_args(ctx: &Ctx, args: &[Arg], t: &Traverser) -> Result<Vec<GValue>> {
     Ok(out)
 }
 
-fn has(ctx: &Ctx, test: &HasTest, t: &Traverser) -> Result<bool> {
+pub(crate) fn has(ctx: &Ctx, test: &HasTest, t: &Traverser) -> Result<bool> {
     let obj = &t.obj;
     Ok(match test {
         HasTest::Exists(k) => match obj {
@@ -1129,6 +1129,26 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                     .collect(),
             )
         }),
+        Op::VScan {
+            label,
+            key,
+            pred,
+            fallback,
+        } => {
+            let Some(snap) = ctx.db.snapshot() else {
+                return run(ctx, fallback, input);
+            };
+            flat(input, move |t| -> Stream<'a> {
+                let test = |x: &stratagraph::Value| pred.test(&super::db::from_value(x));
+                let found = snap.scan_vertices(label.as_deref(), key, &test);
+                values(
+                    found
+                        .into_iter()
+                        .map(|v| t.to(ctx, GValue::Vertex(v)))
+                        .collect(),
+                )
+            })
+        }
         Op::Inject(vals, after) => {
             let mut input = input.peekable();
             let seeded = matches!(input.peek(), Some(Ok(t)) if t.seed);
@@ -1194,6 +1214,7 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                 values(out)
             }),
         ),
+        Op::Frontier(f) => super::frontier::walk(ctx, f, input),
         Op::EdgeEnds(d) => flat(input, move |t| -> Stream<'a> {
             let GValue::Edge(e) = &t.obj else {
                 return Box::new(std::iter::once(Err(rt(format!(

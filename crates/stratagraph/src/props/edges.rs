@@ -99,6 +99,9 @@ struct SideList {
     /// The oldest death among the entries (`LIVE`: none has died), so a
     /// prune that can drop nothing costs nothing.
     oldest_death: Timestamp,
+    /// The newest birth among the entries: with `oldest_death`, tells
+    /// when a snapshot sees every entry, so a count needs no scan.
+    newest_birth: Timestamp,
 }
 
 impl Default for SideList {
@@ -107,6 +110,7 @@ impl Default for SideList {
             entries: Vec::new(),
             sorted: 0,
             oldest_death: LIVE,
+            newest_birth: 0,
         }
     }
 }
@@ -117,6 +121,7 @@ impl SideList {
     }
 
     fn insert(&mut self, a: Adj) {
+        self.newest_birth = self.newest_birth.max(a.born);
         self.entries.push(a);
         let tail = self.entries.len() - self.sorted;
         if tail > 16 + self.sorted / 16 {
@@ -166,6 +171,21 @@ impl SideList {
         }
         self.entries.truncate(kept);
         self.sorted = kept_sorted;
+    }
+
+    /// Whether a snapshot at `ts` sees every entry.
+    fn all_visible(&self, ts: Timestamp) -> bool {
+        self.newest_birth <= ts && ts < self.oldest_death
+    }
+
+    /// How many entries of `label` (or all) a snapshot at `ts` sees.
+    fn count(&self, label: Option<u32>, ts: Timestamp) -> usize {
+        let (entries, _) = self.of_label(label);
+        if self.all_visible(ts) {
+            entries.count()
+        } else {
+            entries.filter(|a| a.visible(ts)).count()
+        }
     }
 
     /// The entries of `label` (or all), each once; `true` with them if
@@ -503,6 +523,44 @@ impl EdgeStore {
             out.sort_unstable_by_key(|(id, e)| (e.label, other(e), *id));
         }
         out
+    }
+
+    /// How many edges `v` has on side `dir` as of `ts`, of one label or of
+    /// all: without a scan when the snapshot sees the whole list.
+    pub(crate) fn count_of(
+        &self,
+        v: u32,
+        dir: Direction,
+        label: Option<u32>,
+        ts: Timestamp,
+    ) -> usize {
+        let lists = self.list_shard(v).read();
+        lists.get(&v).map_or(0, |l| l.side(dir).count(label, ts))
+    }
+
+    /// Appends to `out` the other end of each of `v`'s edges on side `dir`
+    /// as of `ts` (of one label or of all), in no particular order: a walk
+    /// that only needs where the edges go reuses one buffer and skips the
+    /// sort and the edge ids.
+    pub(crate) fn others_into(
+        &self,
+        v: u32,
+        dir: Direction,
+        label: Option<u32>,
+        ts: Timestamp,
+        out: &mut Vec<u32>,
+    ) {
+        let lists = self.list_shard(v).read();
+        let Some(l) = lists.get(&v) else {
+            return;
+        };
+        let side = l.side(dir);
+        let (entries, _) = side.of_label(label);
+        if side.all_visible(ts) {
+            out.extend(entries.map(|a| a.other));
+        } else {
+            out.extend(entries.filter(|a| a.visible(ts)).map(|a| a.other));
+        }
     }
 
     /// The ids of `v`'s live edges on either side in the latest state, with

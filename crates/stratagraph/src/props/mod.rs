@@ -326,13 +326,19 @@ impl PropStore {
         Ok(())
     }
 
-    /// The vertices with label `label` whose `key` equals `value` as of
-    /// `ts`, ascending, found without an index: a scan of every vertex
-    /// that has properties.
+    /// The vertices with label `label` (any, if `None`) whose `key` has a
+    /// value that passes `test` as of `ts`, ascending, found without an
+    /// index: a scan of every vertex that has properties.
     ///
     /// Shards are scanned in parallel (on the caller's rayon pool), and
     /// the label, one small version list, is tested before the property.
-    pub(crate) fn scan_for(&self, label: u32, key: u32, value: &Value, ts: Timestamp) -> Vec<u32> {
+    pub(crate) fn scan_where(
+        &self,
+        label: Option<u32>,
+        key: u32,
+        ts: Timestamp,
+        test: &(dyn Fn(&Value) -> bool + Sync),
+    ) -> Vec<u32> {
         use rayon::prelude::*;
         let mut out: Vec<u32> = self
             .shards
@@ -341,10 +347,10 @@ impl PropStore {
                 let shard = shard.read();
                 shard
                     .iter()
-                    .filter(|(_, e)| e.label_at(ts) == label)
+                    .filter(|(_, e)| label.is_none_or(|l| e.label_at(ts) == l))
                     .filter(|(_, e)| {
                         let found = e.prop(key).and_then(|p| p.at(ts));
-                        found.is_some_and(|x| **x == *value)
+                        found.is_some_and(|x| test(x))
                     })
                     .map(|(&v, _)| v)
                     .collect::<Vec<u32>>()

@@ -53,6 +53,74 @@ impl Snapshot {
         }
     }
 
+    /// The number of edge label `name` in this store (as [`EdgeEnd`]s and
+    /// the `_of` reads below carry it); `None` if no edge ever had it.
+    pub fn label_number(&self, name: &str) -> Option<u32> {
+        self.store.props.labels.lookup(name)
+    }
+
+    /// How many property edges internal vertex `v` has on side `dir` (a
+    /// self-loop counts once for `Both`), of label number `label` or of
+    /// every label. Costs a binary search, not a read of the list, unless
+    /// edges of `v` changed after this snapshot. For walks by internal id
+    /// ([`Snapshot::internal_id`]); 0 if `v` is not a vertex here.
+    pub fn edge_count_of(&self, v: u32, dir: EdgeDirection, label: Option<u32>) -> usize {
+        if !self.contains(v) {
+            return 0;
+        }
+        let (edges, ts) = (&self.store.props.edges, self.timestamp());
+        match dir {
+            EdgeDirection::Out => edges.count_of(v, Direction::Out, label, ts),
+            EdgeDirection::In => edges.count_of(v, Direction::In, label, ts),
+            EdgeDirection::Both => {
+                let mut out = Vec::new();
+                edges.others_into(v, Direction::Out, label, ts, &mut out);
+                let loops = out.iter().filter(|&&o| o == v).count();
+                edges.count_of(v, Direction::Out, label, ts)
+                    + edges.count_of(v, Direction::In, label, ts)
+                    - loops
+            }
+        }
+    }
+
+    /// Appends to `out` the internal id of the vertex at the other end of
+    /// each of internal vertex `v`'s property edges on side `dir` (a
+    /// self-loop once for `Both`), of label
+    /// number `label` or of every label, in no particular order. For walks
+    /// that only need where edges lead: no edge ids, no sort, one buffer
+    /// reused across vertices. Appends nothing if `v` is not a vertex here.
+    pub fn neighbors_into(
+        &self,
+        v: u32,
+        dir: EdgeDirection,
+        label: Option<u32>,
+        out: &mut Vec<u32>,
+    ) {
+        if !self.contains(v) {
+            return;
+        }
+        let (edges, ts) = (&self.store.props.edges, self.timestamp());
+        if matches!(dir, EdgeDirection::Out | EdgeDirection::Both) {
+            edges.others_into(v, Direction::Out, label, ts, out);
+        }
+        match dir {
+            EdgeDirection::In => edges.others_into(v, Direction::In, label, ts, out),
+            EdgeDirection::Both => {
+                let from = out.len();
+                edges.others_into(v, Direction::In, label, ts, out);
+                let mut i = from;
+                while i < out.len() {
+                    if out[i] == v {
+                        out.swap_remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            EdgeDirection::Out => {}
+        }
+    }
+
     /// The name of label number `label` (from an [`EdgeEnd`]); `None` for
     /// a number no label has.
     pub fn label_name(&self, label: u32) -> Option<Arc<str>> {

@@ -62,9 +62,43 @@ impl Snapshot {
         let ts = self.timestamp();
         let found = match self.usable_index(label, key) {
             Some(index) => index.find(value, ts),
-            None => self.store.par(|| props.scan_for(label, key, value, ts)),
+            None => self
+                .store
+                .par(|| props.scan_where(Some(label), key, ts, &|x| x == value)),
         };
         found.into_iter().filter(|&v| self.contains(v)).collect()
+    }
+
+    /// The vertices labelled `label` (any label if `None`) whose property
+    /// `key` passes `test`, ascending by internal id (the order of
+    /// [`Snapshot::vertices`]). No index answers an arbitrary test, so
+    /// this scans every vertex that has properties, in parallel on the
+    /// store's threads: one pass without a look-up per vertex, for the
+    /// range and inequality filters a query language asks for.
+    pub fn scan_vertices(
+        &self,
+        label: Option<&str>,
+        key: &str,
+        test: &(dyn Fn(&Value) -> bool + Sync),
+    ) -> Vec<VertexId> {
+        let props = &self.store.props;
+        let label = match label {
+            Some(l) => match props.labels.lookup(l) {
+                Some(l) => Some(l),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let Some(key) = props.keys.lookup(key) else {
+            return Vec::new();
+        };
+        let ts = self.timestamp();
+        self.store
+            .par(|| props.scan_where(label, key, ts, test))
+            .into_iter()
+            .filter(|&v| self.contains(v))
+            .map(|v| self.store.ids.external(v))
+            .collect()
     }
 
     /// Whether `find_vertices(label, key, ..)` uses an index here.
