@@ -210,10 +210,12 @@ proptest! {
     }
 }
 
-/// The far ends of one hop from each vertex of `from` (a multiset), as
-/// Gremlin walks it: `both` reads each side, so a self-loop leads back
-/// twice; several labels read each.
-fn hop(s: &Snapshot, from: &[u64], dir: &str, labels: &[&str]) -> Vec<u64> {
+/// Where walks stand: each vertex with the number of paths that end on it.
+type Ends = BTreeMap<u64, u128>;
+
+/// One hop from `from`, as Gremlin walks it: `both` reads each side, so
+/// a self-loop leads back twice; several labels read each.
+fn hop(s: &Snapshot, from: &Ends, dir: &str, labels: &[&str]) -> Ends {
     let sides: &[EdgeDirection] = match dir {
         "out" => &[EdgeDirection::Out],
         "in" => &[EdgeDirection::In],
@@ -224,16 +226,17 @@ fn hop(s: &Snapshot, from: &[u64], dir: &str, labels: &[&str]) -> Vec<u64> {
     } else {
         labels.iter().map(|l| Some(*l)).collect()
     };
-    let mut out = Vec::new();
-    for &v in from {
+    let mut out = Ends::new();
+    for (&v, &n) in from {
         for &side in sides {
             for &l in &labels {
                 for e in s.edges_of(v, side, l) {
-                    out.push(if side == EdgeDirection::Out {
+                    let w = if side == EdgeDirection::Out {
                         e.dst
                     } else {
                         e.src
-                    });
+                    };
+                    *out.entry(w).or_default() += n;
                 }
             }
         }
@@ -241,9 +244,32 @@ fn hop(s: &Snapshot, from: &[u64], dir: &str, labels: &[&str]) -> Vec<u64> {
     out
 }
 
-fn sorted(mut v: Vec<u64>) -> Vec<u64> {
-    v.sort_unstable();
-    v
+/// Every path's end, listed (ascending).
+fn listed(ends: &Ends) -> Vec<u64> {
+    ends.iter()
+        .flat_map(|(&v, &n)| std::iter::repeat_n(v, n as usize))
+        .collect()
+}
+
+/// A `groupCount()` result as label -> count.
+fn label_counts(got: &[GValue]) -> BTreeMap<String, i64> {
+    let [GValue::Map(m)] = got else {
+        panic!("groupCount gave {got:?}")
+    };
+    m.iter()
+        .map(|(k, v)| match (k, v) {
+            (GValue::String(k), GValue::Int64(c)) => (k.to_string(), *c),
+            other => panic!("unexpected entry {other:?}"),
+        })
+        .collect()
+}
+
+fn total(ends: &Ends) -> u128 {
+    ends.values().sum()
+}
+
+fn starts(n: u64) -> Ends {
+    (0..n).map(|v| (v, 1)).collect()
 }
 
 /// One hop of a random walk query: its Gremlin text and its plain-Rust
@@ -252,6 +278,8 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 enum Step {
     Hop(&'static str, Vec<&'static str>),
     HasLabel(&'static str),
+    /// `hasLabel(a, b)`.
+    HasLabels(&'static str, &'static str),
     AgeBelow(i32),
 }
 
@@ -261,6 +289,8 @@ fn step() -> impl Strategy<Value = Step> {
         4 => (prop::sample::select(vec!["out", "in", "both"]), labels)
             .prop_map(|(d, l)| Step::Hop(d, l)),
         1 => prop::sample::select(LABELS.to_vec()).prop_map(Step::HasLabel),
+        1 => (prop::sample::select(LABELS.to_vec()), prop::sample::select(LABELS.to_vec()))
+            .prop_map(|(a, b)| Step::HasLabels(a, b)),
         1 => (0i32..50).prop_map(Step::AgeBelow),
     ]
 }
@@ -274,20 +304,25 @@ fn text(steps: &[Step]) -> String {
                 format!(".{d}({})", l.join(","))
             }
             Step::HasLabel(l) => format!(".hasLabel('{l}')"),
+            Step::HasLabels(a, b) => format!(".hasLabel('{a}', '{b}')"),
             Step::AgeBelow(a) => format!(".has('age', lt({a}))"),
         })
         .collect()
 }
 
-fn walk(s: &Snapshot, mut cur: Vec<u64>, steps: &[Step]) -> Vec<u64> {
+fn walk(s: &Snapshot, mut cur: Ends, steps: &[Step]) -> Ends {
     for st in steps {
         cur = match st {
             Step::Hop(d, l) => hop(s, &cur, d, l),
             Step::HasLabel(l) => cur
                 .into_iter()
-                .filter(|&v| s.label(v).as_deref() == Some(*l))
+                .filter(|&(v, _)| s.label(v).as_deref() == Some(*l))
                 .collect(),
-            Step::AgeBelow(a) => cur.into_iter().filter(|&v| age(s, v) < *a).collect(),
+            Step::HasLabels(a, b) => cur
+                .into_iter()
+                .filter(|&(v, _)| matches!(s.label(v).as_deref(), Some(l) if l == *a || l == *b))
+                .collect(),
+            Step::AgeBelow(a) => cur.into_iter().filter(|&(v, _)| age(s, v) < *a).collect(),
         };
     }
     cur
@@ -309,45 +344,171 @@ proptest! {
     ) {
         let g = build(&spec);
         let s = g.snapshot();
-        let all: Vec<u64> = (0..spec.vertices.len() as u64).collect();
+        let all = starts(spec.vertices.len() as u64);
         let q = text(&steps);
+        // Paths are listed only where they are few; counted always.
+        const LISTED: u128 = 20_000;
 
-        let expect = sorted(walk(&s, all.clone(), &steps));
-        prop_assert_eq!(ids(&run(&g, &format!("g.V(){q}"))), expect.clone(), "g.V(){}", q);
+        let expect = walk(&s, all.clone(), &steps);
         prop_assert_eq!(
             run(&g, &format!("g.V(){q}.count()")),
-            vec![GValue::Int64(expect.len() as i64)],
+            vec![GValue::Int64(total(&expect) as i64)],
             "g.V(){}.count()", q
         );
+        if total(&expect) <= LISTED {
+            prop_assert_eq!(ids(&run(&g, &format!("g.V(){q}"))), listed(&expect), "g.V(){}", q);
+        }
+        let by_label = |ends: &Ends| -> BTreeMap<String, i64> {
+            let mut m = BTreeMap::new();
+            for (&v, &n) in ends {
+                *m.entry(s.label(v).unwrap().to_string()).or_default() += n as i64;
+            }
+            m
+        };
+        if total(&expect) <= i64::MAX as u128 {
+            prop_assert_eq!(
+                label_counts(&run(&g, &format!("g.V(){q}.groupCount().by(label)"))),
+                by_label(&expect)
+            );
+        }
+        let distinct: Vec<u64> = expect.keys().copied().collect();
+        prop_assert_eq!(ids(&run(&g, &format!("g.V(){q}.dedup()"))), distinct.clone());
+        let once: Ends = expect.keys().map(|&v| (v, 1)).collect();
+        prop_assert_eq!(
+            label_counts(&run(&g, &format!("g.V(){q}.dedup().groupCount().by(label)"))),
+            by_label(&once)
+        );
+        prop_assert_eq!(
+            run(&g, &format!("g.V(){q}.dedup().count()")),
+            vec![GValue::Int64(distinct.len() as i64)]
+        );
 
-        // The body `times` times, and once more after a labelled start.
+        // The body `times` times.
         let mut expect = all.clone();
         for _ in 0..times {
             expect = walk(&s, expect, &steps);
         }
         let body = &q[1..];
-        prop_assert_eq!(
-            run(&g, &format!("g.V().repeat({body}).times({times}).count()")),
-            vec![GValue::Int64(expect.len() as i64)],
-            "repeat({}).times({})", body, times
-        );
-        prop_assert_eq!(ids(&run(&g, &format!("g.V().repeat({body}).times({times})"))), sorted(expect));
+        if total(&expect) <= i64::MAX as u128 {
+            prop_assert_eq!(
+                run(&g, &format!("g.V().repeat({body}).times({times}).count()")),
+                vec![GValue::Int64(total(&expect) as i64)],
+                "repeat({}).times({})", body, times
+            );
+        }
+        if total(&expect) <= LISTED {
+            prop_assert_eq!(ids(&run(&g, &format!("g.V().repeat({body}).times({times})"))), listed(&expect));
+        }
 
         // Half the starts carry a step label, half do not; a dedup after
         // the run sees both kinds.
-        let mut expect = walk(&s, all.clone(), &steps);
-        expect.extend(walk(&s, all.clone(), &steps));
-        let expect = sorted(expect);
-        let got = run(&g, &format!("g.V().union(identity().as('a'), identity()){q}"));
-        prop_assert_eq!(ids(&got), expect.clone());
-        let mut distinct = expect;
-        distinct.dedup();
-        let got = run(&g, &format!("g.V().union(identity().as('a'), identity()){q}.dedup()"));
-        prop_assert_eq!(ids(&got), distinct.clone());
+        let expect = walk(&s, all.clone(), &steps);
+        let mixed = format!("g.V().union(identity().as('a'), identity()){q}");
+        if total(&expect) * 2 <= LISTED {
+            let twice: Ends = expect.iter().map(|(&v, &n)| (v, 2 * n)).collect();
+            prop_assert_eq!(ids(&run(&g, &mixed)), listed(&twice));
+        }
+        prop_assert_eq!(ids(&run(&g, &format!("{mixed}.dedup()"))), distinct.clone());
         prop_assert_eq!(
-            run(&g, &format!("g.V(){q}.dedup().count()")),
+            run(&g, &format!("{mixed}.dedup().count()")),
             vec![GValue::Int64(distinct.len() as i64)]
         );
+        if total(&expect) * 2 <= i64::MAX as u128 {
+            let twice: Ends = expect.iter().map(|(&v, &n)| (v, 2 * n)).collect();
+            prop_assert_eq!(
+                run(&g, &format!("{mixed}.count()")),
+                vec![GValue::Int64(total(&twice) as i64)]
+            );
+            prop_assert_eq!(
+                label_counts(&run(&g, &format!("{mixed}.groupCount().by(label)"))),
+                by_label(&twice)
+            );
+        }
+    }
+}
+
+/// The number of simple paths (no vertex twice) of 1 to `max` out-edges
+/// from `a` to `b`, each parallel edge its own path.
+fn simple_paths(s: &Snapshot, a: u64, b: u64, max: usize) -> u64 {
+    fn go(s: &Snapshot, path: &mut Vec<u64>, b: u64, max: usize) -> u64 {
+        let Some(&v) = path.last() else { return 0 };
+        if path.len() > 1 && v == b {
+            return 1;
+        }
+        if path.len() > max {
+            return 0;
+        }
+        let mut n = 0;
+        for w in out_of(s, v, None) {
+            if !path.contains(&w) {
+                path.push(w);
+                n += go(s, path, b, max);
+                path.pop();
+            }
+        }
+        n
+    }
+    go(s, &mut vec![a], b, max)
+}
+
+/// Out-edges from `a` to `b` by breadth-first search.
+fn distance(s: &Snapshot, a: u64, b: u64) -> Option<usize> {
+    let mut seen = vec![a];
+    let mut level = vec![a];
+    for d in 1.. {
+        let mut next = Vec::new();
+        for &v in &level {
+            for w in out_of(s, v, None) {
+                if w == b {
+                    return Some(d);
+                }
+                if !seen.contains(&w) {
+                    seen.push(w);
+                    next.push(w);
+                }
+            }
+        }
+        if next.is_empty() {
+            return None;
+        }
+        level = next;
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `repeat(out().simplePath()).until(...)`, the shortest-path idiom,
+    /// agrees with a breadth-first search and a count of simple paths.
+    #[test]
+    fn shortest_and_simple_paths_agree_with_plain_rust(spec in spec(), a in 0usize..24, b in 0usize..24) {
+        let g = build(&spec);
+        let s = g.snapshot();
+        let n = spec.vertices.len();
+        let (a, b) = ((a % n) as u64, (b % n) as u64);
+        let until = format!("until(hasId({b}).or().loops().is(4))");
+        prop_assert_eq!(
+            run(&g, &format!("g.V({a}).repeat(out().simplePath()).{until}.hasId({b}).count()")),
+            vec![GValue::Int64(simple_paths(&s, a, b, 4) as i64)]
+        );
+        let got = run(&g, &format!("g.V({a}).repeat(out().simplePath()).{until}.hasId({b}).limit(1).path()"));
+        let within = distance(&s, a, b).filter(|&d| d <= 4 && a != b);
+        match (within, got.as_slice()) {
+            (None, []) => {}
+            (Some(d), [GValue::Path(p)]) => {
+                let vs: Vec<u64> = p.objects().map(|o| match o {
+                    GValue::Vertex(v) => *v,
+                    other => panic!("{other}"),
+                }).collect();
+                prop_assert_eq!(vs.len(), d + 1, "{:?} is not a shortest path", vs);
+                prop_assert_eq!((vs[0], vs[d]), (a, b));
+                for w in vs.windows(2) {
+                    prop_assert!(out_of(&s, w[0], None).contains(&w[1]), "{:?} is not a path", vs);
+                }
+            }
+            (want, got) => prop_assert!(false, "distance {:?}, got {:?}", want, got),
+        }
     }
 }
 
@@ -381,7 +542,7 @@ fn a_walk_over_many_windows_counts_every_path() {
     }
     tx.commit().unwrap();
     let s = g.snapshot();
-    let all: Vec<u64> = (0..n).collect();
+    let all = starts(n);
     for (q, steps) in [
         ("out().out().out()", vec![Step::Hop("out", vec![]); 3]),
         (
@@ -394,18 +555,14 @@ fn a_walk_over_many_windows_counts_every_path() {
             ],
         ),
     ] {
-        let expect = sorted(walk(&s, all.clone(), &steps));
+        let expect = walk(&s, all.clone(), &steps);
         assert_eq!(
             run(&g, &format!("g.V().{q}.count()")),
-            vec![GValue::Int64(expect.len() as i64)],
+            vec![GValue::Int64(total(&expect) as i64)],
             "{q}"
         );
-        assert_eq!(ids(&run(&g, &format!("g.V().{q}"))), expect, "{q}");
-        let distinct = {
-            let mut d = expect.clone();
-            d.dedup();
-            d
-        };
+        assert_eq!(ids(&run(&g, &format!("g.V().{q}"))), listed(&expect), "{q}");
+        let distinct: Vec<u64> = expect.keys().copied().collect();
         assert_eq!(
             ids(&run(&g, &format!("g.V().{q}.dedup()"))),
             distinct,

@@ -27,10 +27,11 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use stratagraph::Snapshot;
 
-use super::plan::{HasTest, Op, Plan};
+use super::plan::{By, HasTest, Op, Plan};
+use super::pred::Predicate;
 use super::run::{self, Stream};
 use super::{Ctx, Traverser};
-use crate::ast::DirectionToken;
+use crate::ast::{DirectionToken, TToken};
 use crate::error::Result;
 use crate::value::GValue;
 
@@ -40,11 +41,25 @@ pub(crate) struct Frontier {
     pub steps: Vec<FStep>,
     /// Whether a `dedup()` follows: each vertex leaves once, with bulk 1.
     pub dedup: bool,
+    /// What leaves the run.
+    pub end: End,
     /// The steps as ordinary ops, for traversers a frontier cannot take.
     pub each: Plan,
     /// The steps and the `dedup()` as ordinary ops, for a stream a
     /// frontier cannot take at all.
     pub fallback: Plan,
+}
+
+/// What a frontier hands on: its vertices, or, where the step after the
+/// run reduces them to a number or a count per label, that alone (no
+/// traverser is built for a vertex reached).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    Emit,
+    /// `count()`.
+    Count,
+    /// `groupCount().by(label)`.
+    LabelCount,
 }
 
 /// One step of a frontier.
@@ -151,16 +166,26 @@ fn close(out: &mut Vec<Op>, run: Vec<Op>, rest: &mut std::iter::Peekable<std::ve
     if dedup {
         rest.next();
     }
+    let mut end = match rest.peek() {
+        Some(Op::Count { local: false }) => End::Count,
+        Some(Op::GroupCount {
+            side: None,
+            by: Some(By::T(TToken::Label)),
+        }) => End::LabelCount,
+        _ => End::Emit,
+    };
     let mut count = None;
-    if !dedup && matches!(rest.peek(), Some(Op::Count { local: false })) {
+    if !dedup && end == End::Count {
         if let Some(FStep::Hop { dir, labels }) = steps.last() {
             count = Some(Op::AdjacentCount {
                 dir: *dir,
                 labels: labels.clone(),
             });
             steps.pop();
+            end = End::Emit;
         }
     }
+    let closing = (end != End::Emit).then(|| rest.next()).flatten();
     let each = Plan {
         ops: steps.iter().map(FStep::op).collect(),
     };
@@ -172,9 +197,11 @@ fn close(out: &mut Vec<Op>, run: Vec<Op>, rest: &mut std::iter::Peekable<std::ve
             by: None,
         });
     }
+    fallback.ops.extend(closing);
     out.push(Op::Frontier(Box::new(Frontier {
         steps,
         dedup,
+        end,
         each,
         fallback,
     })));
@@ -192,24 +219,80 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
     if ctx.track_paths || ctx.sack.is_some() {
         return run::run(ctx, &f.fallback, input);
     }
-    let mut input = input;
-    let mut current: Stream<'a> = Box::new(std::iter::empty());
-    let mut failed = None;
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut windows = Windows {
+        ctx,
+        f,
+        snap,
+        input,
+        failed: None,
+        seen: FxHashSet::default(),
+    };
+    if f.end != End::Emit {
+        // One result from everything.
+        let mut pending = true;
+        return Box::new(std::iter::from_fn(move || {
+            if !std::mem::take(&mut pending) {
+                return None;
+            }
+            Some(windows.reduce().map(|v| Traverser::fresh(ctx, v)))
+        }));
+    }
+    let loops: Rc<Vec<_>> = Rc::default();
+    let mut current: std::vec::IntoIter<Result<Traverser>> = Vec::new().into_iter();
     Box::new(std::iter::from_fn(move || loop {
         if let Some(t) = current.next() {
             return Some(t);
         }
-        if let Some(e) = failed.take() {
-            return Some(Err(e));
+        let batch = match windows.next()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut out: Vec<Result<Traverser>> = Vec::with_capacity(batch.walked.len());
+        for (v, bulk) in batch.walked {
+            out.push(Ok(Traverser {
+                obj: GValue::Vertex(windows.snap.external_id_unchecked(v)),
+                bulk,
+                path: None,
+                fresh: false,
+                loops: loops.clone(),
+                sack: None,
+                seed: false,
+            }));
         }
+        out.extend(batch.others.into_iter().map(Ok));
+        current = out.into_iter();
+    }))
+}
+
+/// What one window of input made: vertices a frontier walked to
+/// (internal ids) with their counts, and the traversers the ordinary steps
+/// made of the rest.
+struct Batch {
+    walked: Vec<(u32, u64)>,
+    others: Vec<Traverser>,
+}
+
+/// The input of a frontier, a window at a time.
+struct Windows<'a> {
+    ctx: &'a Ctx,
+    f: &'a Frontier,
+    snap: &'a Snapshot,
+    input: Stream<'a>,
+    /// An error the input ended with, reported after the window before it.
+    failed: Option<crate::Error>,
+    /// For a run that ends in `dedup()`: the vertices let out so far.
+    seen: FxHashSet<u64>,
+}
+
+impl Windows<'_> {
+    fn next(&mut self) -> Option<Result<Batch>> {
         let mut starts = Vec::new();
         let mut others = Vec::new();
         let mut n = 0;
-        for r in input.by_ref() {
+        for r in self.input.by_ref() {
             match r {
                 Ok(t) => {
-                    match start(snap, &t) {
+                    match start(self.snap, &t) {
                         Some(s) => starts.push(s),
                         None => others.push(t),
                     }
@@ -219,66 +302,87 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
                     }
                 }
                 Err(e) => {
-                    // Reported after what the traversers before it make.
-                    failed = Some(e);
+                    self.failed = Some(e);
                     break;
                 }
             }
         }
-        if n == 0 && failed.is_none() {
-            return None;
+        if n == 0 {
+            return self.failed.take().map(Err);
         }
-        let found = match frontier(ctx, snap, &f.steps, starts) {
-            Ok(found) => found,
-            Err(e) => {
-                failed = Some(e);
-                Vec::new()
-            }
-        };
-        let loops: Rc<Vec<_>> = Rc::default();
-        let walked = found.into_iter().map(move |(v, bulk)| {
-            Ok(Traverser {
-                obj: GValue::Vertex(snap.external_id_unchecked(v)),
-                bulk,
-                path: None,
-                fresh: false,
-                loops: loops.clone(),
-                sack: None,
-                seed: false,
-            })
-        });
-        let both: Stream<'a> = if others.is_empty() {
-            Box::new(walked)
+        Some(self.batch(starts, others))
+    }
+
+    fn batch(&mut self, starts: Vec<(u32, u64)>, others: Vec<Traverser>) -> Result<Batch> {
+        let snap = self.snap;
+        let mut walked = frontier(self.ctx, snap, &self.f.steps, starts)?;
+        let mut others: Vec<Traverser> = if others.is_empty() {
+            Vec::new()
         } else {
-            Box::new(walked.chain(run::run(ctx, &f.each, run::values(others))))
+            run::run(self.ctx, &self.f.each, run::values(others)).collect::<Result<_>>()?
         };
-        current = if f.dedup {
+        if self.f.dedup {
             // Everything a run lets out is a vertex: one set of those let
             // out so far dedups both kinds of traverser.
-            let mut kept = Vec::new();
-            for r in both {
-                match r {
-                    Ok(mut t) => {
-                        let fresh = match &t.obj {
-                            GValue::Vertex(v) => seen.insert(*v),
-                            _ => true,
-                        };
-                        if fresh {
-                            t.bulk = 1;
-                            kept.push(Ok(t));
-                        }
-                    }
-                    Err(e) => {
-                        kept.push(Err(e));
-                        break;
+            walked.retain_mut(|(v, bulk)| {
+                *bulk = 1;
+                self.seen.insert(snap.external_id_unchecked(*v))
+            });
+            others.retain_mut(|t| {
+                t.bulk = 1;
+                match &t.obj {
+                    GValue::Vertex(v) => self.seen.insert(*v),
+                    _ => true,
+                }
+            });
+        }
+        Ok(Batch { walked, others })
+    }
+
+    /// Every window reduced to what `count()` or `groupCount().by(label)`
+    /// makes of it.
+    fn reduce(&mut self) -> Result<GValue> {
+        let snap = self.snap;
+        let mut total: u64 = 0;
+        // Label numbers in the order first met, with their counts.
+        let mut labels: Vec<(u32, u64)> = Vec::new();
+        let mut add = |label: u32, bulk: u64| match labels.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n = n.saturating_add(bulk),
+            None => labels.push((label, bulk)),
+        };
+        while let Some(batch) = self.next() {
+            let batch = batch?;
+            if self.f.end == End::Count {
+                let walked = batch.walked.iter().map(|w| w.1);
+                let others = batch.others.iter().map(|t| t.bulk);
+                total = walked.chain(others).fold(total, u64::saturating_add);
+                continue;
+            }
+            for (v, bulk) in batch.walked {
+                if let Some(label) = snap.label_number_of(v) {
+                    add(label, bulk);
+                }
+            }
+            // What the ordinary steps make of the rest is vertices too
+            // (the run ends on a hop or a filter of vertices).
+            for t in batch.others {
+                if let GValue::Vertex(v) = t.obj {
+                    if let Some(label) = snap.internal_id(v).and_then(|v| snap.label_number_of(v)) {
+                        add(label, t.bulk);
                     }
                 }
             }
-            Box::new(kept.into_iter())
-        } else {
-            both
-        };
-    }))
+        }
+        Ok(match self.f.end {
+            End::Count => GValue::Int64(total as i64),
+            _ => GValue::map(labels.into_iter().map(|(l, n)| {
+                let name = snap
+                    .label_name(l)
+                    .unwrap_or_else(|| Arc::from(stratagraph::DEFAULT_LABEL));
+                (GValue::String(name), GValue::Int64(n as i64))
+            })),
+        })
+    }
 }
 
 /// How many traversers a frontier takes at once: as many as the lazy
@@ -296,6 +400,24 @@ fn start(snap: &Snapshot, t: &Traverser) -> Option<(u32, u64)> {
         return None;
     }
     Some((snap.internal_id(*v)?, t.bulk))
+}
+
+/// For `hasLabel(...)` of names: the label numbers it keeps (a name no
+/// label has keeps nothing), so the test compares numbers rather than
+/// names.
+fn label_numbers(snap: &Snapshot, test: &HasTest) -> Option<Vec<u32>> {
+    let names: Vec<&Arc<str>> = match test {
+        HasTest::Label(Predicate::Eq(GValue::String(l))) => vec![l],
+        HasTest::Label(Predicate::Within(vs)) => vs
+            .iter()
+            .map(|v| match v {
+                GValue::String(l) => Some(l),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    Some(names.iter().filter_map(|l| snap.label_number(l)).collect())
 }
 
 /// Vertices (internal ids) with the number of traversers on each, in the
@@ -361,6 +483,12 @@ fn frontier(
                 cur = next.list;
             }
             FStep::Has(test) => {
+                if let Some(wanted) = label_numbers(snap, test) {
+                    cur.retain(|&(v, _)| {
+                        snap.label_number_of(v).is_some_and(|l| wanted.contains(&l))
+                    });
+                    continue;
+                }
                 let mut kept = Vec::with_capacity(cur.len());
                 for (v, bulk) in cur {
                     let t = Traverser {

@@ -67,7 +67,58 @@ pub(crate) fn first(ctx: &Ctx, plan: &Plan, t: &Traverser) -> Result<Option<Trav
 
 /// Whether `plan` yields anything on `t`.
 pub(crate) fn yields(ctx: &Ctx, plan: &Plan, t: &Traverser) -> Result<bool> {
+    if let Some(answer) = tests_only(ctx, &plan.ops, t) {
+        return answer;
+    }
     Ok(first(ctx, plan, t)?.is_some())
+}
+
+/// Whether `ops` let `t` through, answered without building a stream,
+/// when every op is a test of `t` or of its loop count (`until(hasId(x)
+/// .or().loops().is(3))`, asked of every traverser of every pass);
+/// `None` when some op is not.
+fn tests_only(ctx: &Ctx, ops: &[Op], t: &Traverser) -> Option<Result<bool>> {
+    // The loop count, once `loops()` has replaced the object.
+    let mut count: Option<GValue> = None;
+    for op in ops {
+        let pass = match (op, &count) {
+            (Op::Has(test), None) if !matches!(test, HasTest::PropertyTrav { .. }) => {
+                has(ctx, test, t)
+            }
+            (Op::Is(p), Some(n)) => Ok(p.test(n)),
+            (Op::Is(p), None) => Ok(p.test(&t.obj)),
+            (Op::Loops(name), None) => {
+                count = Some(GValue::Int32(loop_count(t, name.as_deref()) as i32));
+                Ok(true)
+            }
+            (Op::Not(p), None) => yields(ctx, p, t).map(|y| !y),
+            (Op::And(ps), None) => ps
+                .iter()
+                .try_fold(true, |all, p| Ok(all && yields(ctx, p, t)?)),
+            (Op::Or(ps), None) => ps
+                .iter()
+                .try_fold(false, |any, p| Ok(any || yields(ctx, p, t)?)),
+            _ => return None,
+        };
+        match pass {
+            Ok(true) => {}
+            other => return Some(other),
+        }
+    }
+    Some(Ok(true))
+}
+
+/// The pass count of the innermost `repeat` (or of the one named so).
+fn loop_count(t: &Traverser, name: Option<&str>) -> u32 {
+    match name {
+        None => t.loops.last().map_or(0, |l| l.1),
+        Some(n) => t
+            .loops
+            .iter()
+            .rev()
+            .find(|l| l.0.as_deref() == Some(n))
+            .map_or(0, |l| l.1),
+    }
 }
 
 pub(crate) fn filter<'a>(
@@ -238,6 +289,15 @@ pub(crate) fn label_of(ctx: &Ctx, obj: &GValue) -> Result<GValue> {
 /// The properties of an element, in the store's order, keeping `keys`
 /// (all if empty).
 pub(crate) fn props_of(ctx: &Ctx, obj: &GValue, keys: &[Arc<str>]) -> Vec<(Arc<str>, GValue)> {
+    // One key (`values('name')`, the common case) is one look-up.
+    if let [key] = keys {
+        let v = match obj {
+            GValue::Vertex(v) => ctx.db.property(*v, key),
+            GValue::Edge(e) => ctx.db.edge_property(e.id, key),
+            _ => None,
+        };
+        return v.map(|v| (key.clone(), v)).into_iter().collect();
+    }
     let all = match obj {
         GValue::Vertex(v) => ctx.db.properties(*v),
         GValue::Edge(e) => ctx.db.edge_properties(e.id),
@@ -685,16 +745,59 @@ fn repeat<'a>(ctx: &'a Ctx, r: &'a Repeat, input: Stream<'a>) -> Stream<'a> {
     // pass lets out reaches the next steps before the following pass
     // runs: `repeat(...).until(...).limit(1)` stops at the first depth
     // that answers.
+    //
+    // Where paths are kept no two traversers merge, and a body that acts
+    // on each traverser alone gives the same results run over part of a
+    // pass: then a pass runs in chunks, and what a chunk lets out goes on
+    // before the next chunk, so `repeat(...).until(...).limit(1).path()`
+    // (a shortest path) stops inside the pass that finds it.
+    let chunk = if ctx.track_paths && r.body.ops.iter().all(per_traverser) {
+        PATH_CHUNK
+    } else {
+        usize::MAX
+    };
     let mut state = RepeatRun {
         ctx,
         r,
         input,
         input_done: false,
-        frontier: Vec::new(),
+        frontier: std::collections::VecDeque::new(),
+        next: Vec::new(),
         out: std::collections::VecDeque::new(),
         passes: 0,
+        chunk,
     };
     Box::new(std::iter::from_fn(move || state.next()))
+}
+
+/// How many traversers of a pass run at once where a pass runs in chunks.
+const PATH_CHUNK: usize = 64;
+
+/// Whether `op` acts on each traverser alone, with no state across
+/// traversers (no barrier, no count, no dedup, no side effect), so a
+/// stream split in parts gives the same results part by part.
+fn per_traverser(op: &Op) -> bool {
+    let plans = |ps: &[Plan]| ps.iter().all(|p| p.ops.iter().all(per_traverser));
+    match op {
+        Op::Adjacent { .. }
+        | Op::Frontier(_)
+        | Op::EdgeEnds(_)
+        | Op::OtherV
+        | Op::Has(HasTest::Exists(_) | HasTest::Property { .. })
+        | Op::Has(HasTest::Label(_) | HasTest::Id(_) | HasTest::Key(_) | HasTest::Value(_))
+        | Op::HasNot(_)
+        | Op::Is(_)
+        | Op::PathFilter { .. }
+        | Op::Values(_)
+        | Op::Id
+        | Op::Label
+        | Op::Constant(_)
+        | Op::Identity
+        | Op::As(_) => true,
+        Op::Filter(p) | Op::Not(p) => plans(std::slice::from_ref(p)),
+        Op::And(ps) | Op::Or(ps) => plans(ps),
+        _ => false,
+    }
 }
 
 /// The state of one `repeat` between pulls.
@@ -703,9 +806,15 @@ struct RepeatRun<'a> {
     r: &'a Repeat,
     input: Stream<'a>,
     input_done: bool,
-    frontier: Vec<Traverser>,
+    /// What the pass under way has still to run.
+    frontier: std::collections::VecDeque<Traverser>,
+    /// What the pass under way made that loops again.
+    next: Vec<Traverser>,
     out: std::collections::VecDeque<Traverser>,
+    /// Passes finished over the current starts.
     passes: u32,
+    /// How many traversers of the frontier run at once.
+    chunk: usize,
 }
 
 impl RepeatRun<'_> {
@@ -713,6 +822,10 @@ impl RepeatRun<'_> {
         loop {
             if let Some(t) = self.out.pop_front() {
                 return Some(Ok(t));
+            }
+            if self.frontier.is_empty() && !self.next.is_empty() {
+                self.frontier = std::mem::take(&mut self.next).into();
+                self.passes += 1;
             }
             if self.frontier.is_empty() {
                 if self.input_done {
@@ -738,11 +851,12 @@ impl RepeatRun<'_> {
                     self.input_done = true;
                     return None;
                 }
-                self.frontier = starts;
+                self.frontier = starts.into();
                 self.passes = 0;
             }
             if let Err(e) = self.pass() {
                 self.frontier.clear();
+                self.next.clear();
                 self.input_done = true;
                 return Some(Err(e));
             }
@@ -773,14 +887,16 @@ impl RepeatRun<'_> {
         }
     }
 
-    /// Runs the body once over the frontier.
+    /// Runs the body once over the frontier, or over its next chunk.
     fn pass(&mut self) -> Result<()> {
         let (ctx, r) = (self.ctx, self.r);
         if self.passes >= 1_000_000 {
             return Err(rt("repeat() ran a million passes without ending"));
         }
         let mut next = Vec::new();
-        for t in std::mem::take(&mut self.frontier) {
+        let n = self.chunk.min(self.frontier.len());
+        let chunk: Vec<Traverser> = self.frontier.drain(..n).collect();
+        for t in chunk {
             let first_pass = t.loops.last().is_some_and(|l| l.1 == 0);
             if first_pass || r.until_first {
                 if r.until_first && self.done(&t)? {
@@ -796,10 +912,15 @@ impl RepeatRun<'_> {
         if next.is_empty() {
             return Ok(());
         }
-        let stepped: Vec<Traverser> =
-            merge_bulk(run(ctx, &r.body, values(next)).collect::<Result<Vec<_>>>()?);
-        self.passes += 1;
-        let passes = self.passes;
+        let stepped = run(ctx, &r.body, values(next)).collect::<Result<Vec<_>>>()?;
+        // Traversers with whole paths merge only when they are copies of
+        // one path, which is rare and costs a hash per traverser to find.
+        let stepped = if ctx.track_paths {
+            stepped
+        } else {
+            merge_bulk(stepped)
+        };
+        let passes = self.passes + 1;
         for mut t in stepped {
             // Every traverser of one pass has made the same number of
             // passes; a reducing step in the body (`group()`) starts new
@@ -832,7 +953,7 @@ impl RepeatRun<'_> {
             if self.emits(&t)? {
                 self.out.push_back(Self::exit(t.clone()));
             }
-            self.frontier.push(t);
+            self.next.push(t);
         }
         Ok(())
     }
@@ -1359,6 +1480,27 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                 }
             })
         }
+        // The common case, read off the path's nodes without copying it.
+        Op::PathFilter {
+            simple,
+            from: None,
+            to: None,
+            by,
+        } if by.is_empty() => filter(input, move |t| {
+            let mut objs: Vec<&GValue> = Vec::new();
+            let mut node = t.path.as_deref();
+            while let Some(n) = node {
+                objs.push(&n.obj);
+                node = n.prev.as_deref();
+            }
+            let unique = if objs.len() <= 16 {
+                (1..objs.len()).all(|i| !objs[..i].contains(&objs[i]))
+            } else {
+                let mut seen = rustc_hash::FxHashSet::default();
+                objs.iter().all(|o| seen.insert(*o))
+            };
+            Ok(unique == *simple)
+        }),
         Op::PathFilter {
             simple,
             from,
@@ -1812,15 +1954,7 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
         }),
         Op::Local(p) => flat(input, move |t| sub(ctx, p, t)),
         Op::Loops(name) => map(input, move |t| {
-            let n = match name {
-                None => t.loops.last().map_or(0, |l| l.1),
-                Some(n) => t
-                    .loops
-                    .iter()
-                    .rev()
-                    .find(|l| l.0.as_ref() == Some(n))
-                    .map_or(0, |l| l.1),
-            };
+            let n = loop_count(&t, name.as_deref());
             Ok(Some(t.to(ctx, GValue::Int32(n as i32))))
         }),
         // Every branch runs once over all the traversers, as TinkerPop's

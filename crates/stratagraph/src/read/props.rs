@@ -29,6 +29,17 @@ impl Snapshot {
         Some(props.labels.name(label.unwrap_or(DEFAULT_LABEL_ID)))
     }
 
+    /// The label of internal vertex `v` as its number (named by
+    /// [`Snapshot::label_name`]), without naming it: for walks that count
+    /// by label. `None` if `v` is not a vertex here.
+    pub fn label_number_of(&self, v: u32) -> Option<u32> {
+        if !self.contains(v) {
+            return None;
+        }
+        let label = self.store.props.label_at(v, self.timestamp());
+        Some(label.unwrap_or(DEFAULT_LABEL_ID))
+    }
+
     /// Property `key` of vertex `v`; `None` if `v` is not a vertex here or
     /// has no such property.
     pub fn property(&self, v: VertexId, key: &str) -> Option<Value> {
