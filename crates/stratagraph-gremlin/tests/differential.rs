@@ -371,6 +371,27 @@ proptest! {
                 by_label(&expect)
             );
         }
+        // One property of every path's end, summed.
+        let ages: i64 = expect.iter().map(|(&v, &n)| i64::from(age(&s, v)) * n as i64).sum();
+        if total(&expect) <= i64::MAX as u128 / 64 {
+            let got = run(&g, &format!("g.V(){q}.values('age').sum()"));
+            if total(&expect) == 0 {
+                prop_assert!(got.is_empty(), "{:?}", got);
+            } else {
+                prop_assert_eq!(got.len(), 1);
+                prop_assert_eq!(got[0].as_i64(), Some(ages), "g.V(){}.values('age').sum()", q);
+            }
+        }
+        if total(&expect) <= LISTED {
+            let mut got: Vec<i64> = run(&g, &format!("g.V(){q}.values('age')"))
+                .iter()
+                .map(|x| x.as_i64().unwrap())
+                .collect();
+            got.sort_unstable();
+            let mut want: Vec<i64> = listed(&expect).iter().map(|&v| i64::from(age(&s, v))).collect();
+            want.sort_unstable();
+            prop_assert_eq!(got, want);
+        }
         let distinct: Vec<u64> = expect.keys().copied().collect();
         prop_assert_eq!(ids(&run(&g, &format!("g.V(){q}.dedup()"))), distinct.clone());
         let once: Ends = expect.keys().map(|&v| (v, 1)).collect();
@@ -423,6 +444,9 @@ proptest! {
                 label_counts(&run(&g, &format!("{mixed}.groupCount().by(label)"))),
                 by_label(&twice)
             );
+            let ages: i64 = twice.iter().map(|(&v, &n)| i64::from(age(&s, v)) * n as i64).sum();
+            let got = run(&g, &format!("{mixed}.values('age').sum()"));
+            prop_assert_eq!(got.first().and_then(|x| x.as_i64()).unwrap_or(0), ages);
         }
     }
 }

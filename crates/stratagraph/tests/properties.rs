@@ -529,6 +529,14 @@ fn values_of<'a>(models: impl Iterator<Item = &'a Model>) -> Vec<Value> {
 /// model's.
 fn check_finds(s: &Snapshot, model: &Model, values: &[Value]) {
     for label in LABELS.iter().chain([&DEFAULT_LABEL]) {
+        let mut found = s.vertices_labelled(label);
+        found.sort_unstable();
+        let expect: Vec<u64> = model
+            .iter()
+            .filter(|(_, m)| m.label == *label)
+            .map(|(&v, _)| v)
+            .collect();
+        assert_eq!(found, expect, "vertices labelled {label}");
         for key in KEYS {
             for value in values {
                 let mut found = s.find_vertices(label, key, value);

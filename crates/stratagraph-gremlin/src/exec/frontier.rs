@@ -43,6 +43,8 @@ pub(crate) struct Frontier {
     pub dedup: bool,
     /// What leaves the run.
     pub end: End,
+    /// The key of [`End::Values`].
+    pub key: Option<Arc<str>>,
     /// The steps as ordinary ops, for traversers a frontier cannot take.
     pub each: Plan,
     /// The steps and the `dedup()` as ordinary ops, for a stream a
@@ -60,6 +62,9 @@ pub(crate) enum End {
     Count,
     /// `groupCount().by(label)`.
     LabelCount,
+    /// `values(key)` of one key: the values, each with the count of its
+    /// vertex as its bulk.
+    Values,
 }
 
 /// One step of a frontier.
@@ -185,11 +190,27 @@ fn close(out: &mut Vec<Op>, run: Vec<Op>, rest: &mut std::iter::Peekable<std::ve
             end = End::Emit;
         }
     }
+    let mut key = None;
+    if end == End::Emit && !dedup {
+        if let Some(Op::Values(keys)) = rest.peek() {
+            if let [k] = keys.as_slice() {
+                key = Some(k.clone());
+                end = End::Values;
+            }
+        }
+    }
     let closing = (end != End::Emit).then(|| rest.next()).flatten();
-    let each = Plan {
+    let mut each = Plan {
         ops: steps.iter().map(FStep::op).collect(),
     };
-    let mut fallback = each.clone();
+    // `values()` acts on each traverser alone: the ordinary steps for the
+    // traversers a frontier cannot take end with it too.
+    if end == End::Values {
+        each.ops.extend(closing.clone());
+    }
+    let mut fallback = Plan {
+        ops: steps.iter().map(FStep::op).collect(),
+    };
     if dedup {
         fallback.ops.push(Op::Dedup {
             local: false,
@@ -202,6 +223,7 @@ fn close(out: &mut Vec<Op>, run: Vec<Op>, rest: &mut std::iter::Peekable<std::ve
         steps,
         dedup,
         end,
+        key,
         each,
         fallback,
     })));
@@ -227,7 +249,7 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
         failed: None,
         seen: FxHashSet::default(),
     };
-    if f.end != End::Emit {
+    if matches!(f.end, End::Count | End::LabelCount) {
         // One result from everything.
         let mut pending = true;
         return Box::new(std::iter::from_fn(move || {
@@ -248,9 +270,20 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
             Err(e) => return Some(Err(e)),
         };
         let mut out: Vec<Result<Traverser>> = Vec::with_capacity(batch.walked.len());
+        let snap = windows.snap;
+        let key = f.key.as_deref().and_then(|k| snap.key_number(k));
         for (v, bulk) in batch.walked {
+            let obj = match f.end {
+                End::Values => {
+                    let Some(x) = key.and_then(|k| snap.property_of(v, k)) else {
+                        continue;
+                    };
+                    super::db::from_value(&x)
+                }
+                _ => GValue::Vertex(snap.external_id_unchecked(v)),
+            };
             out.push(Ok(Traverser {
-                obj: GValue::Vertex(windows.snap.external_id_unchecked(v)),
+                obj,
                 bulk,
                 path: None,
                 fresh: false,

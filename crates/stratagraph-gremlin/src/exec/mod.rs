@@ -48,9 +48,63 @@ pub type Bindings = HashMap<String, GValue>;
 /// [`crate::Error`]: syntax, an unbound parameter, an unsupported step, a
 /// runtime failure, or the engine's refusal (a conflict among them).
 pub fn execute(graph: &Graph, query: &str, bindings: &Bindings) -> Result<Vec<GValue>> {
+    execute_with(graph, query, bindings, |results, _| results)
+}
+
+/// Reads of the elements a query's results name, in the query's own
+/// snapshot or transaction (its writes included): what a caller needs to
+/// describe a result (a vertex's id, label, properties) as it was when
+/// the query ran, even if a later commit changes or deletes it.
+pub struct Elements<'a> {
+    db: Option<&'a db::Db>,
+}
+
+impl Elements<'_> {
+    /// The id a user names vertex `v` by: its key in a store of string
+    /// ids, else the number.
+    pub fn vertex_id(&self, v: stratagraph::VertexId) -> GValue {
+        match self.db {
+            Some(db) => db.vertex_id(v),
+            None => GValue::Int64(v as i64),
+        }
+    }
+
+    /// The label of vertex `v` ([`stratagraph::DEFAULT_LABEL`] if it has
+    /// none or is gone).
+    pub fn vertex_label(&self, v: stratagraph::VertexId) -> Arc<str> {
+        self.db
+            .and_then(|db| db.label(v))
+            .unwrap_or_else(|| Arc::from(stratagraph::DEFAULT_LABEL))
+    }
+
+    /// The properties of vertex `v`, in the order they were first set.
+    pub fn vertex_properties(&self, v: stratagraph::VertexId) -> Vec<(Arc<str>, GValue)> {
+        self.db.map(|db| db.properties(v)).unwrap_or_default()
+    }
+
+    /// The properties of edge `e`, in the order they were first set.
+    pub fn edge_properties(&self, e: stratagraph::EdgeId) -> Vec<(Arc<str>, GValue)> {
+        self.db.map(|db| db.edge_properties(e)).unwrap_or_default()
+    }
+}
+
+/// [`execute`], with `describe` given the results and the reads of the
+/// elements they name in the query's snapshot or transaction, before a
+/// writing query commits (a failed commit then returns its error and
+/// discards what `describe` made). A server turns results into a wire
+/// format here.
+///
+/// # Errors
+/// As [`execute`].
+pub fn execute_with<R>(
+    graph: &Graph,
+    query: &str,
+    bindings: &Bindings,
+    describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
+) -> Result<R> {
     let query = crate::parse(query)?;
     let (source, traversal, terminal) = match &query {
-        Query::Empty => return Ok(Vec::new()),
+        Query::Empty => return Ok(describe(Vec::new(), &Elements { db: None })),
         Query::Tx { source, .. } => {
             let what = source.first().map_or("tx()", |s| s.name.as_str());
             return Err(Error::Runtime(format!(
@@ -114,13 +168,15 @@ pub fn execute(graph: &Graph, query: &str, bindings: &Bindings) -> Result<Vec<GV
             }
         }
     }
-    let Ctx { db, .. } = ctx;
-    db.commit()?;
-    Ok(match terminal.as_ref().map(|t| t.name.as_str()) {
+    let out = match terminal.as_ref().map(|t| t.name.as_str()) {
         Some("iterate") => Vec::new(),
         Some("hasNext") => vec![GValue::Bool(!out.is_empty())],
         _ => out,
-    })
+    };
+    let Ctx { db, .. } = ctx;
+    let described = describe(out, &Elements { db: Some(&db) });
+    db.commit()?;
+    Ok(described)
 }
 
 /// What the traversal source's `with...` methods set.

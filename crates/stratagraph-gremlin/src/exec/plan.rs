@@ -70,6 +70,10 @@ pub(crate) enum Op {
         pred: Predicate,
         fallback: Plan,
     },
+    /// `V().hasLabel(label)`: the engine's list of the vertices with that
+    /// label, without a traverser per vertex of the graph; `fallback` as
+    /// for [`Op::VScan`].
+    VLabel { label: Arc<str>, fallback: Plan },
     /// `E(ids...)`.
     E(Vec<Arg>),
     /// `inject(values...)`; the flag says the values follow the incoming
@@ -1553,6 +1557,16 @@ fn lookups(ops: &mut Vec<Op>) {
             if ids.is_empty() =>
         {
             Some((2, None, key.clone(), pred.clone()))
+        }
+        [Op::V(ids), Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), ..]
+            if ids.is_empty() =>
+        {
+            let label = l.clone();
+            let fallback = Plan {
+                ops: ops.drain(0..2).collect(),
+            };
+            ops.insert(0, Op::VLabel { label, fallback });
+            return;
         }
         _ => None,
     };

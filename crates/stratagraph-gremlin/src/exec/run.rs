@@ -1270,6 +1270,19 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                 )
             })
         }
+        Op::VLabel { label, fallback } => {
+            let Some(snap) = ctx.db.snapshot() else {
+                return run(ctx, fallback, input);
+            };
+            flat(input, move |t| -> Stream<'a> {
+                values(
+                    snap.vertices_labelled(label)
+                        .into_iter()
+                        .map(|v| t.to(ctx, GValue::Vertex(v)))
+                        .collect(),
+                )
+            })
+        }
         Op::Inject(vals, after) => {
             let mut input = input.peekable();
             let seeded = matches!(input.peek(), Some(Ok(t)) if t.seed);

@@ -360,6 +360,28 @@ impl PropStore {
         out
     }
 
+    /// The vertices with label `label` as of `ts`, ascending: a scan of
+    /// the label store alone (shards in parallel, on the caller's rayon
+    /// pool). Complete for every label but the default one, which a
+    /// vertex has without an entry here.
+    pub(crate) fn scan_label(&self, label: u32, ts: Timestamp) -> Vec<u32> {
+        use rayon::prelude::*;
+        let mut out: Vec<u32> = self
+            .shards
+            .par_iter()
+            .flat_map_iter(|shard| {
+                let shard = shard.read();
+                shard
+                    .iter()
+                    .filter(|(_, e)| e.label_at(ts) == label)
+                    .map(|(&v, _)| v)
+                    .collect::<Vec<u32>>()
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     /// The keys `v` has a value for in the latest state. The caller holds
     /// `v`'s lock.
     pub(crate) fn latest_keys(&self, v: u32) -> Vec<u32> {

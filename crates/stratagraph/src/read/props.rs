@@ -40,6 +40,26 @@ impl Snapshot {
         Some(label.unwrap_or(DEFAULT_LABEL_ID))
     }
 
+    /// The number of property key `key` in this store, for
+    /// [`Snapshot::property_of`]; `None` if no property ever had it.
+    pub fn key_number(&self, key: &str) -> Option<u32> {
+        self.store.props.keys.lookup(key)
+    }
+
+    /// Property number `key` of internal vertex `v`: for walks that read
+    /// one key of many vertices, without a look-up of the key's name or
+    /// of the vertex's id each time. `None` if `v` is not a vertex here or
+    /// has no such property.
+    pub fn property_of(&self, v: u32, key: u32) -> Option<Value> {
+        if !self.contains(v) {
+            return None;
+        }
+        self.store
+            .props
+            .property_at(v, key, self.timestamp())
+            .map(|x| (*x).clone())
+    }
+
     /// Property `key` of vertex `v`; `None` if `v` is not a vertex here or
     /// has no such property.
     pub fn property(&self, v: VertexId, key: &str) -> Option<Value> {
@@ -108,6 +128,34 @@ impl Snapshot {
             .par(|| props.scan_where(label, key, ts, test))
             .into_iter()
             .filter(|&v| self.contains(v))
+            .map(|v| self.store.ids.external(v))
+            .collect()
+    }
+
+    /// The vertices labelled `label`, ascending by internal id (the order
+    /// of [`Snapshot::vertices`]). A label other than the default one is
+    /// found in the label store alone, scanned in parallel, without a
+    /// look-up per vertex of the graph; the default label
+    /// ([`crate::DEFAULT_LABEL`]) is every vertex given none, tested one
+    /// by one.
+    pub fn vertices_labelled(&self, label: &str) -> Vec<VertexId> {
+        let props = &self.store.props;
+        let Some(l) = props.labels.lookup(label) else {
+            return Vec::new();
+        };
+        let ids: Vec<u32> = if l == DEFAULT_LABEL_ID {
+            self.vertices()
+                .filter(|&v| self.label_number_of(v) == Some(l))
+                .collect()
+        } else {
+            let ts = self.timestamp();
+            self.store
+                .par(|| props.scan_label(l, ts))
+                .into_iter()
+                .filter(|&v| self.contains(v))
+                .collect()
+        };
+        ids.into_iter()
             .map(|v| self.store.ids.external(v))
             .collect()
     }
