@@ -30,7 +30,7 @@ use stratagraph::Snapshot;
 use super::plan::{By, HasTest, Op, Plan};
 use super::pred::Predicate;
 use super::run::{self, Stream};
-use super::{Ctx, Traverser};
+use super::{Ctx, Loops, Traverser};
 use crate::ast::{DirectionToken, TToken};
 use crate::error::Result;
 use crate::value::GValue;
@@ -282,15 +282,7 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
                 }
                 _ => GValue::Vertex(snap.external_id_unchecked(v)),
             };
-            out.push(Ok(Traverser {
-                obj,
-                bulk,
-                path: None,
-                fresh: false,
-                loops: loops.clone(),
-                sack: None,
-                seed: false,
-            }));
+            out.push(Ok(plain(obj, bulk, &loops)));
         }
         out.extend(batch.others.into_iter().map(Ok));
         current = out.into_iter();
@@ -418,6 +410,20 @@ impl Windows<'_> {
     }
 }
 
+/// A traverser with nothing but its object and bulk, as a frontier hands
+/// them on (`loops`: one empty list shared by all).
+fn plain(obj: GValue, bulk: u64, loops: &Loops) -> Traverser {
+    Traverser {
+        obj,
+        bulk,
+        path: None,
+        fresh: false,
+        loops: loops.clone(),
+        sack: None,
+        seed: false,
+    }
+}
+
 /// How many traversers a frontier takes at once: as many as the lazy
 /// barriers of the ordinary executor gather, so `limit()` after a frontier
 /// waits for no more than they would.
@@ -524,15 +530,7 @@ fn frontier(
                 }
                 let mut kept = Vec::with_capacity(cur.len());
                 for (v, bulk) in cur {
-                    let t = Traverser {
-                        obj: GValue::Vertex(snap.external_id_unchecked(v)),
-                        bulk,
-                        path: None,
-                        fresh: false,
-                        loops: loops.clone(),
-                        sack: None,
-                        seed: false,
-                    };
+                    let t = plain(GValue::Vertex(snap.external_id_unchecked(v)), bulk, &loops);
                     if run::has(ctx, test, &t)? {
                         kept.push((v, bulk));
                     }

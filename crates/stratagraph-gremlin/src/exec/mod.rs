@@ -288,6 +288,10 @@ pub(crate) struct PathNode {
     pub prev: Option<Rc<PathNode>>,
 }
 
+/// The loop counters of the `repeat`s a traverser is inside, innermost
+/// last: each one's name (if given) and passes made.
+pub(crate) type Loops = Rc<Vec<(Option<Arc<str>>, u32)>>;
+
 /// A traverser: an object, how many identical traversers it stands for,
 /// its path, loop counters and sack.
 #[derive(Debug, Clone)]
@@ -301,7 +305,7 @@ pub(crate) struct Traverser {
     /// Loop counters of the `repeat`s it is inside, innermost last.
     /// Shared: most steps pass it on unchanged, and a repeat's pass
     /// copies it only where it changes a count.
-    pub loops: Rc<Vec<(Option<Arc<str>>, u32)>>,
+    pub loops: Loops,
     pub sack: Option<GValue>,
     /// The traverser a root traversal starts from: start steps (`V()`,
     /// `inject()`, `addV()`) replace it rather than act on it.

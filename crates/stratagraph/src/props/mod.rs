@@ -328,10 +328,8 @@ impl PropStore {
 
     /// The vertices with label `label` (any, if `None`) whose `key` has a
     /// value that passes `test` as of `ts`, ascending, found without an
-    /// index: a scan of every vertex that has properties.
-    ///
-    /// Shards are scanned in parallel (on the caller's rayon pool), and
-    /// the label, one small version list, is tested before the property.
+    /// index: a scan of every vertex that has properties. The label, one
+    /// small version list, is tested before the property.
     pub(crate) fn scan_where(
         &self,
         label: Option<u32>,
@@ -339,32 +337,22 @@ impl PropStore {
         ts: Timestamp,
         test: &(dyn Fn(&Value) -> bool + Sync),
     ) -> Vec<u32> {
-        use rayon::prelude::*;
-        let mut out: Vec<u32> = self
-            .shards
-            .par_iter()
-            .flat_map_iter(|shard| {
-                let shard = shard.read();
-                shard
-                    .iter()
-                    .filter(|(_, e)| label.is_none_or(|l| e.label_at(ts) == l))
-                    .filter(|(_, e)| {
-                        let found = e.prop(key).and_then(|p| p.at(ts));
-                        found.is_some_and(|x| test(x))
-                    })
-                    .map(|(&v, _)| v)
-                    .collect::<Vec<u32>>()
-            })
-            .collect();
-        out.sort_unstable();
-        out
+        self.scan(&|e: &Entry| {
+            label.is_none_or(|l| e.label_at(ts) == l)
+                && e.prop(key).and_then(|p| p.at(ts)).is_some_and(|x| test(x))
+        })
     }
 
     /// The vertices with label `label` as of `ts`, ascending: a scan of
-    /// the label store alone (shards in parallel, on the caller's rayon
-    /// pool). Complete for every label but the default one, which a
-    /// vertex has without an entry here.
+    /// the label store alone. Complete for every label but the default
+    /// one, which a vertex has without an entry here.
     pub(crate) fn scan_label(&self, label: u32, ts: Timestamp) -> Vec<u32> {
+        self.scan(&|e: &Entry| e.label_at(ts) == label)
+    }
+
+    /// The vertices whose entry `keep` keeps, ascending; shards are
+    /// scanned in parallel (on the caller's rayon pool).
+    fn scan(&self, keep: &(dyn Fn(&Entry) -> bool + Sync)) -> Vec<u32> {
         use rayon::prelude::*;
         let mut out: Vec<u32> = self
             .shards
@@ -373,7 +361,7 @@ impl PropStore {
                 let shard = shard.read();
                 shard
                     .iter()
-                    .filter(|(_, e)| e.label_at(ts) == label)
+                    .filter(|(_, e)| keep(e))
                     .map(|(&v, _)| v)
                     .collect::<Vec<u32>>()
             })
