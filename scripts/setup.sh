@@ -30,6 +30,11 @@ if [ ! -x "$venv/bin/maturin" ] ||
     "$venv/bin/python" -m pip install -q --disable-pip-version-check \
         maturin numpy scipy networkx pytest tqdm
 fi
+# The Gremlin server's tests drive it with TinkerPop's own Python driver.
+if ! "$venv/bin/python" -c "import gremlin_python.driver" 2>/dev/null ||
+    [ "$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("gremlinpython"))')" != 3.8.2 ]; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check gremlinpython==3.8.2
+fi
 # An editable install: the pure-Python files are used from the checkout, the
 # extension is rebuilt incrementally (a no-op cargo build when unchanged).
 # Quiet when it works, the whole log when it does not.

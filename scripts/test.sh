@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check CI runs: formatting, lints (warnings are errors), all tests
-# (cargo's, then the Python package's pytest suite in .venv).
+# (cargo's, then the pytest suites of the Python package and of the Gremlin
+# server in .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -13,7 +14,10 @@ trap 'rm -f "$log" "$pylog"' EXIT
 # Both suites run even if the first fails, so one run reports everything.
 status=0
 cargo test --workspace --release 2>&1 | tee "$log" || status=1
-.venv/bin/python -m pytest crates/stratagraph-py/tests -q -p no:cacheprovider 2>&1 |
+# The server's Python tests start the CLI (`stratagraph serve`).
+cargo build --release -q -p stratagraph-cli
+.venv/bin/python -m pytest crates/stratagraph-py/tests crates/stratagraph-server/tests/python \
+    -q -p no:cacheprovider 2>&1 |
     tee "$pylog" || status=1
 # One closing line over every test binary (cargo's last line may be an
 # empty doc-test run) and pytest's summary ("3 failed, 97 passed, 1 error

@@ -1,5 +1,6 @@
 //! The `stratagraph` command-line tool.
 
+mod serve;
 mod store_cmds;
 
 use clap::{Parser, Subcommand};
@@ -69,6 +70,41 @@ enum Command {
         string_ids: bool,
         #[command(flatten)]
         kind: KindFlags,
+    },
+    /// Serves the store in DIR to Gremlin drivers (gremlinpython,
+    /// gremlin-javascript, the Java driver) as a Gremlin Server does:
+    /// WebSocket at ws://HOST:PORT/gremlin, GraphBinary 1.0 and GraphSON
+    /// 3.0, script (gremlin-lang) and bytecode requests, each request one
+    /// transaction. Prints `listening on ws://ADDR/gremlin` first; stops on
+    /// SIGTERM or Ctrl-C and closes the store.
+    Serve {
+        /// The store's directory (created if missing).
+        #[arg(required_unless_present = "in_memory")]
+        dir: Option<PathBuf>,
+        /// Serve a store without files instead (gone when the server stops).
+        #[arg(long)]
+        in_memory: bool,
+        /// GraphSON 3.0 property graphs to load before serving.
+        #[arg(long, value_name = "FILE")]
+        graphson: Vec<PathBuf>,
+        /// The address to listen on: loopback unless told otherwise.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// The port (0: any free port).
+        #[arg(long, default_value_t = 8182)]
+        port: u16,
+        /// The largest request accepted, in bytes.
+        #[arg(long, default_value_t = 10 * 1024 * 1024)]
+        max_request_bytes: usize,
+        /// The most results one request may return.
+        #[arg(long, default_value_t = 10_000_000)]
+        max_results: usize,
+        /// Connections served at once; more are refused at the handshake.
+        #[arg(long, default_value_t = 256)]
+        max_connections: usize,
+        /// Results per response frame when a request does not say.
+        #[arg(long, default_value_t = 64)]
+        batch_size: usize,
     },
     /// Runs one analytics kernel on the store in DIR and writes Graphalytics
     /// output (`vertex value` per line, external ids; `tc` prints one count).
@@ -410,6 +446,29 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
+        Command::Serve {
+            dir,
+            in_memory,
+            graphson,
+            host,
+            port,
+            max_request_bytes,
+            max_results,
+            max_connections,
+            batch_size,
+        } => serve::serve(serve::ServeArgs {
+            dir,
+            in_memory,
+            graphson,
+            host,
+            port,
+            limits: stratagraph_server::server::Limits {
+                max_request_bytes,
+                max_results,
+                batch_size,
+                max_connections,
+            },
+        }),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
         Command::Load {
             dir,

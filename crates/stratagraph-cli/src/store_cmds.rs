@@ -31,7 +31,7 @@ type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
 /// naming both kinds.
 /// The options to open the store in `dir` with: its kinds from its
 /// manifest, or (a new store) `asked` for directed and integer ids.
-fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
+pub(crate) fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
     Ok(Options {
         directed: stratagraph::resolve_directed(dir, asked)?,
         string_ids: stratagraph::stored_string_ids(dir)?.unwrap_or(false),

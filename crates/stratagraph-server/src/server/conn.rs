@@ -1,0 +1,200 @@
+//! One client connection: the WebSocket handshake at `/gremlin`, then
+//! requests in the order they arrive, each answered in full before the
+//! next is read (drivers open several connections for concurrency).
+
+use std::sync::Arc;
+
+use futures_util::{SinkExt, StreamExt};
+use stratagraph::Graph;
+use tokio::net::TcpStream;
+use tokio::sync::{watch, OwnedSemaphorePermit};
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{http, Message};
+
+use super::{request, Limits};
+use crate::wire::frame::{self, Serializer};
+use crate::wire::message::status;
+use crate::wire::{graphbinary, graphson, RequestMessage, ResponseMessage};
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub graph: Arc<Graph>,
+    pub limits: Limits,
+    /// Turns true when the server shuts down: idle connections close.
+    pub closing: watch::Receiver<bool>,
+}
+
+/// Serves one connection to its end. `permit` is `None` when the server
+/// already has as many connections as it allows: the handshake is then
+/// refused with 503.
+pub(crate) async fn serve(
+    stream: TcpStream,
+    shared: Arc<Shared>,
+    permit: Option<OwnedSemaphorePermit>,
+) {
+    let _ = stream.set_nodelay(true);
+    let full = permit.is_none();
+    // The handshake callback's types are tungstenite's, large error and all.
+    #[allow(clippy::result_large_err)]
+    let check = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
+        if req.uri().path() != "/gremlin" {
+            return Err(refusal(
+                http::StatusCode::NOT_FOUND,
+                format!(
+                    "no endpoint at {}: Gremlin is served at /gremlin",
+                    req.uri().path()
+                ),
+            ));
+        }
+        if full {
+            return Err(refusal(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                "the server has as many connections as it allows; try again later".into(),
+            ));
+        }
+        Ok(resp)
+    };
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(shared.limits.max_request_bytes))
+        .max_frame_size(Some(shared.limits.max_request_bytes));
+    let Ok(ws) = tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config)).await
+    else {
+        // Not a WebSocket client, or refused above: nothing more to say.
+        return;
+    };
+    let (mut tx, mut rx) = ws.split();
+    let mut closing = shared.closing.clone();
+    loop {
+        if *closing.borrow() {
+            break;
+        }
+        let msg = tokio::select! {
+            m = rx.next() => m,
+            _ = closing.changed() => break,
+        };
+        let (bytes, text) = match msg {
+            Some(Ok(Message::Binary(b))) => (b.to_vec(), false),
+            Some(Ok(Message::Text(t))) => (t.as_bytes().to_vec(), true),
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+            Some(Ok(Message::Close(_))) | None => break,
+            Some(Err(e)) => {
+                // A frame over the limit, or bytes that are not
+                // WebSocket: say so if the socket still takes it, then
+                // close.
+                let reply = ResponseMessage::error(
+                    None,
+                    status::REQUEST_ERROR_MALFORMED_REQUEST,
+                    format!("the connection's frames could not be read: {e}"),
+                );
+                if let Ok(bytes) = graphbinary::encode_response(&reply) {
+                    let _ = tx.send(Message::binary(bytes)).await;
+                }
+                break;
+            }
+        };
+        let (serializer, replies) = answer(&shared, bytes, text).await;
+        for reply in replies {
+            let (msg, complete) = match encode(serializer, &reply) {
+                Ok(m) => (m, true),
+                Err(Some(error)) => (error, false),
+                Err(None) => break,
+            };
+            if tx.send(msg).await.is_err() {
+                // The client went away mid-stream; the rest of its answer
+                // is dropped, and so is the connection.
+                return;
+            }
+            if !complete {
+                break;
+            }
+        }
+    }
+    let _ = tx.close().await;
+}
+
+fn refusal(code: http::StatusCode, message: String) -> ErrorResponse {
+    let mut resp = ErrorResponse::new(Some(message));
+    *resp.status_mut() = code;
+    resp
+}
+
+/// The serializer a frame asked for and the responses to it.
+async fn answer(
+    shared: &Arc<Shared>,
+    bytes: Vec<u8>,
+    text: bool,
+) -> (Serializer, Vec<ResponseMessage>) {
+    let decoded = if text {
+        // A text frame is GraphSON, with or without the mime header.
+        let body = match frame::split_mime_header(&bytes) {
+            Ok((Serializer::GraphSonV3, body)) => body,
+            _ => &bytes[..],
+        };
+        (Serializer::GraphSonV3, graphson::decode_request(body))
+    } else {
+        match frame::split_mime_header(&bytes) {
+            Ok((s @ Serializer::GraphBinaryV1, body)) => (s, graphbinary::decode_request(body)),
+            Ok((s @ Serializer::GraphSonV3, body)) => (s, graphson::decode_request(body)),
+            Err(e) => {
+                let reply = ResponseMessage::error(
+                    None,
+                    status::REQUEST_ERROR_MALFORMED_REQUEST,
+                    format!("the request's mime type header could not be read: {e}"),
+                );
+                return (Serializer::GraphBinaryV1, vec![reply]);
+            }
+        }
+    };
+    let (serializer, req) = decoded;
+    let req: RequestMessage = match req {
+        Ok(r) => r,
+        Err(e) => {
+            let reply = ResponseMessage::error(
+                None,
+                status::REQUEST_ERROR_MALFORMED_REQUEST,
+                format!("the request could not be decoded: {e}"),
+            );
+            return (serializer, vec![reply]);
+        }
+    };
+    let shared = shared.clone();
+    let id = req.request_id;
+    let replies = tokio::task::spawn_blocking(move || request::answer(&shared.graph, &req, &shared.limits))
+        .await
+        .unwrap_or_else(|_| {
+            vec![ResponseMessage::error(
+                Some(id),
+                status::SERVER_ERROR,
+                "the server failed while running the request (an internal error; the request was not applied)",
+            )]
+        });
+    (serializer, replies)
+}
+
+/// `reply` as a frame in `serializer`'s format; if it cannot be encoded,
+/// an error response that can (which ends the answer).
+fn encode(serializer: Serializer, reply: &ResponseMessage) -> Result<Message, Option<Message>> {
+    let encoded = match serializer {
+        Serializer::GraphBinaryV1 => graphbinary::encode_response(reply).map(Message::binary),
+        Serializer::GraphSonV3 => graphson::encode_response(reply).map(Message::text),
+    };
+    match encoded {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let fallback = ResponseMessage::error(
+                reply.request_id,
+                status::SERVER_ERROR_SERIALIZATION,
+                format!("a result could not be serialized: {e}"),
+            );
+            Err(match serializer {
+                Serializer::GraphBinaryV1 => graphbinary::encode_response(&fallback)
+                    .ok()
+                    .map(Message::binary),
+                Serializer::GraphSonV3 => {
+                    graphson::encode_response(&fallback).ok().map(Message::text)
+                }
+            })
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The Gremlin Server endpoint: WebSocket connections at `/gremlin`, as
+//! TinkerPop 3.8 drivers speak it.
+//!
+//! Data flow: a connection (`conn.rs`) reads a frame, splits off the mime
+//! type that names its serializer, decodes the request, runs it on a
+//! blocking thread (`request.rs`: one request, one transaction), and
+//! writes the responses back in the request's serializer, one frame per
+//! batch. Values cross between the executor and the wire in `convert.rs`.
+//!
+//! Safe by default: the address is loopback unless the caller says
+//! otherwise, a request larger than [`Limits::max_request_bytes`] closes
+//! its connection with an error frame, a result longer than
+//! [`Limits::max_results`] is refused, connections beyond
+//! [`Limits::max_connections`] are turned away at the handshake, and
+//! nothing a client sends can panic the server: a frame that does not
+//! decode costs only its own error response.
+
+mod conn;
+pub(crate) mod convert;
+pub(crate) mod request;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use stratagraph::Graph;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// What a server allows each client.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The largest request frame read, in bytes.
+    pub max_request_bytes: usize,
+    /// The most results one request may return.
+    pub max_results: usize,
+    /// Results per response frame when the request does not say
+    /// (`batchSize`); Gremlin Server's default is 64.
+    pub batch_size: usize,
+    /// Connections served at once.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_request_bytes: 10 * 1024 * 1024,
+            max_results: 10_000_000,
+            batch_size: 64,
+            max_connections: 256,
+        }
+    }
+}
+
+/// A bound server, ready to run.
+pub struct Server {
+    listener: TcpListener,
+    graph: Arc<Graph>,
+    limits: Limits,
+}
+
+impl Server {
+    /// Binds `addr` (port 0: any free port; see [`Server::local_addr`]).
+    ///
+    /// # Errors
+    /// The address cannot be bound.
+    pub async fn bind(
+        graph: Arc<Graph>,
+        addr: SocketAddr,
+        limits: Limits,
+    ) -> std::io::Result<Server> {
+        let listener = TcpListener::bind(addr).await?;
+        Ok(Server {
+            listener,
+            graph,
+            limits,
+        })
+    }
+
+    /// The address it listens on.
+    ///
+    /// # Errors
+    /// The socket cannot say.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves connections until `shutdown` completes, then stops
+    /// accepting and waits for the requests under way to be answered.
+    ///
+    /// # Errors
+    /// Accepting failed in a way that is not one client's fault.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+        let permits = Arc::new(Semaphore::new(self.limits.max_connections));
+        let (close, closing) = tokio::sync::watch::channel(false);
+        let state = Arc::new(conn::Shared {
+            graph: self.graph,
+            limits: self.limits,
+            closing,
+        });
+        let mut tasks = tokio::task::JoinSet::new();
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                accepted = self.listener.accept() => {
+                    let (stream, _) = match accepted {
+                        Ok(a) => a,
+                        // A connection reset before it was accepted stops
+                        // nothing else; out of descriptors, the loop waits
+                        // a moment for some to close rather than spin.
+                        Err(e) if out_of_files(&e) => {
+                            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                            continue;
+                        }
+                        Err(e) if transient(&e) => continue,
+                        Err(e) => return Err(e),
+                    };
+                    let permit = permits.clone().try_acquire_owned().ok();
+                    let state = state.clone();
+                    tasks.spawn(async move {
+                        conn::serve(stream, state, permit).await;
+                    });
+                }
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+        }
+        drop(self.listener);
+        // Requests under way finish; idle connections close.
+        let _ = close.send(true);
+        while tasks.join_next().await.is_some() {}
+        Ok(())
+    }
+}
+
+fn transient(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionReset | Interrupted | WouldBlock
+    )
+}
+
+fn out_of_files(e: &std::io::Error) -> bool {
+    e.raw_os_error()
+        .is_some_and(|c| c == libc::EMFILE || c == libc::ENFILE)
+}

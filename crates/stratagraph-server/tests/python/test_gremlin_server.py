@@ -1,0 +1,178 @@
+"""`stratagraph serve` driven by TinkerPop's own Python driver.
+
+The server runs as a separate process on loopback, on a port it picks,
+with TinkerPop's "modern" graph loaded; gremlinpython 3.8.2 (from PyPI)
+talks to it as it would to a Gremlin Server. The expected answers are the
+modern graph's, as TinkerPop's documentation gives them.
+"""
+
+import asyncio
+import os
+import pathlib
+import subprocess
+
+import pytest
+from gremlin_python.driver import serializer
+from gremlin_python.driver.client import Client
+from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
+from gremlin_python.driver.protocol import GremlinServerError
+from gremlin_python.process.anonymous_traversal import traversal
+from gremlin_python.process.graph_traversal import __
+from gremlin_python.process.traversal import P, T
+from gremlin_python.structure.graph import Vertex
+
+ROOT = pathlib.Path(__file__).resolve().parents[4]
+CLI = pathlib.Path(os.environ.get("STRATAGRAPH_CLI", ROOT / "target" / "release" / "stratagraph"))
+MODERN = ROOT.parent / "shared" / "tinkerpop" / "data" / "tinkerpop-modern.json"
+
+SERIALIZERS = {
+    "graphbinary": serializer.GraphBinarySerializersV1,
+    "graphson": serializer.GraphSONSerializersV3d0,
+}
+
+
+def start(*args):
+    """Starts the server; returns the process and its URL."""
+    proc = subprocess.Popen(
+        [str(CLI), "serve", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    if not line.startswith("listening on "):
+        proc.kill()
+        raise RuntimeError(f"the server did not start: {line!r} {proc.stderr.read()}")
+    return proc, line.split()[-1]
+
+
+def stop(proc):
+    """Stops the server as an operator would (SIGTERM) and checks it
+    stopped cleanly."""
+    proc.terminate()
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "the store is closed" in err
+
+
+@pytest.fixture(scope="module")
+def url():
+    proc, url = start("--in-memory", "--graphson", str(MODERN))
+    yield url
+    stop(proc)
+
+
+@pytest.fixture(params=sorted(SERIALIZERS))
+def client(url, request):
+    c = Client(url, "g", message_serializer=SERIALIZERS[request.param]())
+    yield c
+    c.close()
+
+
+@pytest.fixture(params=sorted(SERIALIZERS))
+def g(url, request):
+    conn = DriverRemoteConnection(url, "g", message_serializer=SERIALIZERS[request.param]())
+    yield traversal().with_(conn)
+    conn.close()
+
+
+def test_a_script_request_returns_typed_results(client):
+    names = client.submit("g.V().has('person','name','marko').out('knows').values('name')").all().result()
+    assert sorted(names) == ["josh", "vadas"]
+    ages = client.submit("g.V().hasLabel('person').values('age').order()").all().result()
+    assert ages == [27, 29, 32, 35]
+    assert client.submit("g.V().count()").all().result() == [6]
+    assert client.submit("g.E().values('weight').sum()").all().result() == [pytest.approx(3.5)]
+
+
+def test_bindings_and_a_large_result_stream_in_batches(client):
+    got = client.submit("g.inject(xs).unfold()", {"xs": list(range(5000))}).all().result()
+    assert got == list(range(5000))
+    names = client.submit("g.V().has('name', n).values('age')", {"n": "vadas"}).all().result()
+    assert names == [27]
+
+
+def test_an_empty_result_is_no_content(client):
+    assert client.submit("g.V().has('name','nobody')").all().result() == []
+
+
+def test_an_error_carries_the_engine_message(client):
+    with pytest.raises(GremlinServerError) as e:
+        client.submit("g.V().fooo()").all().result()
+    assert e.value.status_code == 597
+    assert "fooo" in str(e.value)
+    # The connection serves the next request.
+    assert client.submit("g.V().count()").all().result() == [6]
+
+
+def test_bytecode_traversals(g):
+    assert sorted(g.V().has("name", "marko").out().values("name").to_list()) == ["josh", "lop", "vadas"]
+    v = g.V().has("person", "name", "marko").next()
+    assert isinstance(v, Vertex)
+    assert (v.id, v.label) == (1, "person")
+    assert g.V().has("age", P.gt(30)).count().next() == 2
+    assert g.V(1).out_e("knows").count().next() == 2
+    counts = g.V().group_count().by(T.label).next()
+    assert counts == {"person": 4, "software": 2}
+    path = g.V(1).out("knows").has("name", "josh").path().by("name").next()
+    assert list(path.objects) == ["marko", "josh"]
+    assert sorted(g.V().repeat(__.out()).times(2).values("name").to_list()) == ["lop", "ripple"]
+
+
+def test_a_write_commits_and_a_failed_write_leaves_nothing(url):
+    conn = DriverRemoteConnection(url, "g")
+    g = traversal().with_(conn)
+    c = Client(url, "g")
+    try:
+        g.add_v("person").property(T.id, 100).property("name", "zoe").iterate()
+        assert g.V(100).values("name").to_list() == ["zoe"]
+        with pytest.raises(GremlinServerError):
+            c.submit("g.addV('person').property(T.id, 101).fail('stop')").all().result()
+        assert g.V(101).count().next() == 0
+        g.V(100).drop().iterate()
+        assert g.V(100).count().next() == 0
+    finally:
+        c.close()
+        conn.close()
+
+
+def test_garbage_and_a_wrong_path_cost_only_themselves(url):
+    import aiohttp
+
+    async def probe():
+        async with aiohttp.ClientSession() as s:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as e:
+                await s.ws_connect(url.replace("/gremlin", "/other"))
+            assert e.value.status == 404
+            async with s.ws_connect(url) as ws:
+                await ws.send_bytes(b"\x21application/vnd.graphbinary-v1.0\x81\xff\xff")
+                reply = await ws.receive(timeout=10)
+                assert reply.type == aiohttp.WSMsgType.BINARY
+                await ws.send_bytes(b"\x05junk!")
+                reply = await ws.receive(timeout=10)
+                assert reply.type == aiohttp.WSMsgType.BINARY
+
+    asyncio.run(probe())
+    c = Client(url, "g")
+    try:
+        assert c.submit("g.V().count()").all().result() == [6]
+    finally:
+        c.close()
+
+
+def test_an_on_disk_store_keeps_what_was_written_across_a_restart(tmp_path):
+    store = tmp_path / "store"
+    proc, url = start(str(store))
+    try:
+        c = Client(url, "g")
+        c.submit("g.addV('person').property(T.id, 7).property('name', 'ada')").all().result()
+        c.close()
+    finally:
+        stop(proc)
+    proc, url = start(str(store))
+    try:
+        c = Client(url, "g")
+        assert c.submit("g.V(7).values('name')").all().result() == ["ada"]
+        c.close()
+    finally:
+        stop(proc)
