@@ -392,6 +392,22 @@ proptest! {
             want.sort_unstable();
             prop_assert_eq!(got, want);
         }
+        if total(&expect) <= i64::MAX as u128 {
+            let mut by_age: BTreeMap<i32, i64> = BTreeMap::new();
+            for (&v, &n) in &expect {
+                *by_age.entry(age(&s, v)).or_default() += n as i64;
+            }
+            let got = run(&g, &format!("g.V(){q}.groupCount().by('age')"));
+            let [GValue::Map(m)] = got.as_slice() else { panic!("{got:?}") };
+            let got: BTreeMap<i32, i64> = m
+                .iter()
+                .map(|(k, v)| match (k, v) {
+                    (GValue::Int32(a), GValue::Int64(c)) => (*a, *c),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            prop_assert_eq!(got, by_age);
+        }
         let distinct: Vec<u64> = expect.keys().copied().collect();
         prop_assert_eq!(ids(&run(&g, &format!("g.V(){q}.dedup()"))), distinct.clone());
         let once: Ends = expect.keys().map(|&v| (v, 1)).collect();

@@ -62,6 +62,9 @@ pub(crate) enum End {
     Count,
     /// `groupCount().by(label)`.
     LabelCount,
+    /// `groupCount().by(key)`: counts by the value of property `key`
+    /// (vertices without it are left out, as `by()` is not productive).
+    KeyCount,
     /// `values(key)` of one key: the values, each with the count of its
     /// vertex as its bulk.
     Values,
@@ -171,12 +174,20 @@ fn close(out: &mut Vec<Op>, run: Vec<Op>, rest: &mut std::iter::Peekable<std::ve
     if dedup {
         rest.next();
     }
+    let mut key = None;
     let mut end = match rest.peek() {
         Some(Op::Count { local: false }) => End::Count,
         Some(Op::GroupCount {
             side: None,
             by: Some(By::T(TToken::Label)),
         }) => End::LabelCount,
+        Some(Op::GroupCount {
+            side: None,
+            by: Some(By::Key(k)),
+        }) => {
+            key = Some(k.clone());
+            End::KeyCount
+        }
         _ => End::Emit,
     };
     let mut count = None;
@@ -190,7 +201,6 @@ fn close(out: &mut Vec<Op>, run: Vec<Op>, rest: &mut std::iter::Peekable<std::ve
             end = End::Emit;
         }
     }
-    let mut key = None;
     if end == End::Emit && !dedup {
         if let Some(Op::Values(keys)) = rest.peek() {
             if let [k] = keys.as_slice() {
@@ -249,7 +259,7 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
         failed: None,
         seen: FxHashSet::default(),
     };
-    if matches!(f.end, End::Count | End::LabelCount) {
+    if matches!(f.end, End::Count | End::LabelCount | End::KeyCount) {
         // One result from everything.
         let mut pending = true;
         return Box::new(std::iter::from_fn(move || {
@@ -365,7 +375,7 @@ impl Windows<'_> {
     }
 
     /// Every window reduced to what `count()` or `groupCount().by(label)`
-    /// makes of it.
+    /// or `.by(key)` makes of it.
     fn reduce(&mut self) -> Result<GValue> {
         let snap = self.snap;
         let mut total: u64 = 0;
@@ -375,12 +385,31 @@ impl Windows<'_> {
             Some((_, n)) => *n = n.saturating_add(bulk),
             None => labels.push((label, bulk)),
         };
+        // Property values in the order first met, with their counts.
+        let mut values = Counts::default();
+        let key = self.f.key.as_deref();
+        let number = key.and_then(|k| snap.key_number(k));
         while let Some(batch) = self.next() {
             let batch = batch?;
             if self.f.end == End::Count {
                 let walked = batch.walked.iter().map(|w| w.1);
                 let others = batch.others.iter().map(|t| t.bulk);
                 total = walked.chain(others).fold(total, u64::saturating_add);
+                continue;
+            }
+            if self.f.end == End::KeyCount {
+                for (v, bulk) in batch.walked {
+                    if let Some(x) = number.and_then(|k| snap.property_of(v, k)) {
+                        values.add(super::db::from_value(&x), bulk);
+                    }
+                }
+                for t in batch.others {
+                    if let (GValue::Vertex(v), Some(k)) = (&t.obj, key) {
+                        if let Some(x) = self.ctx.db.property(*v, k) {
+                            values.add(x, t.bulk);
+                        }
+                    }
+                }
                 continue;
             }
             for (v, bulk) in batch.walked {
@@ -400,6 +429,12 @@ impl Windows<'_> {
         }
         Ok(match self.f.end {
             End::Count => GValue::Int64(total as i64),
+            End::KeyCount => GValue::map(
+                values
+                    .list
+                    .into_iter()
+                    .map(|(x, n)| (x, GValue::Int64(n as i64))),
+            ),
             _ => GValue::map(labels.into_iter().map(|(l, n)| {
                 let name = snap
                     .label_name(l)
@@ -407,6 +442,26 @@ impl Windows<'_> {
                 (GValue::String(name), GValue::Int64(n as i64))
             })),
         })
+    }
+}
+
+/// Values with a count each, in the order first met (as `groupCount()`
+/// orders its keys).
+#[derive(Default)]
+struct Counts {
+    at: FxHashMap<GValue, usize>,
+    list: Vec<(GValue, u64)>,
+}
+
+impl Counts {
+    fn add(&mut self, x: GValue, bulk: u64) {
+        match self.at.get(&x) {
+            Some(&i) => self.list[i].1 = self.list[i].1.saturating_add(bulk),
+            None => {
+                self.at.insert(x.clone(), self.list.len());
+                self.list.push((x, bulk));
+            }
+        }
     }
 }
 
