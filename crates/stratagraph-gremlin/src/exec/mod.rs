@@ -102,9 +102,105 @@ pub fn execute_with<R>(
     bindings: &Bindings,
     describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
 ) -> Result<R> {
+    let mut db = None;
+    let open = |writes: bool| {
+        if writes {
+            db::Db::write(graph)
+        } else {
+            db::Db::read(graph)
+        }
+    };
+    let described = run_query(query, bindings, &mut db, open, describe)?;
+    if let Some(db) = db {
+        db.commit()?;
+    }
+    Ok(described)
+}
+
+/// A transaction kept open across queries (a remote session's
+/// `g.tx()`): each query reads the transaction's writes so far, nothing is
+/// visible to others until [`Transaction::commit`], and dropping it rolls
+/// everything back.
+pub struct Transaction {
+    graph: Graph,
+    /// `None` once a failed query has rolled it back.
+    db: Option<db::Db>,
+}
+
+impl Transaction {
+    /// Begins a transaction on `graph`.
+    pub fn begin(graph: &Graph) -> Transaction {
+        Transaction {
+            graph: graph.clone(),
+            db: Some(db::Db::write(graph)),
+        }
+    }
+
+    /// Runs `query` inside the transaction, as [`execute_with`] does
+    /// outside one. A query refused before it runs (syntax, an unbound
+    /// parameter, an unsupported step) leaves the transaction as it was;
+    /// one that fails while running rolls the whole transaction back (the
+    /// engine keeps no savepoint to undo one query's writes alone), and
+    /// every later call then fails too, until the caller begins anew.
+    ///
+    /// # Errors
+    /// As [`execute`]; and [`Error::Runtime`] once rolled back.
+    pub fn execute_with<R>(
+        &mut self,
+        query: &str,
+        bindings: &Bindings,
+        describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
+    ) -> Result<R> {
+        if self.db.is_none() {
+            return Err(Error::Runtime(
+                "the transaction was rolled back by an earlier failure; begin a new one".into(),
+            ));
+        }
+        let graph = self.graph.clone();
+        run_query(
+            query,
+            bindings,
+            &mut self.db,
+            |_| db::Db::write(&graph),
+            describe,
+        )
+    }
+
+    /// Whether a failed query has rolled it back.
+    pub fn is_rolled_back(&self) -> bool {
+        self.db.is_none()
+    }
+
+    /// Commits everything the transaction's queries wrote.
+    ///
+    /// # Errors
+    /// The engine's refusal (a conflict among them); or [`Error::Runtime`]
+    /// if a failed query rolled it back.
+    pub fn commit(self) -> Result<()> {
+        match self.db {
+            Some(db) => db.commit(),
+            None => Err(Error::Runtime(
+                "the transaction was rolled back by an earlier failure; nothing was committed"
+                    .into(),
+            )),
+        }
+    }
+}
+
+/// Parses, plans and runs `query` on the store `db` holds (opening it with
+/// `open`, told whether the query writes, if it holds none) and describes
+/// the results. `db` is left holding the store for the caller to commit
+/// or keep; a failure while running leaves it empty (rolled back).
+fn run_query<R>(
+    query: &str,
+    bindings: &Bindings,
+    db: &mut Option<db::Db>,
+    open: impl FnOnce(bool) -> db::Db,
+    describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
+) -> Result<R> {
     let query = crate::parse(query)?;
     let (source, traversal, terminal) = match &query {
-        Query::Empty => return Ok(describe(Vec::new(), &Elements { db: None })),
+        Query::Empty => return Ok(describe(Vec::new(), &Elements { db: db.as_ref() })),
         Query::Tx { source, .. } => {
             let what = source.first().map_or("tx()", |s| s.name.as_str());
             return Err(Error::Runtime(format!(
@@ -135,13 +231,11 @@ pub fn execute_with<R>(
         &options.without,
         &mut compiler,
     )?;
-    let db = if compiler.writes {
-        db::Db::write(graph)
-    } else {
-        db::Db::read(graph)
-    };
     let ctx = Ctx {
-        db,
+        db: match db.take() {
+            Some(d) => d,
+            None => open(compiler.writes),
+        },
         side: RefCell::new(options.side_effects),
         reducers: options.reducers,
         sack: options.sack,
@@ -173,9 +267,9 @@ pub fn execute_with<R>(
         Some("hasNext") => vec![GValue::Bool(!out.is_empty())],
         _ => out,
     };
-    let Ctx { db, .. } = ctx;
-    let described = describe(out, &Elements { db: Some(&db) });
-    db.commit()?;
+    let Ctx { db: d, .. } = ctx;
+    let described = describe(out, &Elements { db: Some(&d) });
+    *db = Some(d);
     Ok(described)
 }
 

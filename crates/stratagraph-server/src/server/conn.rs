@@ -1,11 +1,16 @@
 //! One client connection: the WebSocket handshake at `/gremlin`, then
 //! requests in the order they arrive, each answered in full before the
-//! next is read (drivers open several connections for concurrency).
+//! next is read (drivers open several connections for concurrency). The
+//! open transactions of the sessions a connection uses live with it: a
+//! session belongs to the connection that began it, and ends (rolled
+//! back, unless committed) when that connection does.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::{SinkExt, StreamExt};
 use stratagraph::Graph;
+use stratagraph_gremlin::Transaction;
 use tokio::net::TcpStream;
 use tokio::sync::{watch, OwnedSemaphorePermit};
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
@@ -65,6 +70,7 @@ pub(crate) async fn serve(
     };
     let (mut tx, mut rx) = ws.split();
     let mut closing = shared.closing.clone();
+    let mut sessions: HashMap<String, Transaction> = HashMap::new();
     loop {
         if *closing.borrow() {
             break;
@@ -93,7 +99,7 @@ pub(crate) async fn serve(
                 break;
             }
         };
-        let (serializer, replies) = answer(&shared, bytes, text).await;
+        let (serializer, replies) = answer(&shared, bytes, text, &mut sessions).await;
         for reply in replies {
             let (msg, complete) = match encode(serializer, &reply) {
                 Ok(m) => (m, true),
@@ -124,6 +130,7 @@ async fn answer(
     shared: &Arc<Shared>,
     bytes: Vec<u8>,
     text: bool,
+    sessions: &mut HashMap<String, Transaction>,
 ) -> (Serializer, Vec<ResponseMessage>) {
     let decoded = if text {
         // A text frame is GraphSON, with or without the mime header.
@@ -158,19 +165,42 @@ async fn answer(
             return (serializer, vec![reply]);
         }
     };
+    let session = req.session().ok().flatten().map(str::to_string);
+    let txn = session.as_ref().and_then(|s| sessions.remove(s));
+    if session.is_some() && txn.is_none() && sessions.len() >= MAX_SESSIONS {
+        let reply = ResponseMessage::error(
+            Some(req.request_id),
+            status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
+            format!("this connection already has {MAX_SESSIONS} sessions with open transactions; commit or roll some back first"),
+        );
+        return (serializer, vec![reply]);
+    }
     let shared = shared.clone();
     let id = req.request_id;
-    let replies = tokio::task::spawn_blocking(move || request::answer(&shared.graph, &req, &shared.limits))
-        .await
-        .unwrap_or_else(|_| {
-            vec![ResponseMessage::error(
+    let ran = tokio::task::spawn_blocking(move || {
+        request::answer(&shared.graph, &req, &shared.limits, txn)
+    })
+    .await;
+    match ran {
+        Ok((replies, txn)) => {
+            if let (Some(s), Some(t)) = (session, txn) {
+                sessions.insert(s, t);
+            }
+            (serializer, replies)
+        }
+        Err(_) => {
+            let reply = ResponseMessage::error(
                 Some(id),
                 status::SERVER_ERROR,
-                "the server failed while running the request (an internal error; the request was not applied)",
-            )]
-        });
-    (serializer, replies)
+                "the server failed while running the request (an internal error; the request and its session's transaction were not applied)",
+            );
+            (serializer, vec![reply])
+        }
+    }
 }
+
+/// How many sessions with an open transaction one connection may keep.
+const MAX_SESSIONS: usize = 64;
 
 /// `reply` as a frame in `serializer`'s format; if it cannot be encoded,
 /// an error response that can (which ends the answer).

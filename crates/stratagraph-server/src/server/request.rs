@@ -1,11 +1,20 @@
-//! One request: its op read, its traversal run as one transaction, its
-//! results cut into batches, or the error response that says why not.
+//! One request: its op read, its traversal run as one transaction (or in
+//! its session's open transaction), its results cut into batches, or the
+//! error response that says why not.
+//!
+//! A session (requests that name one, as drivers send them after
+//! `g.tx().begin()`) keeps one transaction open across its requests: each
+//! reads the writes of those before it, and nothing is visible to others
+//! until `g.tx().commit()`; `g.tx().rollback()`, closing the session, or
+//! the connection going away discards it. A request of the session that
+//! fails while running rolls the transaction back, and the error says so.
 //!
 //! Everything here is synchronous and free of networking, so a request is
 //! tested without a socket; the connection runs it on a blocking thread.
 
 use stratagraph::Graph;
-use stratagraph_gremlin::{execute_with, Bindings, Error as GremlinError};
+use stratagraph_gremlin::ast::{Query, TxOp as GremlinTxOp};
+use stratagraph_gremlin::{execute_with, Bindings, Error as GremlinError, Transaction};
 
 use super::convert::{from_wire, to_wire};
 use super::Limits;
@@ -31,13 +40,103 @@ impl Failure {
 }
 
 /// The responses to `req`: batches of results (206 each but the last,
-/// which is 200; 204 when there are none), or one error response.
-pub(crate) fn answer(graph: &Graph, req: &RequestMessage, limits: &Limits) -> Vec<ResponseMessage> {
+/// which is 200; 204 when there are none), or one error response. `txn`
+/// is the open transaction of the request's session, if it has one; what
+/// comes back with the responses is the session's transaction after the
+/// request (`None`: none open).
+pub(crate) fn answer(
+    graph: &Graph,
+    req: &RequestMessage,
+    limits: &Limits,
+    txn: Option<Transaction>,
+) -> (Vec<ResponseMessage>, Option<Transaction>) {
     let id = Some(req.request_id);
-    match results(graph, req, limits) {
+    let in_session = matches!(req.session(), Ok(Some(_)));
+    if !in_session {
+        if req.processor == "session" {
+            let f = Failure::new(
+                status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
+                "a session request needs a \"session\" argument naming the session",
+            );
+            return (vec![ResponseMessage::error(id, f.code, f.message)], txn);
+        }
+        let mut runner = Runner::Alone(graph);
+        return (respond(id, results(&mut runner, req, limits)), txn);
+    }
+    let done = |r: Result<(), Failure>| match r {
+        Ok(()) => vec![ResponseMessage::new(id, status::NO_CONTENT, Wire::Null)],
+        Err(f) => vec![ResponseMessage::error(id, f.code, f.message)],
+    };
+    match tx_op(req) {
+        Some(TxOp::Commit) => {
+            let r = match txn {
+                Some(t) => t
+                    .commit()
+                    .map_err(|e| Failure::new(code_of(&e), e.to_string())),
+                None => Ok(()),
+            };
+            return (done(r), None);
+        }
+        Some(TxOp::Rollback) => return (done(Ok(())), None),
+        Some(TxOp::Begin) => {
+            let t = txn.unwrap_or_else(|| Transaction::begin(graph));
+            return (done(Ok(())), Some(t));
+        }
+        None => {}
+    }
+    if req.op == "close" {
+        return (done(Ok(())), None);
+    }
+    let mut t = txn.unwrap_or_else(|| Transaction::begin(graph));
+    let mut out = results(&mut Runner::In(&mut t), req, limits);
+    if t.is_rolled_back() {
+        if let Err(f) = &mut out {
+            f.message
+                .push_str(" (the session's transaction was rolled back)");
+        }
+        return (respond(id, out), None);
+    }
+    (respond(id, out), Some(t))
+}
+
+fn respond(id: Option<[u8; 16]>, out: Result<(Vec<Wire>, usize), Failure>) -> Vec<ResponseMessage> {
+    match out {
         Ok((items, batch)) => batches(id, items, batch),
         Err(f) => vec![ResponseMessage::error(id, f.code, f.message)],
     }
+}
+
+/// What a session request asks of its transaction.
+enum TxOp {
+    Begin,
+    Commit,
+    Rollback,
+}
+
+/// `g.tx().commit()` and its kin, as bytecode or as a script.
+fn tx_op(req: &RequestMessage) -> Option<TxOp> {
+    match req.op.as_str() {
+        "bytecode" => match translate::is_tx(req.gremlin_bytecode().ok()??)? {
+            translate::TxOp::Commit => Some(TxOp::Commit),
+            translate::TxOp::Rollback => Some(TxOp::Rollback),
+        },
+        "eval" => match stratagraph_gremlin::parse(req.gremlin_script().ok()??).ok()? {
+            Query::Tx { op, .. } => Some(match op {
+                GremlinTxOp::Begin => TxOp::Begin,
+                GremlinTxOp::Commit => TxOp::Commit,
+                GremlinTxOp::Rollback => TxOp::Rollback,
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Where a request's traversal runs: in a transaction of its own, or in
+/// its session's.
+enum Runner<'a> {
+    Alone(&'a Graph),
+    In(&'a mut Transaction),
 }
 
 /// `items` in responses of `batch` items each.
@@ -68,7 +167,7 @@ pub(crate) fn batches(
 /// The request's results as wire values, and the batch size to send them
 /// in.
 fn results(
-    graph: &Graph,
+    runner: &mut Runner<'_>,
     req: &RequestMessage,
     limits: &Limits,
 ) -> Result<(Vec<Wire>, usize), Failure> {
@@ -88,12 +187,6 @@ fn results(
         }
         None => limits.batch_size,
     };
-    if req.session().map_err(invalid)?.is_some() || req.processor == "session" {
-        return Err(Failure::new(
-            status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
-            "sessions are not supported yet: each request is its own transaction",
-        ));
-    }
     match req.op.as_str() {
         "eval" => {
             if let Some(lang) = req.language().map_err(invalid)? {
@@ -126,7 +219,7 @@ fn results(
                 })?;
                 bindings.insert(k.clone(), v);
             }
-            let items = run(graph, script, &bindings, limits, false)?;
+            let items = run(runner, script, &bindings, limits, false)?;
             Ok((items, batch))
         }
         "bytecode" => {
@@ -138,7 +231,7 @@ fn results(
             };
             let text = translate::to_gremlin_lang(bytecode)
                 .map_err(|e| Failure::new(status::SERVER_ERROR_EVALUATION, e.to_string()))?;
-            let items = run(graph, &text, &Bindings::new(), limits, true)?;
+            let items = run(runner, &text, &Bindings::new(), limits, true)?;
             Ok((items, batch))
         }
         "authentication" => Err(Failure::new(
@@ -155,14 +248,15 @@ fn results(
 /// Runs `text`; results as wire values, each in a traverser (bulk 1) for
 /// a bytecode request, as drivers' remote traversals expect.
 fn run(
-    graph: &Graph,
+    runner: &mut Runner<'_>,
     text: &str,
     bindings: &Bindings,
     limits: &Limits,
     traversers: bool,
 ) -> Result<Vec<Wire>, Failure> {
     let max = limits.max_results;
-    let described = execute_with(graph, text, bindings, |results, el| {
+    let describe = |results: Vec<stratagraph_gremlin::GValue>,
+                    el: &stratagraph_gremlin::Elements<'_>| {
         if results.len() > max {
             return Err(results.len());
         }
@@ -180,7 +274,11 @@ fn run(
                 }
             })
             .collect::<Vec<Wire>>())
-    })
+    };
+    let described = match runner {
+        Runner::Alone(graph) => execute_with(graph, text, bindings, describe),
+        Runner::In(t) => t.execute_with(text, bindings, describe),
+    }
     .map_err(|e| Failure::new(code_of(&e), e.to_string()))?;
     described.map_err(|n| {
         Failure::new(
@@ -241,7 +339,9 @@ mod tests {
                 vec![("batchSize".into(), Wire::Int(4))],
             ),
             &limits,
-        );
+            None,
+        )
+        .0;
         assert_eq!(codes(&rs), vec![206, 206, 200]);
         let all: Vec<Wire> = rs
             .iter()
@@ -252,7 +352,7 @@ mod tests {
             .collect();
         assert_eq!(all, (0..10).map(Wire::Int).collect::<Vec<_>>());
         assert!(rs.iter().all(|r| r.request_id == Some([1; 16])));
-        let rs = answer(&g, &eval("g.V().has('n', 99)", vec![]), &limits);
+        let rs = answer(&g, &eval("g.V().has('n', 99)", vec![]), &limits, None).0;
         assert_eq!(codes(&rs), vec![204]);
     }
 
@@ -264,7 +364,7 @@ mod tests {
             ..Limits::default()
         };
         let one = |r: RequestMessage| {
-            let rs = answer(&g, &r, &limits);
+            let rs = answer(&g, &r, &limits, None).0;
             assert_eq!(rs.len(), 1);
             (
                 rs[0].status.code,
@@ -289,8 +389,9 @@ mod tests {
             )],
         ));
         assert_eq!(code, 499, "{msg}");
-        let (code, _) = one(eval("g.V()", vec![("session".into(), Wire::from("abc"))]));
-        assert_eq!(code, 499);
+        let mut r = eval("g.V()", vec![]);
+        r.processor = "session".into();
+        assert_eq!(one(r).0, 499);
         let mut r = eval("g.V()", vec![]);
         r.op = "frobnicate".into();
         assert_eq!(one(r).0, 498);
@@ -316,10 +417,89 @@ mod tests {
                 )],
             ),
             &Limits::default(),
-        );
+            None,
+        )
+        .0;
         assert_eq!(
             rs[0].result.data,
             Wire::List(vec![Wire::Int(2), Wire::Int(3)])
         );
+    }
+
+    fn in_session(script: &str) -> RequestMessage {
+        let mut r = eval(script, vec![("session".into(), Wire::from("s1"))]);
+        r.processor = "session".into();
+        r
+    }
+
+    fn count(g: &Graph) -> Wire {
+        let rs = answer(g, &eval("g.V().count()", vec![]), &Limits::default(), None).0;
+        rs[0].result.data.clone()
+    }
+
+    #[test]
+    fn a_session_keeps_one_transaction_until_commit_or_rollback() {
+        let g = graph();
+        let limits = Limits::default();
+        let ten = Wire::List(vec![Wire::Long(10)]);
+        // Writes in the session are its own until it commits.
+        let (_, t) = answer(
+            &g,
+            &in_session("g.addV('x').property(T.id, 100)"),
+            &limits,
+            None,
+        );
+        assert!(t.is_some());
+        let (rs, t) = answer(&g, &in_session("g.V().count()"), &limits, t);
+        assert_eq!(rs[0].result.data, Wire::List(vec![Wire::Long(11)]));
+        assert_eq!(count(&g), ten);
+        let (rs, t) = answer(&g, &in_session("g.tx().commit()"), &limits, t);
+        assert_eq!(codes(&rs), vec![204]);
+        assert!(t.is_none());
+        assert_eq!(count(&g), Wire::List(vec![Wire::Long(11)]));
+        // A rollback discards them; so does a failure while running.
+        let (_, t) = answer(
+            &g,
+            &in_session("g.addV('x').property(T.id, 101)"),
+            &limits,
+            None,
+        );
+        let (_, t) = answer(&g, &in_session("g.tx().rollback()"), &limits, t);
+        assert!(t.is_none());
+        let (_, t) = answer(
+            &g,
+            &in_session("g.addV('x').property(T.id, 102)"),
+            &limits,
+            None,
+        );
+        let (rs, t) = answer(&g, &in_session("g.V(102).fail('stop')"), &limits, t);
+        assert!(t.is_none());
+        let msg = rs[0].status.message.clone().unwrap_or_default();
+        assert!(msg.contains("rolled back"), "{msg}");
+        // A query refused before it runs leaves the transaction alone.
+        let (_, t) = answer(
+            &g,
+            &in_session("g.addV('x').property(T.id, 103)"),
+            &limits,
+            None,
+        );
+        let (rs, t) = answer(&g, &in_session("g.V().nope()"), &limits, t);
+        assert_eq!(rs[0].status.code, 597);
+        let (_, t) = answer(&g, &in_session("g.tx().commit()"), &limits, t);
+        assert!(t.is_none());
+        assert_eq!(count(&g), Wire::List(vec![Wire::Long(12)]));
+        let mut close = in_session("");
+        close.op = "close".into();
+        close.args.retain(|(k, _)| k != "gremlin");
+        let (_, t) = answer(
+            &g,
+            &in_session("g.addV('x').property(T.id, 104)"),
+            &limits,
+            None,
+        );
+        let (rs, t) = answer(&g, &close, &limits, t);
+        assert_eq!(codes(&rs), vec![204]);
+        assert!(t.is_none());
+        assert_eq!(count(&g), Wire::List(vec![Wire::Long(12)]));
     }
 }

@@ -136,6 +136,32 @@ def test_a_write_commits_and_a_failed_write_leaves_nothing(url):
         conn.close()
 
 
+@pytest.mark.parametrize("ser", sorted(SERIALIZERS))
+def test_a_remote_transaction_commits_and_one_rolls_back(url, ser):
+    conn = DriverRemoteConnection(url, "g", message_serializer=SERIALIZERS[ser]())
+    g = traversal().with_(conn)
+    try:
+        tx = g.tx()
+        gtx = tx.begin()
+        gtx.add_v("person").property(T.id, 200).property("name", "tx1").iterate()
+        gtx.add_v("person").property(T.id, 201).property("name", "tx2").iterate()
+        # The transaction reads its own writes; nobody else sees them yet.
+        assert gtx.V(200, 201).count().next() == 2
+        assert g.V(200, 201).count().next() == 0
+        tx.commit()
+        assert sorted(g.V(200, 201).values("name").to_list()) == ["tx1", "tx2"]
+
+        tx = g.tx()
+        gtx = tx.begin()
+        gtx.V(200).drop().iterate()
+        assert gtx.V(200).count().next() == 0
+        tx.rollback()
+        assert g.V(200).count().next() == 1
+    finally:
+        g.V(200, 201).drop().iterate()
+        conn.close()
+
+
 def test_garbage_and_a_wrong_path_cost_only_themselves(url):
     import aiohttp
 
