@@ -120,8 +120,10 @@ impl Db {
     }
 
     pub(crate) fn property(&self, v: VertexId, key: &str) -> Option<GValue> {
-        self.with(|s| s.property(v, key), |t| t.property(v, key))
-            .map(|v| from_value(&v))
+        match &self.access {
+            Access::Read(s) => s.property_shared(v, key).map(|x| from_value(&x)),
+            Access::Write(t) => t.borrow_mut().property(v, key).map(|x| from_value(&x)),
+        }
     }
 
     pub(crate) fn properties(&self, v: VertexId) -> Vec<(Arc<str>, GValue)> {

@@ -198,7 +198,8 @@ fn run_query<R>(
     open: impl FnOnce(bool) -> db::Db,
     describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
 ) -> Result<R> {
-    let query = crate::parse(query)?;
+    let query = parsed(query)?;
+    let query = &*query;
     let (source, traversal, terminal) = match &query {
         Query::Empty => return Ok(describe(Vec::new(), &Elements { db: db.as_ref() })),
         Query::Tx { source, .. } => {
@@ -271,6 +272,32 @@ fn run_query<R>(
     let described = describe(out, &Elements { db: Some(&d) });
     *db = Some(d);
     Ok(described)
+}
+
+/// How many parsed queries a thread keeps.
+const PARSED_KEPT: usize = 256;
+
+thread_local! {
+    /// Queries parsed on this thread, by their text: an application (or a
+    /// server's clients) sends the same few texts again and again, and the
+    /// tree is a pure function of the text. Emptied when full.
+    static PARSED: RefCell<HashMap<String, Rc<Query>>> = RefCell::new(HashMap::new());
+}
+
+/// `text` parsed, from this thread's cache when it was parsed before.
+fn parsed(text: &str) -> Result<Rc<Query>> {
+    if let Some(q) = PARSED.with(|p| p.borrow().get(text).cloned()) {
+        return Ok(q);
+    }
+    let q = Rc::new(crate::parse(text)?);
+    PARSED.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() >= PARSED_KEPT {
+            p.clear();
+        }
+        p.insert(text.to_string(), q.clone());
+    });
+    Ok(q)
 }
 
 /// What the traversal source's `with...` methods set.

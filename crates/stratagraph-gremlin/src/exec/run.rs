@@ -959,6 +959,9 @@ impl RepeatRun<'_> {
     }
 }
 
+/// Up to how many traversers a merge compares pairwise.
+const SMALL_MERGE: usize = 16;
+
 /// How many traversers a lazy barrier gathers before it merges them.
 const LAZY_WINDOW: usize = 1024;
 
@@ -1009,6 +1012,29 @@ fn lazy_merge<'a>(ctx: &'a Ctx, input: Stream<'a>) -> Stream<'a> {
 fn merge_bulk(ts: Vec<Traverser>) -> Vec<Traverser> {
     if ts.len() < 2 {
         return ts;
+    }
+    if ts.len() <= SMALL_MERGE {
+        // A few traversers (one vertex's neighbours) compare pairwise
+        // faster than two hash maps are built.
+        let mut out: Vec<Traverser> = Vec::with_capacity(ts.len());
+        for t in ts {
+            let same = |o: &Traverser| {
+                o.obj == t.obj
+                    && o.fresh == t.fresh
+                    && match (&o.path, &t.path) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => std::rc::Rc::ptr_eq(a, b),
+                        _ => false,
+                    }
+                    && o.loops == t.loops
+                    && o.sack == t.sack
+            };
+            match out.iter_mut().find(|o| same(o)) {
+                Some(o) => o.bulk = o.bulk.saturating_add(t.bulk),
+                None => out.push(t),
+            }
+        }
+        return out;
     }
     // The loop counters enter the key as a fingerprint; equal keys are
     // then checked in full. Vertices with no history to tell apart (the

@@ -129,6 +129,10 @@ fn indexed_values(entry: Option<&Entry>, indexes: &[Arc<index::Index>]) -> Vec<O
 /// commits on different vertices rarely share one.
 const SHARDS: usize = 64;
 
+/// Below about this many vertices with properties a scan runs on the
+/// caller's thread.
+const SEQUENTIAL_SCAN: usize = 50_000;
+
 /// The labels and properties of every vertex of one store.
 pub(crate) struct PropStore {
     shards: Box<[RwLock<FxHashMap<u32, Entry>>]>,
@@ -351,21 +355,25 @@ impl PropStore {
     }
 
     /// The vertices whose entry `keep` keeps, ascending; shards are
-    /// scanned in parallel (on the caller's rayon pool).
+    /// scanned in parallel (on the caller's rayon pool) unless the store
+    /// is small enough that handing work to threads costs more than the
+    /// scan (judged by one shard's size: entries spread evenly).
     fn scan(&self, keep: &(dyn Fn(&Entry) -> bool + Sync)) -> Vec<u32> {
         use rayon::prelude::*;
-        let mut out: Vec<u32> = self
-            .shards
-            .par_iter()
-            .flat_map_iter(|shard| {
-                let shard = shard.read();
-                shard
-                    .iter()
-                    .filter(|(_, e)| keep(e))
-                    .map(|(&v, _)| v)
-                    .collect::<Vec<u32>>()
-            })
-            .collect();
+        let one = |shard: &RwLock<FxHashMap<u32, Entry>>| {
+            let shard = shard.read();
+            shard
+                .iter()
+                .filter(|(_, e)| keep(e))
+                .map(|(&v, _)| v)
+                .collect::<Vec<u32>>()
+        };
+        let small = self.shards[0].read().len() * SHARDS < SEQUENTIAL_SCAN;
+        let mut out: Vec<u32> = if small {
+            self.shards.iter().flat_map(one).collect()
+        } else {
+            self.shards.par_iter().flat_map_iter(one).collect()
+        };
         out.sort_unstable();
         out
     }

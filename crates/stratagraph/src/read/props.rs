@@ -63,12 +63,17 @@ impl Snapshot {
     /// Property `key` of vertex `v`; `None` if `v` is not a vertex here or
     /// has no such property.
     pub fn property(&self, v: VertexId, key: &str) -> Option<Value> {
+        self.property_shared(v, key).map(|v| (*v).clone())
+    }
+
+    /// [`Snapshot::property`] without a copy: the stored value itself,
+    /// shared (a reader that converts the value anyway saves copying a
+    /// string or a list twice).
+    pub fn property_shared(&self, v: VertexId, key: &str) -> Option<Arc<Value>> {
         let id = self.internal_id(v)?;
         let props = &self.store.props;
         let key = props.keys.lookup(key)?;
-        props
-            .property_at(id, key, self.timestamp())
-            .map(|v| (*v).clone())
+        props.property_at(id, key, self.timestamp())
     }
 
     /// The vertices labelled `label` whose property `key` equals `value`
