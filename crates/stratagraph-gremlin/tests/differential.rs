@@ -103,6 +103,15 @@ proptest! {
             .flat_map(|v| out_of(&s, v, Some("knows")))
             .collect();
         expect.sort_unstable();
+        // How many have the label, counted alone and per start of a V()
+        // in the middle of a traversal.
+        let labelled = all.iter().filter(|&&v| s.label(v).as_deref() == Some(label)).count() as i64;
+        prop_assert_eq!(run(&g, &format!("g.V().hasLabel('{label}').count()")), vec![GValue::Int64(labelled)]);
+        prop_assert_eq!(
+            run(&g, &format!("g.inject(1, 2, 2).V().hasLabel('{label}').count()")),
+            vec![GValue::Int64(3 * labelled)]
+        );
+        prop_assert_eq!(run(&g, &format!("g.V().hasLabel('{label}').id().count()")), vec![GValue::Int64(labelled)]);
         let got = run(&g, &format!("g.V().hasLabel('{label}').out('knows').out('knows')"));
         prop_assert_eq!(ids(&got), expect.clone());
 

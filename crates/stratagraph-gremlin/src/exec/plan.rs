@@ -73,7 +73,13 @@ pub(crate) enum Op {
     /// `V().hasLabel(label)`: the engine's list of the vertices with that
     /// label, without a traverser per vertex of the graph; `fallback` as
     /// for [`Op::VScan`].
-    VLabel { label: Arc<str>, fallback: Plan },
+    /// With `count`, `V().hasLabel(label).count()`: how many, with no
+    /// traverser made for each.
+    VLabel {
+        label: Arc<str>,
+        count: bool,
+        fallback: Plan,
+    },
     /// `E(ids...)`.
     E(Vec<Arg>),
     /// `inject(values...)`; the flag says the values follow the incoming
@@ -1562,10 +1568,19 @@ fn lookups(ops: &mut Vec<Op>) {
             if ids.is_empty() =>
         {
             let label = l.clone();
+            let count = matches!(ops.get(2), Some(Op::Count { local: false }));
+            let n = if count { 3 } else { 2 };
             let fallback = Plan {
-                ops: ops.drain(0..2).collect(),
+                ops: ops.drain(0..n).collect(),
             };
-            ops.insert(0, Op::VLabel { label, fallback });
+            ops.insert(
+                0,
+                Op::VLabel {
+                    label,
+                    count,
+                    fallback,
+                },
+            );
             return;
         }
         _ => None,

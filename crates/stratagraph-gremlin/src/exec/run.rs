@@ -1296,10 +1296,23 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                 )
             })
         }
-        Op::VLabel { label, fallback } => {
+        Op::VLabel {
+            label,
+            count,
+            fallback,
+        } => {
             let Some(snap) = ctx.db.snapshot() else {
                 return run(ctx, fallback, input);
             };
+            if *count {
+                return barrier(input, move |ts| {
+                    let each = snap.vertices_labelled(label).len() as u64;
+                    let n = ts
+                        .iter()
+                        .fold(0u64, |n, t| n.saturating_add(t.bulk.saturating_mul(each)));
+                    Ok(vec![Traverser::fresh(ctx, GValue::Int64(n as i64))])
+                });
+            }
             flat(input, move |t| -> Stream<'a> {
                 values(
                     snap.vertices_labelled(label)
