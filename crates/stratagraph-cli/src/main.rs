@@ -105,6 +105,22 @@ enum Command {
         /// Results per response frame when a request does not say.
         #[arg(long, default_value_t = 64)]
         batch_size: usize,
+        /// Require clients to log in (SASL PLAIN, as the drivers'
+        /// username/password options send it) as a user of this file
+        /// (written by `stratagraph passwd`). PLAIN sends the password
+        /// itself: without TLS in front, only on loopback or a trusted
+        /// network.
+        #[arg(long, value_name = "FILE")]
+        credentials: Option<PathBuf>,
+    },
+    /// Sets USER's password in a credentials file for `serve
+    /// --credentials` (read from the first line of standard input; the
+    /// file keeps a salted PBKDF2-HMAC-SHA256 hash, not the password).
+    Passwd {
+        /// The credentials file (created if missing).
+        file: PathBuf,
+        /// The user.
+        user: String,
     },
     /// Runs one analytics kernel on the store in DIR and writes Graphalytics
     /// output (`vertex value` per line, external ids; `tc` prints one count).
@@ -456,6 +472,7 @@ fn main() -> ExitCode {
             max_results,
             max_connections,
             batch_size,
+            credentials,
         } => serve::serve(serve::ServeArgs {
             dir,
             in_memory,
@@ -468,7 +485,9 @@ fn main() -> ExitCode {
                 batch_size,
                 max_connections,
             },
+            credentials,
         }),
+        Command::Passwd { file, user } => serve::passwd(&file, &user),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),
         Command::Load {
             dir,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use stratagraph::{Graph, Options};
+use stratagraph_server::server::auth::{self, Credentials};
 use stratagraph_server::server::{Limits, Server};
 
 type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
@@ -17,6 +18,7 @@ pub struct ServeArgs {
     pub host: IpAddr,
     pub port: u16,
     pub limits: Limits,
+    pub credentials: Option<PathBuf>,
 }
 
 /// Opens the store, loads any GraphSON given, serves until SIGTERM or
@@ -45,7 +47,22 @@ pub fn serve(a: ServeArgs) -> Res {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let server = Server::bind(graph.clone(), SocketAddr::new(a.host, a.port), a.limits).await?;
+        let mut server =
+            Server::bind(graph.clone(), SocketAddr::new(a.host, a.port), a.limits).await?;
+        if let Some(path) = &a.credentials {
+            let c = Credentials::load(path)?;
+            if c.is_empty() {
+                return Err(
+                    format!("{} holds no user: nobody could log in", path.display()).into(),
+                );
+            }
+            eprintln!(
+                "authentication on: {} users from {}",
+                c.len(),
+                path.display()
+            );
+            server = server.with_credentials(c);
+        }
         // The first line on stdout names the address (port 0 asks for any
         // free port), for scripts that start a server and connect to it.
         println!("listening on ws://{}/gremlin", server.local_addr()?);
@@ -57,6 +74,35 @@ pub fn serve(a: ServeArgs) -> Res {
     drop(runtime);
     graph.close()?;
     eprintln!("stopped; the store is closed");
+    Ok(())
+}
+
+/// `stratagraph passwd FILE USER`: sets USER's password (the first line of
+/// standard input) in the credentials file, creating it if needed and
+/// replacing the user's line if there is one.
+pub fn passwd(file: &std::path::Path, user: &str) -> Res {
+    let mut password = String::new();
+    std::io::stdin().read_line(&mut password)?;
+    let password = password.trim_end_matches(['\n', '\r']);
+    if password.is_empty() {
+        return Err("no password on standard input".into());
+    }
+    let line = auth::entry(user, password)?;
+    let old = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("{}: {e}", file.display()).into()),
+    };
+    let mut lines: Vec<String> = old
+        .lines()
+        .filter(|l| l.split(':').next() != Some(user))
+        .map(str::to_string)
+        .collect();
+    lines.push(line);
+    let tmp = file.with_extension("tmp");
+    std::fs::write(&tmp, lines.join("\n") + "\n")?;
+    std::fs::rename(&tmp, file)?;
+    eprintln!("{}: password set for {user}", file.display());
     Ok(())
 }
 

@@ -17,6 +17,7 @@ use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, 
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{http, Message};
 
+use super::auth::Credentials;
 use super::{request, Limits};
 use crate::wire::frame::{self, Serializer};
 use crate::wire::message::status;
@@ -28,6 +29,19 @@ pub(crate) struct Shared {
     pub limits: Limits,
     /// Turns true when the server shuts down: idle connections close.
     pub closing: watch::Receiver<bool>,
+    /// Who may log in; `None`: no authentication.
+    pub credentials: Option<Arc<Credentials>>,
+}
+
+/// What a connection keeps between its requests.
+#[derive(Default)]
+struct State {
+    /// The open transactions of its sessions, by session id.
+    sessions: HashMap<String, Transaction>,
+    /// The user it logged in as (with authentication on).
+    user: Option<String>,
+    /// The request held while the client answers the 407 challenge.
+    pending: Option<RequestMessage>,
 }
 
 /// Serves one connection to its end. `permit` is `None` when the server
@@ -70,7 +84,7 @@ pub(crate) async fn serve(
     };
     let (mut tx, mut rx) = ws.split();
     let mut closing = shared.closing.clone();
-    let mut sessions: HashMap<String, Transaction> = HashMap::new();
+    let mut state = State::default();
     loop {
         if *closing.borrow() {
             break;
@@ -99,7 +113,7 @@ pub(crate) async fn serve(
                 break;
             }
         };
-        let (serializer, replies) = answer(&shared, bytes, text, &mut sessions).await;
+        let (serializer, replies) = answer(&shared, bytes, text, &mut state).await;
         for reply in replies {
             let (msg, complete) = match encode(serializer, &reply) {
                 Ok(m) => (m, true),
@@ -130,7 +144,7 @@ async fn answer(
     shared: &Arc<Shared>,
     bytes: Vec<u8>,
     text: bool,
-    sessions: &mut HashMap<String, Transaction>,
+    state: &mut State,
 ) -> (Serializer, Vec<ResponseMessage>) {
     let decoded = if text {
         // A text frame is GraphSON, with or without the mime header.
@@ -165,6 +179,11 @@ async fn answer(
             return (serializer, vec![reply]);
         }
     };
+    let req = match login(shared, state, req) {
+        Ok(r) => r,
+        Err(reply) => return (serializer, vec![*reply]),
+    };
+    let sessions = &mut state.sessions;
     let session = req.session().ok().flatten().map(str::to_string);
     let txn = session.as_ref().and_then(|s| sessions.remove(s));
     if session.is_some() && txn.is_none() && sessions.len() >= MAX_SESSIONS {
@@ -196,6 +215,57 @@ async fn answer(
             );
             (serializer, vec![reply])
         }
+    }
+}
+
+/// With authentication on, the request to run once the connection has
+/// logged in: the first request is held and answered with 407 (the SASL
+/// challenge); the client's `authentication` request then logs in (and the
+/// held request runs) or is refused with 401. `Err` is the reply to send
+/// instead of running anything.
+fn login(
+    shared: &Shared,
+    state: &mut State,
+    req: RequestMessage,
+) -> Result<RequestMessage, Box<ResponseMessage>> {
+    let Some(credentials) = &shared.credentials else {
+        return Ok(req);
+    };
+    if state.user.is_some() {
+        return Ok(req);
+    }
+    let id = Some(req.request_id);
+    if req.op != "authentication" {
+        state.pending = Some(req);
+        return Err(Box::new(ResponseMessage::new(
+            id,
+            status::AUTHENTICATE,
+            crate::wire::Wire::Null,
+        )));
+    }
+    let user = match req.arg("sasl") {
+        Some(crate::wire::Wire::String(s)) => crate::wire::base64::decode(s)
+            .ok()
+            .and_then(|bytes| credentials.check_plain(&bytes)),
+        Some(crate::wire::Wire::ByteBuffer(b)) => credentials.check_plain(b),
+        _ => None,
+    };
+    let Some(user) = user else {
+        state.pending = None;
+        return Err(Box::new(ResponseMessage::error(
+            id,
+            status::UNAUTHORIZED,
+            "Username and/or password are incorrect",
+        )));
+    };
+    state.user = Some(user);
+    match state.pending.take() {
+        Some(held) => Ok(held),
+        None => Err(Box::new(ResponseMessage::new(
+            id,
+            status::NO_CONTENT,
+            crate::wire::Wire::Null,
+        ))),
     }
 }
 

@@ -1,8 +1,10 @@
 //! Between the executor's values ([`GValue`]) and the wire's ([`Wire`]).
 //!
-//! Results go out as TinkerPop's reference elements: a vertex is its id and
-//! label, an edge its id, label and the ids and labels of its ends,
-//! described in the query's own snapshot or transaction ([`Elements`]).
+//! Results go out as TinkerPop's elements: a vertex is its id, label and
+//! (unless the request asks for `materializeProperties: tokens`) its
+//! properties, an edge its id, label, the ids and labels of its ends and
+//! its properties, all described in the query's own snapshot or
+//! transaction ([`Elements`]).
 //! Arguments come in (bindings of a script) as values the executor takes;
 //! what it has no value for (a lambda, a traversal) is refused by name.
 
@@ -21,7 +23,7 @@ use crate::wire::{
 const NANOS_PER_DAY: i64 = 86_400_000_000_000;
 
 /// A result as the wire carries it.
-pub(crate) fn to_wire(v: &GValue, el: &Elements<'_>) -> Wire {
+pub(crate) fn to_wire(v: &GValue, el: &Elements<'_>, props: bool) -> Wire {
     match v {
         GValue::Null => Wire::Null,
         GValue::Bool(b) => Wire::Bool(*b),
@@ -37,36 +39,46 @@ pub(crate) fn to_wire(v: &GValue, el: &Elements<'_>) -> Wire {
         GValue::Uuid(u) => Wire::Uuid(*u),
         GValue::Date(d) => Wire::OffsetDateTime(offset_date_time(d)),
         GValue::Bytes(b) => Wire::ByteBuffer(b.to_vec()),
-        GValue::List(items) => Wire::List(items.iter().map(|x| to_wire(x, el)).collect()),
-        GValue::Set(items) => Wire::Set(items.iter().map(|x| to_wire(x, el)).collect()),
+        GValue::List(items) => Wire::List(items.iter().map(|x| to_wire(x, el, props)).collect()),
+        GValue::Set(items) => Wire::Set(items.iter().map(|x| to_wire(x, el, props)).collect()),
         GValue::Map(m) => Wire::Map(
             m.iter()
-                .map(|(k, x)| (to_wire(k, el), to_wire(x, el)))
+                .map(|(k, x)| (to_wire(k, el, props), to_wire(x, el, props)))
                 .collect(),
         ),
-        GValue::Vertex(v) => Wire::Vertex(Box::new(vertex(*v, el))),
+        GValue::Vertex(v) => Wire::Vertex(Box::new(vertex(*v, el, props))),
         GValue::Edge(e) => Wire::Edge(Box::new(wire::Edge {
             id: Wire::Long(e.id as i64),
             label: e.label.to_string(),
-            in_v_id: to_wire(&el.vertex_id(e.dst), el),
+            in_v_id: to_wire(&el.vertex_id(e.dst), el, props),
             in_v_label: el.vertex_label(e.dst).to_string(),
-            out_v_id: to_wire(&el.vertex_id(e.src), el),
+            out_v_id: to_wire(&el.vertex_id(e.src), el, props),
             out_v_label: el.vertex_label(e.src).to_string(),
-            properties: Vec::new(),
+            properties: if props {
+                el.edge_properties(e.id)
+                    .into_iter()
+                    .map(|(k, x)| wire::Property {
+                        key: k.to_string(),
+                        value: to_wire(&x, el, false),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         })),
         GValue::VertexProperty(p) => Wire::VertexProperty(Box::new(VertexProperty {
             // The engine keeps one value per key and gives it no id of its
             // own.
             id: Wire::Null,
             label: p.key.to_string(),
-            value: to_wire(&p.value, el),
+            value: to_wire(&p.value, el, props),
             properties: Vec::new(),
         })),
         GValue::Property(p) => Wire::Property(Box::new(wire::Property {
             key: p.key.to_string(),
-            value: to_wire(&p.value, el),
+            value: to_wire(&p.value, el, props),
         })),
-        GValue::Path(p) => Wire::Path(Box::new(path(p, el))),
+        GValue::Path(p) => Wire::Path(Box::new(path(p, el, props))),
         GValue::T(t) => Wire::Enum {
             kind: EnumKind::T,
             name: match t {
@@ -89,22 +101,39 @@ pub(crate) fn to_wire(v: &GValue, el: &Elements<'_>) -> Wire {
     }
 }
 
-fn vertex(v: stratagraph::VertexId, el: &Elements<'_>) -> Vertex {
+fn vertex(v: stratagraph::VertexId, el: &Elements<'_>, props: bool) -> Vertex {
+    let properties = if props {
+        el.vertex_properties(v)
+            .into_iter()
+            .map(|(k, x)| VertexProperty {
+                id: Wire::Null,
+                label: k.to_string(),
+                value: to_wire(&x, el, false),
+                properties: Vec::new(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     Vertex {
-        id: to_wire(&el.vertex_id(v), el),
+        id: to_wire(&el.vertex_id(v), el, false),
         label: el.vertex_label(v).to_string(),
-        properties: Vec::new(),
+        properties,
     }
 }
 
-fn path(p: &GPath, el: &Elements<'_>) -> wire::Path {
+fn path(p: &GPath, el: &Elements<'_>, props: bool) -> wire::Path {
     wire::Path {
         labels: p
             .entries
             .iter()
             .map(|(labels, _)| labels.iter().map(|l| l.to_string()).collect())
             .collect(),
-        objects: p.entries.iter().map(|(_, o)| to_wire(o, el)).collect(),
+        objects: p
+            .entries
+            .iter()
+            .map(|(_, o)| to_wire(o, el, props))
+            .collect(),
     }
 }
 

@@ -15,6 +15,7 @@
 //! nothing a client sends can panic the server: a frame that does not
 //! decode costs only its own error response.
 
+pub mod auth;
 mod conn;
 pub(crate) mod convert;
 pub(crate) mod request;
@@ -57,6 +58,7 @@ pub struct Server {
     listener: TcpListener,
     graph: Arc<Graph>,
     limits: Limits,
+    credentials: Option<Arc<auth::Credentials>>,
 }
 
 impl Server {
@@ -74,7 +76,15 @@ impl Server {
             listener,
             graph,
             limits,
+            credentials: None,
         })
+    }
+
+    /// Requires every connection to log in (SASL PLAIN) as one of
+    /// `credentials`' users before its first request runs.
+    pub fn with_credentials(mut self, credentials: auth::Credentials) -> Server {
+        self.credentials = Some(Arc::new(credentials));
+        self
     }
 
     /// The address it listens on.
@@ -97,6 +107,7 @@ impl Server {
             graph: self.graph,
             limits: self.limits,
             closing,
+            credentials: self.credentials,
         });
         let mut tasks = tokio::task::JoinSet::new();
         tokio::pin!(shutdown);

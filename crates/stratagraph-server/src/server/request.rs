@@ -177,6 +177,19 @@ fn results(
             e.to_string(),
         )
     };
+    // Elements carry their properties unless the request asks for
+    // references only, as a Gremlin Server 3.7+ does.
+    let props = match req.arg("materializeProperties") {
+        None => true,
+        Some(Wire::String(s)) if s == "all" => true,
+        Some(Wire::String(s)) if s == "tokens" => false,
+        Some(other) => {
+            return Err(Failure::new(
+                status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
+                format!("materializeProperties must be \"all\" or \"tokens\", not {other:?}"),
+            ))
+        }
+    };
     let batch = match req.batch_size().map_err(invalid)? {
         Some(n) if n > 0 => usize::try_from(n).unwrap_or(limits.batch_size),
         Some(n) => {
@@ -219,7 +232,7 @@ fn results(
                 })?;
                 bindings.insert(k.clone(), v);
             }
-            let items = run(runner, script, &bindings, limits, false)?;
+            let items = run(runner, script, &bindings, limits, false, props)?;
             Ok((items, batch))
         }
         "bytecode" => {
@@ -231,7 +244,7 @@ fn results(
             };
             let text = translate::to_gremlin_lang(bytecode)
                 .map_err(|e| Failure::new(status::SERVER_ERROR_EVALUATION, e.to_string()))?;
-            let items = run(runner, &text, &Bindings::new(), limits, true)?;
+            let items = run(runner, &text, &Bindings::new(), limits, true, props)?;
             Ok((items, batch))
         }
         "authentication" => Err(Failure::new(
@@ -253,6 +266,7 @@ fn run(
     bindings: &Bindings,
     limits: &Limits,
     traversers: bool,
+    props: bool,
 ) -> Result<Vec<Wire>, Failure> {
     let max = limits.max_results;
     let describe = |results: Vec<stratagraph_gremlin::GValue>,
@@ -263,7 +277,7 @@ fn run(
         Ok(results
             .iter()
             .map(|r| {
-                let w = to_wire(r, el);
+                let w = to_wire(r, el, props);
                 if traversers {
                     Wire::Traverser {
                         bulk: 1,

@@ -27,7 +27,7 @@ pub mod graphson;
 pub mod message;
 pub mod time;
 
-mod base64;
+pub(crate) mod base64;
 mod json;
 mod wire_eq;
 

@@ -119,6 +119,16 @@ def test_bytecode_traversals(g):
     assert sorted(g.V().repeat(__.out()).times(2).values("name").to_list()) == ["lop", "ripple"]
 
 
+def test_elements_carry_their_properties_unless_asked_not_to(g):
+    v = g.V(1).next()
+    assert {p.key: p.value for p in v.properties} == {"name": "marko", "age": 29}
+    e = g.V(1).out_e("knows").has("weight", 0.5).next()
+    assert {p.key: p.value for p in e.properties} == {"weight": 0.5}
+    assert (e.outV.id, e.inV.id, e.label) == (1, 2, "knows")
+    v = g.with_("materializeProperties", "tokens").V(1).next()
+    assert (v.id, v.label, list(v.properties or [])) == (1, "person", [])
+
+
 def test_a_write_commits_and_a_failed_write_leaves_nothing(url):
     conn = DriverRemoteConnection(url, "g")
     g = traversal().with_(conn)
@@ -184,6 +194,37 @@ def test_garbage_and_a_wrong_path_cost_only_themselves(url):
         assert c.submit("g.V().count()").all().result() == [6]
     finally:
         c.close()
+
+
+@pytest.mark.parametrize("ser", sorted(SERIALIZERS))
+def test_authentication_lets_in_the_right_password_only(tmp_path, ser):
+    users = tmp_path / "users"
+    for user, password in [("ada", "s3cret"), ("bob", "pw")]:
+        subprocess.run([str(CLI), "passwd", str(users), user], input=password + "\n",
+                       text=True, check=True, capture_output=True)
+    assert "s3cret" not in users.read_text()
+    proc, url = start("--in-memory", "--graphson", str(MODERN), "--credentials", str(users))
+    make = SERIALIZERS[ser]
+    try:
+        c = Client(url, "g", username="ada", password="s3cret", message_serializer=make())
+        assert c.submit("g.V().count()").all().result() == [6]
+        # Logged in once per connection: the next request runs at once.
+        assert c.submit("g.V(1).values('name')").all().result() == ["marko"]
+        c.close()
+        conn = DriverRemoteConnection(url, "g", username="bob", password="pw", message_serializer=make())
+        assert traversal().with_(conn).V().count().next() == 6
+        conn.close()
+        bad = Client(url, "g", username="ada", password="wrong", message_serializer=make())
+        with pytest.raises(GremlinServerError) as e:
+            bad.submit("g.V().count()").all().result()
+        assert e.value.status_code == 401
+        bad.close()
+        anonymous = Client(url, "g", message_serializer=make())
+        with pytest.raises(Exception, match="authentication"):
+            anonymous.submit("g.V().count()").all().result()
+        anonymous.close()
+    finally:
+        stop(proc)
 
 
 def test_an_on_disk_store_keeps_what_was_written_across_a_restart(tmp_path):
