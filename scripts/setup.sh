@@ -30,6 +30,16 @@ if [ ! -x "$venv/bin/maturin" ] ||
     "$venv/bin/python" -m pip install -q --disable-pip-version-check \
         maturin numpy scipy networkx pytest tqdm
 fi
+# The Gremlin server's tests drive it with TinkerPop's Node driver too
+# (crates/stratagraph-server/tests/js, versions pinned by its lock file).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    echo "setup: node or npm not found; installing Debian's nodejs and npm" >&2
+    apt-get update -qq && apt-get install -y -qq nodejs npm
+fi
+js=crates/stratagraph-server/tests/js
+if ! grep -qs '"version": "3.8.2"' "$js/node_modules/gremlin/package.json"; then
+    npm ci --prefix "$js" --no-audit --no-fund --silent
+fi
 # The Gremlin server's tests drive it with TinkerPop's own Python driver.
 if ! "$venv/bin/python" -c "import gremlin_python.driver" 2>/dev/null ||
     [ "$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("gremlinpython"))')" != 3.8.2 ]; then

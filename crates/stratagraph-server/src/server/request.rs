@@ -416,6 +416,21 @@ mod tests {
     }
 
     #[test]
+    fn a_null_argument_counts_as_not_sent() {
+        // The Node driver sends `bindings: null` for a script without any.
+        let g = graph();
+        let r = eval(
+            "g.V().count()",
+            vec![
+                ("bindings".into(), Wire::Null),
+                ("batchSize".into(), Wire::Null),
+            ],
+        );
+        let rs = answer(&g, &r, &Limits::default(), None).0;
+        assert_eq!(rs[0].result.data, Wire::List(vec![Wire::Long(10)]));
+    }
+
+    #[test]
     fn bindings_are_typed_values() {
         let g = graph();
         let rs = answer(

@@ -46,13 +46,16 @@ impl RequestMessage {
     /// `language`: the script's language.
     pub const LANGUAGE: &'static str = "language";
 
-    /// The argument named `key`, if sent (the last, if sent twice).
+    /// The argument named `key`, if sent (the last, if sent twice). A
+    /// `null` counts as not sent: the Node driver sends `bindings: null`
+    /// for a script without bindings.
     pub fn arg(&self, key: &str) -> Option<&Wire> {
         self.args
             .iter()
             .rev()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
+            .filter(|v| !matches!(v, Wire::Null))
     }
 
     /// `gremlin` as it was sent: a script (`eval`) or bytecode (`bytecode`).

@@ -76,6 +76,14 @@ def g(url, request):
     conn.close()
 
 
+def test_the_node_driver_reads_writes_and_commits(url):
+    # gremlin 3.8.2 from npm, installed by scripts/setup.sh.
+    script = ROOT / "crates" / "stratagraph-server" / "tests" / "js" / "gremlin_js_test.js"
+    done = subprocess.run(["node", str(script), url], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.split() == ["graphbinary:", "ok", "graphson:", "ok"]
+
+
 def test_a_script_request_returns_typed_results(client):
     names = client.submit("g.V().has('person','name','marko').out('knows').values('name')").all().result()
     assert sorted(names) == ["josh", "vadas"]
