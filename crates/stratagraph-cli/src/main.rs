@@ -105,6 +105,11 @@ enum Command {
         /// Results per response frame when a request does not say.
         #[arg(long, default_value_t = 64)]
         batch_size: usize,
+        /// How long a request may run, in milliseconds, when it does not
+        /// say (`evaluationTimeout`); 0: no limit. A request past it fails
+        /// with 598 and writes nothing.
+        #[arg(long, default_value_t = 30_000)]
+        timeout_ms: u64,
         /// Require clients to log in (SASL PLAIN, as the drivers'
         /// username/password options send it) as a user of this file
         /// (written by `stratagraph passwd`). PLAIN sends the password
@@ -472,6 +477,7 @@ fn main() -> ExitCode {
             max_results,
             max_connections,
             batch_size,
+            timeout_ms,
             credentials,
         } => serve::serve(serve::ServeArgs {
             dir,
@@ -484,6 +490,7 @@ fn main() -> ExitCode {
                 max_results,
                 batch_size,
                 max_connections,
+                timeout: (timeout_ms > 0).then(|| std::time::Duration::from_millis(timeout_ms)),
             },
             credentials,
         }),

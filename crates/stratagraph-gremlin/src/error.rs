@@ -45,6 +45,13 @@ pub enum Error {
     /// clients match on it.
     #[error("{0}")]
     Runtime(String),
+    /// The query ran past its time limit and was stopped (nothing it
+    /// wrote is kept).
+    #[error("the traversal ran past its time limit of {} ms and was stopped", limit.as_millis())]
+    Timeout {
+        /// The limit it was given.
+        limit: std::time::Duration,
+    },
     /// The engine refused a read or a write (a conflict, a bad name or
     /// value, a vertex that does not exist).
     #[error(transparent)]

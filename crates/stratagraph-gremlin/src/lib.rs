@@ -29,6 +29,6 @@ pub mod print;
 pub mod value;
 
 pub use error::{Error, Result};
-pub use exec::{execute, execute_with, Bindings, Elements, Transaction};
+pub use exec::{execute, execute_with, Bindings, Deadline, Elements, Transaction};
 pub use parse::{parse, SyntaxError};
 pub use value::GValue;

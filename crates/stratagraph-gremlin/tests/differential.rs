@@ -621,6 +621,37 @@ fn a_walk_over_many_windows_counts_every_path() {
 }
 
 #[test]
+fn a_time_limit_stops_a_long_traversal_and_it_writes_nothing() {
+    use stratagraph_gremlin::{execute_with, Deadline, Error};
+    let g = Graph::in_memory(Options::default());
+    let long = "g.addV('x').property(T.id, 1).repeat(identity()).times(900000).count()";
+    let limit = std::time::Duration::from_millis(50);
+    let got = execute_with(
+        &g,
+        long,
+        &Bindings::new(),
+        Some(Deadline::after(limit)),
+        |r, _| r,
+    );
+    match got {
+        Err(Error::Timeout { limit: l }) => assert_eq!(l, limit),
+        other => panic!("not stopped: {other:?}"),
+    }
+    assert_eq!(run(&g, "g.V().count()"), vec![GValue::Int64(0)]);
+    // The same shape, short, under the same limit, runs and commits.
+    let short = "g.addV('x').property(T.id, 1).repeat(identity()).times(10).count()";
+    let got = execute_with(
+        &g,
+        short,
+        &Bindings::new(),
+        Some(Deadline::after(limit * 100)),
+        |r, _| r,
+    );
+    assert_eq!(got.unwrap(), vec![GValue::Int64(1)]);
+    assert_eq!(run(&g, "g.V().count()"), vec![GValue::Int64(1)]);
+}
+
+#[test]
 fn a_failing_traversal_writes_nothing() {
     let g = Graph::in_memory(Options::default());
     run(

@@ -564,6 +564,7 @@ fn frontier(
                 let mut next = Acc::default();
                 next.at.reserve(cur.len());
                 for &(v, bulk) in &cur {
+                    ctx.tick()?;
                     buf.clear();
                     for &side in sides {
                         for &l in &numbers {

@@ -48,7 +48,7 @@ pub type Bindings = HashMap<String, GValue>;
 /// [`crate::Error`]: syntax, an unbound parameter, an unsupported step, a
 /// runtime failure, or the engine's refusal (a conflict among them).
 pub fn execute(graph: &Graph, query: &str, bindings: &Bindings) -> Result<Vec<GValue>> {
-    execute_with(graph, query, bindings, |results, _| results)
+    execute_with(graph, query, bindings, None, |results, _| results)
 }
 
 /// Reads of the elements a query's results name, in the query's own
@@ -88,18 +88,20 @@ impl Elements<'_> {
     }
 }
 
-/// [`execute`], with `describe` given the results and the reads of the
-/// elements they name in the query's snapshot or transaction, before a
-/// writing query commits (a failed commit then returns its error and
-/// discards what `describe` made). A server turns results into a wire
-/// format here.
+/// [`execute`], with a time limit (`deadline`: the query fails with
+/// [`Error::Timeout`] once it passes, and writes nothing) and with
+/// `describe` given the results and the reads of the elements they name in
+/// the query's snapshot or transaction, before a writing query commits (a
+/// failed commit then returns its error and discards what `describe`
+/// made). A server turns results into a wire format here.
 ///
 /// # Errors
-/// As [`execute`].
+/// As [`execute`], and [`Error::Timeout`].
 pub fn execute_with<R>(
     graph: &Graph,
     query: &str,
     bindings: &Bindings,
+    deadline: Option<Deadline>,
     describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
 ) -> Result<R> {
     let mut db = None;
@@ -110,7 +112,7 @@ pub fn execute_with<R>(
             db::Db::read(graph)
         }
     };
-    let described = run_query(query, bindings, &mut db, open, describe)?;
+    let described = run_query(query, bindings, &mut db, open, deadline, describe)?;
     if let Some(db) = db {
         db.commit()?;
     }
@@ -149,6 +151,7 @@ impl Transaction {
         &mut self,
         query: &str,
         bindings: &Bindings,
+        deadline: Option<Deadline>,
         describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
     ) -> Result<R> {
         if self.db.is_none() {
@@ -162,6 +165,7 @@ impl Transaction {
             bindings,
             &mut self.db,
             |_| db::Db::write(&graph),
+            deadline,
             describe,
         )
     }
@@ -196,6 +200,7 @@ fn run_query<R>(
     bindings: &Bindings,
     db: &mut Option<db::Db>,
     open: impl FnOnce(bool) -> db::Db,
+    deadline: Option<Deadline>,
     describe: impl FnOnce(Vec<GValue>, &Elements<'_>) -> R,
 ) -> Result<R> {
     let query = parsed(query)?;
@@ -241,6 +246,8 @@ fn run_query<R>(
         reducers: options.reducers,
         sack: options.sack,
         track_paths: compiler.needs_paths,
+        deadline,
+        ticks: std::cell::Cell::new(0),
     };
     let mut out = Vec::new();
     let limit = match terminal.as_ref().map(|t| (t.name.as_str(), t)) {
@@ -398,6 +405,49 @@ pub(crate) struct Ctx {
     /// Whether traversers keep every object they pass (for `path()` and
     /// the like) or only the labelled ones.
     pub track_paths: bool,
+    /// When the query must have ended, if it has a time limit.
+    pub deadline: Option<Deadline>,
+    /// Steps taken since the clock was last read.
+    pub ticks: std::cell::Cell<u32>,
+}
+
+/// A query's time limit: when it ends, and how long it was given (for the
+/// error).
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    /// The instant after which the query fails.
+    pub at: std::time::Instant,
+    /// How long it was given.
+    pub limit: std::time::Duration,
+}
+
+impl Deadline {
+    /// A limit of `limit` from now.
+    pub fn after(limit: std::time::Duration) -> Deadline {
+        Deadline {
+            at: std::time::Instant::now() + limit,
+            limit,
+        }
+    }
+}
+
+/// How many steps run between two readings of the clock.
+const TICKS_PER_CHECK: u32 = 1024;
+
+impl Ctx {
+    /// Fails the query once its time limit has passed; reads the clock
+    /// only every [`TICKS_PER_CHECK`] calls, so the check costs a counter.
+    pub(crate) fn tick(&self) -> Result<()> {
+        let Some(d) = &self.deadline else {
+            return Ok(());
+        };
+        let n = self.ticks.get().wrapping_add(1);
+        self.ticks.set(n);
+        if n.is_multiple_of(TICKS_PER_CHECK) && std::time::Instant::now() > d.at {
+            return Err(Error::Timeout { limit: d.limit });
+        }
+        Ok(())
+    }
 }
 
 /// One node of a traverser's path, shared by the traversers that went

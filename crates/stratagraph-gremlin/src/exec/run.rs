@@ -38,6 +38,14 @@ pub(crate) fn run<'a>(ctx: &'a Ctx, plan: &'a Plan, input: Stream<'a>) -> Stream
     let mut s = input;
     for op in &plan.ops {
         s = apply(ctx, op, s);
+        // With a time limit, every traverser a step hands on counts
+        // towards the next reading of the clock.
+        if ctx.deadline.is_some() {
+            s = Box::new(s.map(move |r| {
+                ctx.tick()?;
+                r
+            }));
+        }
     }
     s
 }

@@ -40,6 +40,10 @@ pub struct Limits {
     pub batch_size: usize,
     /// Connections served at once.
     pub max_connections: usize,
+    /// How long a request may run when it does not say
+    /// (`evaluationTimeout`); `None`: no limit. Gremlin Server's default
+    /// is 30 s.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
@@ -49,6 +53,7 @@ impl Default for Limits {
             max_results: 10_000_000,
             batch_size: 64,
             max_connections: 256,
+            timeout: Some(std::time::Duration::from_secs(30)),
         }
     }
 }

@@ -14,7 +14,7 @@
 
 use stratagraph::Graph;
 use stratagraph_gremlin::ast::{Query, TxOp as GremlinTxOp};
-use stratagraph_gremlin::{execute_with, Bindings, Error as GremlinError, Transaction};
+use stratagraph_gremlin::{execute_with, Bindings, Deadline, Error as GremlinError, Transaction};
 
 use super::convert::{from_wire, to_wire};
 use super::Limits;
@@ -190,6 +190,20 @@ fn results(
             ))
         }
     };
+    // The request's own limit (`evaluationTimeout`, ms; 0: none), else
+    // the server's.
+    let deadline = match req.evaluation_timeout().map_err(invalid)? {
+        Some(0) => None,
+        Some(ms) if ms > 0 => Some(std::time::Duration::from_millis(ms as u64)),
+        Some(ms) => {
+            return Err(Failure::new(
+                status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
+                format!("evaluationTimeout must not be negative, not {ms}"),
+            ))
+        }
+        None => limits.timeout,
+    }
+    .map(Deadline::after);
     let batch = match req.batch_size().map_err(invalid)? {
         Some(n) if n > 0 => usize::try_from(n).unwrap_or(limits.batch_size),
         Some(n) => {
@@ -232,7 +246,7 @@ fn results(
                 })?;
                 bindings.insert(k.clone(), v);
             }
-            let items = run(runner, script, &bindings, limits, false, props)?;
+            let items = run(runner, script, &bindings, limits, deadline, false, props)?;
             Ok((items, batch))
         }
         "bytecode" => {
@@ -244,7 +258,15 @@ fn results(
             };
             let text = translate::to_gremlin_lang(bytecode)
                 .map_err(|e| Failure::new(status::SERVER_ERROR_EVALUATION, e.to_string()))?;
-            let items = run(runner, &text, &Bindings::new(), limits, true, props)?;
+            let items = run(
+                runner,
+                &text,
+                &Bindings::new(),
+                limits,
+                deadline,
+                true,
+                props,
+            )?;
             Ok((items, batch))
         }
         "authentication" => Err(Failure::new(
@@ -265,6 +287,7 @@ fn run(
     text: &str,
     bindings: &Bindings,
     limits: &Limits,
+    deadline: Option<Deadline>,
     traversers: bool,
     props: bool,
 ) -> Result<Vec<Wire>, Failure> {
@@ -290,8 +313,8 @@ fn run(
             .collect::<Vec<Wire>>())
     };
     let described = match runner {
-        Runner::Alone(graph) => execute_with(graph, text, bindings, describe),
-        Runner::In(t) => t.execute_with(text, bindings, describe),
+        Runner::Alone(graph) => execute_with(graph, text, bindings, deadline, describe),
+        Runner::In(t) => t.execute_with(text, bindings, deadline, describe),
     }
     .map_err(|e| Failure::new(code_of(&e), e.to_string()))?;
     described.map_err(|n| {
@@ -307,6 +330,7 @@ fn code_of(e: &GremlinError) -> u16 {
     match e {
         GremlinError::Runtime(m) if m.starts_with("fail()") => status::SERVER_ERROR_FAIL_STEP,
         GremlinError::Engine(_) => status::SERVER_ERROR,
+        GremlinError::Timeout { .. } => status::SERVER_ERROR_TIMEOUT,
         _ => status::SERVER_ERROR_EVALUATION,
     }
 }

@@ -100,6 +100,15 @@ def test_bindings_and_a_large_result_stream_in_batches(client):
     assert names == [27]
 
 
+def test_a_request_past_its_time_limit_is_stopped(client):
+    long = "g.inject(1).repeat(identity()).times(900000).count()"
+    with pytest.raises(GremlinServerError) as e:
+        client.submit(long, request_options={"evaluationTimeout": 100}).all().result()
+    assert e.value.status_code == 598
+    assert "time limit" in str(e.value)
+    assert client.submit("g.V().count()").all().result() == [6]
+
+
 def test_an_empty_result_is_no_content(client):
     assert client.submit("g.V().has('name','nobody')").all().result() == []
 
