@@ -717,6 +717,27 @@ impl PyGraph {
     /// exception carries ``file``, ``line`` and ``field`` (``None`` where
     /// they do not apply) and ``loaded`` (the dict above, for what was
     /// committed before it).
+    /// Answers one Gremlin Server request frame in this process: ``frame``
+    /// is what a TinkerPop driver writes to its socket (the mime-type
+    /// header, then a GraphBinary or GraphSON request); returns the
+    /// response frames. ``stratagraph.gremlin_source`` sends bytecode
+    /// through it. Each request is one transaction; the GIL is released
+    /// while it runs.
+    fn _gremlin_frame<'py>(
+        &self,
+        py: Python<'py>,
+        frame: Vec<u8>,
+    ) -> PyResult<Vec<Bound<'py, pyo3::types::PyBytes>>> {
+        let limits = stratagraph_server::server::Limits::default();
+        let replies = self.with(|g| {
+            Ok(py.detach(|| stratagraph_server::server::answer_frame(g, &frame, &limits)))
+        })?;
+        Ok(replies
+            .iter()
+            .map(|b| pyo3::types::PyBytes::new(py, b))
+            .collect())
+    }
+
     #[pyo3(signature = (path, *, batch = 10_000))]
     fn load_graphson<'py>(
         &self,

@@ -40,6 +40,15 @@ from ._edgelist import read_edgelist
 #: The BFS depth reported for vertices the source cannot reach.
 UNREACHABLE = -1
 
+
+def gremlin_source(graph, traversal_source="g"):
+    """A gremlinpython ``GraphTraversalSource`` over ``graph`` in this
+    process, without a server (``stratagraph.gremlin``; needs the
+    ``gremlinpython`` package)."""
+    from .gremlin import gremlin_source as source
+
+    return source(graph, traversal_source)
+
 __all__ = [
     "CapacityExceeded",
     "Closed",
@@ -61,5 +70,6 @@ __all__ = [
     "__version__",
     "as_dict",
     "from_networkx",
+    "gremlin_source",
     "read_edgelist",
 ]

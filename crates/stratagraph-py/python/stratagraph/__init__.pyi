@@ -44,6 +44,7 @@ __all__ = [
     "__version__",
     "as_dict",
     "from_networkx",
+    "gremlin_source",
     "read_edgelist",
 ]
 
@@ -53,6 +54,10 @@ UNREACHABLE: Final[int]
 def from_networkx(G: Any, *, weight: str = "weight", threads: int = 0) -> Graph:
     """A new in-memory ``Graph`` copying the networkx graph ``G`` (integer
     nodes; weights from the ``weight`` edge attribute, default 1.0)."""
+
+def gremlin_source(graph: Graph, traversal_source: str = "g") -> Any:
+    """A gremlinpython ``GraphTraversalSource`` over ``graph`` in this
+    process, without a server (needs the ``gremlinpython`` package)."""
 
 def as_dict(s: Snapshot, values: npt.ArrayLike) -> Dict[Union[int, str], Any]:
     """``{vertex id: value}`` for an array aligned with ``s.vertices()``

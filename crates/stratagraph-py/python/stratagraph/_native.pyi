@@ -317,6 +317,10 @@ class Graph:
     def remove_edges(self, src: _Vertices, dst: _Vertices) -> int:
         """Deletes ``src[i] -> dst[i]`` atomically; ``NotFound`` (and nothing
         deleted) if one is missing."""
+    def _gremlin_frame(self, frame: bytes) -> list[bytes]:
+        """Answers one Gremlin Server request frame (mime-type header, then
+        a GraphBinary or GraphSON request) in this process; the response
+        frames. Used by ``stratagraph.gremlin_source``."""
     def load_graphson(self, path: _Path, *, batch: int = 10_000) -> _Loaded:
         """Loads a GraphSON 3.0 file (TinkerPop's ``GraphSONWriter``: one
         vertex per line, with its typed properties and out-edges) into this

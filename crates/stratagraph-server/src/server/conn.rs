@@ -146,38 +146,10 @@ async fn answer(
     text: bool,
     state: &mut State,
 ) -> (Serializer, Vec<ResponseMessage>) {
-    let decoded = if text {
-        // A text frame is GraphSON, with or without the mime header.
-        let body = match frame::split_mime_header(&bytes) {
-            Ok((Serializer::GraphSonV3, body)) => body,
-            _ => &bytes[..],
-        };
-        (Serializer::GraphSonV3, graphson::decode_request(body))
-    } else {
-        match frame::split_mime_header(&bytes) {
-            Ok((s @ Serializer::GraphBinaryV1, body)) => (s, graphbinary::decode_request(body)),
-            Ok((s @ Serializer::GraphSonV3, body)) => (s, graphson::decode_request(body)),
-            Err(e) => {
-                let reply = ResponseMessage::error(
-                    None,
-                    status::REQUEST_ERROR_MALFORMED_REQUEST,
-                    format!("the request's mime type header could not be read: {e}"),
-                );
-                return (Serializer::GraphBinaryV1, vec![reply]);
-            }
-        }
-    };
-    let (serializer, req) = decoded;
-    let req: RequestMessage = match req {
+    let (serializer, req) = decode(&bytes, text);
+    let req = match req {
         Ok(r) => r,
-        Err(e) => {
-            let reply = ResponseMessage::error(
-                None,
-                status::REQUEST_ERROR_MALFORMED_REQUEST,
-                format!("the request could not be decoded: {e}"),
-            );
-            return (serializer, vec![reply]);
-        }
+        Err(reply) => return (serializer, vec![*reply]),
     };
     let req = match login(shared, state, req) {
         Ok(r) => r,
@@ -216,6 +188,40 @@ async fn answer(
             (serializer, vec![reply])
         }
     }
+}
+
+/// The serializer a frame asked for, and its request or the error reply
+/// that says why it cannot be read. A text frame is GraphSON, with or
+/// without the mime header.
+pub(crate) fn decode(
+    bytes: &[u8],
+    text: bool,
+) -> (Serializer, Result<RequestMessage, Box<ResponseMessage>>) {
+    let malformed = |message: String| {
+        Box::new(ResponseMessage::error(
+            None,
+            status::REQUEST_ERROR_MALFORMED_REQUEST,
+            message,
+        ))
+    };
+    let (serializer, req) = if text {
+        let body = match frame::split_mime_header(bytes) {
+            Ok((Serializer::GraphSonV3, body)) => body,
+            _ => bytes,
+        };
+        (Serializer::GraphSonV3, graphson::decode_request(body))
+    } else {
+        match frame::split_mime_header(bytes) {
+            Ok((s @ Serializer::GraphBinaryV1, body)) => (s, graphbinary::decode_request(body)),
+            Ok((s @ Serializer::GraphSonV3, body)) => (s, graphson::decode_request(body)),
+            Err(e) => {
+                let m = format!("the request's mime type header could not be read: {e}");
+                return (Serializer::GraphBinaryV1, Err(malformed(m)));
+            }
+        }
+    };
+    let req = req.map_err(|e| malformed(format!("the request could not be decoded: {e}")));
+    (serializer, req)
 }
 
 /// With authentication on, the request to run once the connection has
@@ -275,26 +281,35 @@ const MAX_SESSIONS: usize = 64;
 /// `reply` as a frame in `serializer`'s format; if it cannot be encoded,
 /// an error response that can (which ends the answer).
 fn encode(serializer: Serializer, reply: &ResponseMessage) -> Result<Message, Option<Message>> {
-    let encoded = match serializer {
-        Serializer::GraphBinaryV1 => graphbinary::encode_response(reply).map(Message::binary),
-        Serializer::GraphSonV3 => graphson::encode_response(reply).map(Message::text),
+    let frame = |bytes: Vec<u8>| match serializer {
+        Serializer::GraphBinaryV1 => Message::binary(bytes),
+        // GraphSON is UTF-8 text as encoded.
+        Serializer::GraphSonV3 => match String::from_utf8(bytes) {
+            Ok(s) => Message::text(s),
+            Err(e) => Message::binary(e.into_bytes()),
+        },
     };
-    match encoded {
-        Ok(m) => Ok(m),
-        Err(e) => {
-            let fallback = ResponseMessage::error(
-                reply.request_id,
-                status::SERVER_ERROR_SERIALIZATION,
-                format!("a result could not be serialized: {e}"),
-            );
-            Err(match serializer {
-                Serializer::GraphBinaryV1 => graphbinary::encode_response(&fallback)
-                    .ok()
-                    .map(Message::binary),
-                Serializer::GraphSonV3 => {
-                    graphson::encode_response(&fallback).ok().map(Message::text)
-                }
-            })
-        }
-    }
+    encode_bytes(serializer, reply)
+        .map(frame)
+        .map_err(|e| e.map(frame))
+}
+
+/// `reply` encoded in `serializer`'s format; if it cannot be, an error
+/// response that can (which ends the answer).
+pub(crate) fn encode_bytes(
+    serializer: Serializer,
+    reply: &ResponseMessage,
+) -> Result<Vec<u8>, Option<Vec<u8>>> {
+    let encode = |r: &ResponseMessage| match serializer {
+        Serializer::GraphBinaryV1 => graphbinary::encode_response(r),
+        Serializer::GraphSonV3 => graphson::encode_response(r).map(String::into_bytes),
+    };
+    encode(reply).map_err(|e| {
+        let fallback = ResponseMessage::error(
+            reply.request_id,
+            status::SERVER_ERROR_SERIALIZATION,
+            format!("a result could not be serialized: {e}"),
+        );
+        encode(&fallback).ok()
+    })
 }

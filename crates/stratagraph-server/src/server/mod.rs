@@ -149,6 +149,30 @@ impl Server {
     }
 }
 
+/// Answers one request frame (the mime-type header, then the request, as
+/// a driver writes it to its socket) without a socket: the responses, each
+/// encoded in the request's serializer. For a driver in the same process
+/// (the Python package's `gremlin_source`): one request, one transaction,
+/// no sessions and no login.
+pub fn answer_frame(graph: &Graph, frame: &[u8], limits: &Limits) -> Vec<Vec<u8>> {
+    let (serializer, req) = conn::decode(frame, false);
+    let replies = match req {
+        Ok(req) => request::answer(graph, &req, limits, None).0,
+        Err(reply) => vec![*reply],
+    };
+    let mut out = Vec::with_capacity(replies.len());
+    for reply in &replies {
+        match conn::encode_bytes(serializer, reply) {
+            Ok(bytes) => out.push(bytes),
+            Err(error) => {
+                out.extend(error);
+                break;
+            }
+        }
+    }
+    out
+}
+
 fn transient(e: &std::io::Error) -> bool {
     use std::io::ErrorKind::*;
     matches!(
