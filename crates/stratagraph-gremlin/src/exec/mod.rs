@@ -284,6 +284,10 @@ fn run_query<R>(
 /// How many parsed queries a thread keeps.
 const PARSED_KEPT: usize = 256;
 
+/// The longest text kept parsed: a server takes scripts of megabytes, and
+/// 256 of those per thread would be memory spent on what rarely repeats.
+const PARSED_MAX_TEXT: usize = 4096;
+
 thread_local! {
     /// Queries parsed on this thread, by their text: an application (or a
     /// server's clients) sends the same few texts again and again, and the
@@ -297,6 +301,9 @@ fn parsed(text: &str) -> Result<Rc<Query>> {
         return Ok(q);
     }
     let q = Rc::new(crate::parse(text)?);
+    if text.len() > PARSED_MAX_TEXT {
+        return Ok(q);
+    }
     PARSED.with(|p| {
         let mut p = p.borrow_mut();
         if p.len() >= PARSED_KEPT {
