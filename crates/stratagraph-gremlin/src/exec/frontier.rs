@@ -270,6 +270,7 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
         }));
     }
     let loops: Rc<Vec<_>> = Rc::default();
+    let key = f.key.as_deref().and_then(|k| snap.key_number(k));
     let mut current: std::vec::IntoIter<Result<Traverser>> = Vec::new().into_iter();
     Box::new(std::iter::from_fn(move || loop {
         if let Some(t) = current.next() {
@@ -280,8 +281,6 @@ pub(crate) fn walk<'a>(ctx: &'a Ctx, f: &'a Frontier, input: Stream<'a>) -> Stre
             Err(e) => return Some(Err(e)),
         };
         let mut out: Vec<Result<Traverser>> = Vec::with_capacity(batch.walked.len());
-        let snap = windows.snap;
-        let key = f.key.as_deref().and_then(|k| snap.key_number(k));
         for (v, bulk) in batch.walked {
             let obj = match f.end {
                 End::Values => {

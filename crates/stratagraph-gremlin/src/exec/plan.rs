@@ -1511,90 +1511,61 @@ fn lookups(ops: &mut Vec<Op>) {
             GValue::String(_) | GValue::Bool(_) | GValue::Uuid(_) | GValue::Date(_)
         )
     };
-    let found = match ops.as_slice() {
-        [Op::V(ids), Op::Has(HasTest::Property {
-            label: Some(Predicate::Eq(GValue::String(l))),
-            key,
-            pred: Predicate::Eq(v),
-        }), ..]
-            if ids.is_empty() && indexable(v) =>
-        {
-            Some((2, l.clone(), key.clone(), v.clone()))
-        }
-        [Op::V(ids), Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), Op::Has(HasTest::Property {
-            label: None,
-            key,
-            pred: Predicate::Eq(v),
-        }), ..]
-            if ids.is_empty() && indexable(v) =>
-        {
-            Some((3, l.clone(), key.clone(), v.clone()))
-        }
-        _ => None,
+    let [Op::V(ids), rest @ ..] = ops.as_slice() else {
+        return;
     };
-    if let Some((n, label, key, value)) = found {
-        ops.splice(0..n, [Op::VFind { label, key, value }]);
+    if !ids.is_empty() {
         return;
     }
-    let scan = match ops.as_slice() {
-        [Op::V(ids), Op::Has(HasTest::Property {
+    // `V() [hasLabel(l)] has([l,] key, pred)`: how many ops that is, the
+    // label, the key and the predicate.
+    let filter = match rest {
+        [Op::Has(HasTest::Property {
             label: Some(Predicate::Eq(GValue::String(l))),
             key,
             pred,
-        }), ..]
-            if ids.is_empty() =>
-        {
-            Some((2, Some(l.clone()), key.clone(), pred.clone()))
-        }
-        [Op::V(ids), Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), Op::Has(HasTest::Property {
+        }), ..] => Some((2, Some(l.clone()), key.clone(), pred.clone())),
+        [Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), Op::Has(HasTest::Property {
             label: None,
             key,
             pred,
-        }), ..]
-            if ids.is_empty() =>
-        {
-            Some((3, Some(l.clone()), key.clone(), pred.clone()))
-        }
-        [Op::V(ids), Op::Has(HasTest::Property {
+        }), ..] => Some((3, Some(l.clone()), key.clone(), pred.clone())),
+        [Op::Has(HasTest::Property {
             label: None,
             key,
             pred,
-        }), ..]
-            if ids.is_empty() =>
-        {
-            Some((2, None, key.clone(), pred.clone()))
-        }
-        [Op::V(ids), Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), ..]
-            if ids.is_empty() =>
-        {
-            let label = l.clone();
-            let count = matches!(ops.get(2), Some(Op::Count { local: false }));
-            let n = if count { 3 } else { 2 };
-            let fallback = Plan {
-                ops: ops.drain(0..n).collect(),
-            };
-            ops.insert(
-                0,
-                Op::VLabel {
-                    label,
-                    count,
-                    fallback,
-                },
-            );
-            return;
-        }
+        }), ..] => Some((2, None, key.clone(), pred.clone())),
         _ => None,
     };
-    if let Some((n, label, key, pred)) = scan {
+    if let Some((n, label, key, pred)) = filter {
         let fallback = Plan {
             ops: ops.drain(0..n).collect(),
         };
-        ops.insert(
-            0,
-            Op::VScan {
+        let op = match (label, pred) {
+            (Some(label), Predicate::Eq(value)) if indexable(&value) => {
+                Op::VFind { label, key, value }
+            }
+            (label, pred) => Op::VScan {
                 label,
                 key,
                 pred,
+                fallback,
+            },
+        };
+        ops.insert(0, op);
+        return;
+    }
+    if let [Op::Has(HasTest::Label(Predicate::Eq(GValue::String(l)))), after @ ..] = rest {
+        let label = l.clone();
+        let count = matches!(after.first(), Some(Op::Count { local: false }));
+        let fallback = Plan {
+            ops: ops.drain(0..if count { 3 } else { 2 }).collect(),
+        };
+        ops.insert(
+            0,
+            Op::VLabel {
+                label,
+                count,
                 fallback,
             },
         );

@@ -183,6 +183,23 @@ pub(crate) fn barrier<'a>(
     }))
 }
 
+/// Each traverser moved on to every vertex `find` names, in its order (a
+/// start step met in the middle of a traversal runs once per traverser).
+fn to_vertices<'a>(
+    ctx: &'a Ctx,
+    input: Stream<'a>,
+    find: impl Fn() -> Vec<stratagraph::VertexId> + 'a,
+) -> Stream<'a> {
+    flat(input, move |t| -> Stream<'a> {
+        values(
+            find()
+                .into_iter()
+                .map(|v| t.to(ctx, GValue::Vertex(v)))
+                .collect(),
+        )
+    })
+}
+
 pub(crate) fn rt(msg: impl Into<String>) -> Error {
     Error::Runtime(msg.into())
 }
@@ -1275,14 +1292,8 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                 }
             })
         }
-        Op::VFind { label, key, value } => flat(input, move |t| -> Stream<'a> {
-            let found = ctx.db.find(label, key, value).unwrap_or_default();
-            values(
-                found
-                    .into_iter()
-                    .map(|v| t.to(ctx, GValue::Vertex(v)))
-                    .collect(),
-            )
+        Op::VFind { label, key, value } => to_vertices(ctx, input, move || {
+            ctx.db.find(label, key, value).unwrap_or_default()
         }),
         Op::VScan {
             label,
@@ -1293,15 +1304,9 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
             let Some(snap) = ctx.db.snapshot() else {
                 return run(ctx, fallback, input);
             };
-            flat(input, move |t| -> Stream<'a> {
+            to_vertices(ctx, input, move || {
                 let test = |x: &stratagraph::Value| pred.test(&super::db::from_value(x));
-                let found = snap.scan_vertices(label.as_deref(), key, &test);
-                values(
-                    found
-                        .into_iter()
-                        .map(|v| t.to(ctx, GValue::Vertex(v)))
-                        .collect(),
-                )
+                snap.scan_vertices(label.as_deref(), key, &test)
             })
         }
         Op::VLabel {
@@ -1321,14 +1326,7 @@ pub(crate) fn apply<'a>(ctx: &'a Ctx, op: &'a Op, input: Stream<'a>) -> Stream<'
                     Ok(vec![Traverser::fresh(ctx, GValue::Int64(n as i64))])
                 });
             }
-            flat(input, move |t| -> Stream<'a> {
-                values(
-                    snap.vertices_labelled(label)
-                        .into_iter()
-                        .map(|v| t.to(ctx, GValue::Vertex(v)))
-                        .collect(),
-                )
-            })
+            to_vertices(ctx, input, move || snap.vertices_labelled(label))
         }
         Op::Inject(vals, after) => {
             let mut input = input.peekable();
