@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use stratagraph::DateTime;
 use stratagraph_gremlin::ast::{DirectionToken, TToken};
-use stratagraph_gremlin::value::Path as GPath;
+use stratagraph_gremlin::value::{EdgeRef, Path as GPath};
 use stratagraph_gremlin::{Elements, GValue};
 
 use crate::wire::time::{civil_from_days, days_from_civil};
@@ -183,8 +183,24 @@ fn date_time(odt: &OffsetDateTime) -> Option<DateTime> {
 }
 
 /// An argument (a binding's value) as the executor takes it, or what is
-/// wrong with it.
-pub(crate) fn from_wire(w: &Wire) -> Result<GValue, String> {
+/// wrong with it. A vertex or an edge a client sends back is named by its
+/// id: an integer id is the engine's own, a string id is looked up by
+/// `key_id` (in a store of string ids).
+pub(crate) fn from_wire(
+    w: &Wire,
+    key_id: &dyn Fn(&str) -> Option<stratagraph::VertexId>,
+) -> Result<GValue, String> {
+    let vertex = |id: &Wire| -> Result<stratagraph::VertexId, String> {
+        match id {
+            Wire::Long(i) => u64::try_from(*i).ok(),
+            Wire::Int(i) => u64::try_from(*i).ok(),
+            Wire::Short(i) => u64::try_from(*i).ok(),
+            Wire::String(s) => key_id(s).or_else(|| s.parse().ok()),
+            _ => None,
+        }
+        .ok_or_else(|| format!("no vertex has the id {id:?}"))
+    };
+    let recurse = |x: &Wire| from_wire(x, key_id);
     Ok(match w {
         Wire::Null => GValue::Null,
         Wire::Bool(b) => GValue::Bool(*b),
@@ -214,13 +230,11 @@ pub(crate) fn from_wire(w: &Wire) -> Result<GValue, String> {
             date_time(odt).ok_or_else(|| format!("date-time {odt:?} is out of range"))?,
         ),
         Wire::ByteBuffer(b) => GValue::Bytes(Arc::from(b.as_slice())),
-        Wire::List(items) => GValue::list(items.iter().map(from_wire).collect::<Result<_, _>>()?),
-        Wire::Set(items) => {
-            GValue::set(items.iter().map(from_wire).collect::<Result<Vec<_>, _>>()?)
-        }
+        Wire::List(items) => GValue::list(items.iter().map(recurse).collect::<Result<_, _>>()?),
+        Wire::Set(items) => GValue::set(items.iter().map(recurse).collect::<Result<Vec<_>, _>>()?),
         Wire::Map(m) => GValue::map(
             m.iter()
-                .map(|(k, v)| Ok((from_wire(k)?, from_wire(v)?)))
+                .map(|(k, v)| Ok((recurse(k)?, recurse(v)?)))
                 .collect::<Result<Vec<_>, String>>()?,
         ),
         Wire::Enum {
@@ -242,6 +256,21 @@ pub(crate) fn from_wire(w: &Wire) -> Result<GValue, String> {
             "BOTH" => DirectionToken::Both,
             other => return Err(format!("Direction.{other} is not a direction")),
         }),
+        Wire::Vertex(v) => GValue::Vertex(vertex(&v.id)?),
+        Wire::Edge(e) => {
+            let id = match e.id {
+                Wire::Long(i) => u64::try_from(i).ok(),
+                Wire::Int(i) => u64::try_from(i).ok(),
+                _ => None,
+            }
+            .ok_or_else(|| format!("no edge has the id {:?}", e.id))?;
+            GValue::Edge(Arc::new(EdgeRef {
+                id,
+                src: vertex(&e.out_v_id)?,
+                dst: vertex(&e.in_v_id)?,
+                label: Arc::from(e.label.as_str()),
+            }))
+        }
         other => {
             return Err(format!(
                 "a {} cannot be bound to a parameter here",

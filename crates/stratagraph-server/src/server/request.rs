@@ -28,6 +28,10 @@ use crate::wire::{RequestMessage, ResponseMessage, Wire};
 pub(crate) struct Failure {
     pub code: u16,
     pub message: String,
+    /// What kind of error it was, for the response's `exceptions`
+    /// attribute (see [`exception_of`]); `None` for failures of the
+    /// request itself rather than of a traversal.
+    pub exception: Option<&'static str>,
 }
 
 impl Failure {
@@ -35,7 +39,29 @@ impl Failure {
         Failure {
             code,
             message: message.into(),
+            exception: None,
         }
+    }
+
+    /// A traversal's error: its status, message and kind.
+    fn of(e: &GremlinError) -> Failure {
+        Failure {
+            code: code_of(e),
+            message: e.to_string(),
+            exception: Some(exception_of(e)),
+        }
+    }
+
+    /// The one error response this failure is.
+    fn response(self, id: Option<[u8; 16]>) -> ResponseMessage {
+        let mut r = ResponseMessage::error(id, self.code, self.message);
+        if let Some(kind) = self.exception {
+            r.status.attributes.push((
+                "exceptions".to_owned(),
+                Wire::List(vec![Wire::String(kind.to_owned())]),
+            ));
+        }
+        r
     }
 }
 
@@ -58,21 +84,19 @@ pub(crate) fn answer(
                 status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
                 "a session request needs a \"session\" argument naming the session",
             );
-            return (vec![ResponseMessage::error(id, f.code, f.message)], txn);
+            return (vec![f.response(id)], txn);
         }
         let mut runner = Runner::Alone(graph);
-        return (respond(id, results(&mut runner, req, limits)), txn);
+        return (respond(id, results(graph, &mut runner, req, limits)), txn);
     }
     let done = |r: Result<(), Failure>| match r {
         Ok(()) => vec![ResponseMessage::new(id, status::NO_CONTENT, Wire::Null)],
-        Err(f) => vec![ResponseMessage::error(id, f.code, f.message)],
+        Err(f) => vec![f.response(id)],
     };
     match tx_op(req) {
         Some(TxOp::Commit) => {
             let r = match txn {
-                Some(t) => t
-                    .commit()
-                    .map_err(|e| Failure::new(code_of(&e), e.to_string())),
+                Some(t) => t.commit().map_err(|e| Failure::of(&e)),
                 None => Ok(()),
             };
             return (done(r), None);
@@ -88,7 +112,7 @@ pub(crate) fn answer(
         return (done(Ok(())), None);
     }
     let mut t = txn.unwrap_or_else(|| Transaction::begin(graph));
-    let mut out = results(&mut Runner::In(&mut t), req, limits);
+    let mut out = results(graph, &mut Runner::In(&mut t), req, limits);
     if t.is_rolled_back() {
         if let Err(f) = &mut out {
             f.message
@@ -102,7 +126,7 @@ pub(crate) fn answer(
 fn respond(id: Option<[u8; 16]>, out: Result<(Vec<Wire>, usize), Failure>) -> Vec<ResponseMessage> {
     match out {
         Ok((items, batch)) => batches(id, items, batch),
-        Err(f) => vec![ResponseMessage::error(id, f.code, f.message)],
+        Err(f) => vec![f.response(id)],
     }
 }
 
@@ -167,6 +191,7 @@ pub(crate) fn batches(
 /// The request's results as wire values, and the batch size to send them
 /// in.
 fn results(
+    graph: &Graph,
     runner: &mut Runner<'_>,
     req: &RequestMessage,
     limits: &Limits,
@@ -238,7 +263,7 @@ fn results(
                         format!("a binding's name must be a String, not a {}", k.type_name()),
                     ));
                 };
-                let v = from_wire(v).map_err(|m| {
+                let v = from_wire(v, &|key| graph.key_id(key)).map_err(|m| {
                     Failure::new(
                         status::REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
                         format!("binding {k}: {m}"),
@@ -316,13 +341,31 @@ fn run(
         Runner::Alone(graph) => execute_with(graph, text, bindings, deadline, describe),
         Runner::In(t) => t.execute_with(text, bindings, deadline, describe),
     }
-    .map_err(|e| Failure::new(code_of(&e), e.to_string()))?;
+    .map_err(|e| Failure::of(&e))?;
     described.map_err(|n| {
         Failure::new(
             status::SERVER_ERROR,
             format!("the traversal gave {n} results, more than the server's limit of {max}; add a limit() or raise --max-results"),
         )
     })
+}
+
+/// The kind of a traversal's error, sent as the error response's
+/// `exceptions` attribute (where Gremlin Server names its Java exception
+/// classes), so a client can tell a query the server cannot read or run
+/// from one that failed on the data without parsing the message.
+fn exception_of(e: &GremlinError) -> &'static str {
+    match e {
+        GremlinError::Syntax(_) => "stratagraph.SyntaxError",
+        GremlinError::Unbound { .. } => "stratagraph.UnboundParameter",
+        GremlinError::Unsupported { .. } => "stratagraph.Unsupported",
+        GremlinError::Argument { .. } => "stratagraph.ArgumentError",
+        GremlinError::Runtime(m) if m.starts_with("fail()") => "stratagraph.FailStep",
+        GremlinError::Runtime(_) => "stratagraph.RuntimeError",
+        GremlinError::Timeout { .. } => "stratagraph.Timeout",
+        GremlinError::Engine(stratagraph::Error::Conflict { .. }) => "stratagraph.Conflict",
+        GremlinError::Engine(_) => "stratagraph.EngineError",
+    }
 }
 
 /// The status a failed traversal answers with.
@@ -538,6 +581,13 @@ mod tests {
         );
         let (rs, t) = answer(&g, &in_session("g.V().nope()"), &limits, t);
         assert_eq!(rs[0].status.code, 597);
+        assert_eq!(
+            rs[0].status.attributes,
+            vec![(
+                "exceptions".to_owned(),
+                Wire::List(vec![Wire::String("stratagraph.SyntaxError".into())])
+            )]
+        );
         let (_, t) = answer(&g, &in_session("g.tx().commit()"), &limits, t);
         assert!(t.is_none());
         assert_eq!(count(&g), Wire::List(vec![Wire::Long(12)]));

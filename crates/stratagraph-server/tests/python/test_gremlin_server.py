@@ -260,3 +260,23 @@ def test_an_on_disk_store_keeps_what_was_written_across_a_restart(tmp_path):
         c.close()
     finally:
         stop(proc)
+
+
+def test_elements_a_client_holds_can_be_bound(url):
+    # GraphBinary only: gremlinpython's GraphSON script requests put
+    # bindings into the JSON untyped, and cannot write a vertex there.
+    client = Client(url, "g", message_serializer=SERIALIZERS["graphbinary"]())
+    marko = client.submit("g.V().has('name','marko')").all().result()[0]
+    assert client.submit("g.V(x).out('knows').count()", {"x": marko}).all().result() == [2]
+    edge = client.submit("g.V().has('name','marko').outE('created')").all().result()[0]
+    assert client.submit("g.E(e).inV().values('name')", {"e": edge}).all().result() == ["lop"]
+    client.close()
+
+
+def test_an_error_names_its_kind(client):
+    with pytest.raises(GremlinServerError) as e:
+        client.submit("g.V().fooo()").all().result()
+    assert e.value.status_attributes["exceptions"] == ["stratagraph.SyntaxError"]
+    with pytest.raises(GremlinServerError) as e:
+        client.submit("g.V(x)").all().result()
+    assert e.value.status_attributes["exceptions"] == ["stratagraph.UnboundParameter"]
