@@ -75,7 +75,8 @@ enum Command {
     /// gremlin-javascript, the Java driver) as a Gremlin Server does:
     /// WebSocket at ws://HOST:PORT/gremlin, GraphBinary 1.0 and GraphSON
     /// 3.0, script (gremlin-lang) and bytecode requests, each request one
-    /// transaction. Prints `listening on ws://ADDR/gremlin` first; stops on
+    /// transaction. Prints `listening on ws://ADDR/gremlin` (wss:// with
+    /// TLS) first; stops on
     /// SIGTERM or Ctrl-C and closes the store.
     Serve {
         /// The store's directory (created if missing).
@@ -117,6 +118,13 @@ enum Command {
         /// network.
         #[arg(long, value_name = "FILE")]
         credentials: Option<PathBuf>,
+        /// Serve wss:// (TLS) with this certificate chain (PEM, the
+        /// server's certificate first); needs --tls-key.
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
     },
     /// Sets USER's password in a credentials file for `serve
     /// --credentials` (read from the first line of standard input; the
@@ -479,6 +487,8 @@ fn main() -> ExitCode {
             batch_size,
             timeout_ms,
             credentials,
+            tls_cert,
+            tls_key,
         } => serve::serve(serve::ServeArgs {
             dir,
             in_memory,
@@ -493,6 +503,7 @@ fn main() -> ExitCode {
                 timeout: (timeout_ms > 0).then(|| std::time::Duration::from_millis(timeout_ms)),
             },
             credentials,
+            tls: tls_cert.zip(tls_key),
         }),
         Command::Passwd { file, user } => serve::passwd(&file, &user),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),

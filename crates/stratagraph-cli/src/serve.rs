@@ -19,6 +19,8 @@ pub struct ServeArgs {
     pub port: u16,
     pub limits: Limits,
     pub credentials: Option<PathBuf>,
+    /// The certificate chain and key files of `--tls-cert`/`--tls-key`.
+    pub tls: Option<(PathBuf, PathBuf)>,
 }
 
 /// Opens the store, loads any GraphSON given, serves until SIGTERM or
@@ -63,9 +65,16 @@ pub fn serve(a: ServeArgs) -> Res {
             );
             server = server.with_credentials(c);
         }
+        let scheme = match &a.tls {
+            Some((cert, key)) => {
+                server = server.with_tls(stratagraph_server::server::tls::acceptor(cert, key)?);
+                "wss"
+            }
+            None => "ws",
+        };
         // The first line on stdout names the address (port 0 asks for any
         // free port), for scripts that start a server and connect to it.
-        println!("listening on ws://{}/gremlin", server.local_addr()?);
+        println!("listening on {scheme}://{}/gremlin", server.local_addr()?);
         use std::io::Write;
         std::io::stdout().flush()?;
         server.run(stop_signal()).await?;

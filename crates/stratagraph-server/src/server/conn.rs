@@ -11,7 +11,7 @@ use std::sync::Arc;
 use futures_util::{SinkExt, StreamExt};
 use stratagraph::Graph;
 use stratagraph_gremlin::Transaction;
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{watch, OwnedSemaphorePermit};
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -47,12 +47,11 @@ struct State {
 /// Serves one connection to its end. `permit` is `None` when the server
 /// already has as many connections as it allows: the handshake is then
 /// refused with 503.
-pub(crate) async fn serve(
-    stream: TcpStream,
+pub(crate) async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: S,
     shared: Arc<Shared>,
     permit: Option<OwnedSemaphorePermit>,
 ) {
-    let _ = stream.set_nodelay(true);
     let full = permit.is_none();
     // The handshake callback's types are tungstenite's, large error and all.
     #[allow(clippy::result_large_err)]

@@ -19,6 +19,7 @@ pub mod auth;
 mod conn;
 pub(crate) mod convert;
 pub(crate) mod request;
+pub mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -64,6 +65,7 @@ pub struct Server {
     graph: Arc<Graph>,
     limits: Limits,
     credentials: Option<Arc<auth::Credentials>>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 impl Server {
@@ -82,7 +84,15 @@ impl Server {
             graph,
             limits,
             credentials: None,
+            tls: None,
         })
+    }
+
+    /// Serves `wss://` only: every connection starts with a TLS handshake
+    /// through `acceptor` (see [`tls::acceptor`]).
+    pub fn with_tls(mut self, acceptor: tokio_rustls::TlsAcceptor) -> Server {
+        self.tls = Some(acceptor);
+        self
     }
 
     /// Requires every connection to log in (SASL PLAIN) as one of
@@ -132,10 +142,25 @@ impl Server {
                         Err(e) if transient(&e) => continue,
                         Err(e) => return Err(e),
                     };
+                    let _ = stream.set_nodelay(true);
                     let permit = permits.clone().try_acquire_owned().ok();
                     let state = state.clone();
+                    let tls = self.tls.clone();
                     tasks.spawn(async move {
-                        conn::serve(stream, state, permit).await;
+                        match tls {
+                            None => conn::serve(stream, state, permit).await,
+                            // A handshake that fails or stalls closes only
+                            // this connection.
+                            Some(tls) => {
+                                let shake = tokio::time::timeout(
+                                    tls::HANDSHAKE_TIMEOUT,
+                                    tls.accept(stream),
+                                );
+                                if let Ok(Ok(stream)) = shake.await {
+                                    conn::serve(stream, state, permit).await;
+                                }
+                            }
+                        }
                     });
                 }
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}

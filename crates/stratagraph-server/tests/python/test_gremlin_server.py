@@ -280,3 +280,54 @@ def test_an_error_names_its_kind(client):
     with pytest.raises(GremlinServerError) as e:
         client.submit("g.V(x)").all().result()
     assert e.value.status_attributes["exceptions"] == ["stratagraph.UnboundParameter"]
+
+
+def test_tls_serves_wss_to_the_driver_and_refuses_plain_clients(tmp_path):
+    import socket
+    import ssl
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )
+    proc, url = start("--in-memory", "--graphson", str(MODERN), "--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        assert url.startswith("wss://")
+        # A plain WebSocket upgrade (no TLS) gets no HTTP answer: the
+        # server reads it as a failed handshake and closes the connection.
+        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=20) as s:
+            s.sendall(b"GET /gremlin HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+            assert not answer.startswith(b"HTTP/"), answer
+        # A client that does not trust the certificate fails its handshake.
+        with socket.create_connection((host, int(port)), timeout=20) as s:
+            with pytest.raises(ssl.SSLCertVerificationError):
+                ssl.create_default_context().wrap_socket(s, server_hostname="localhost")
+        # After both, the server serves clients that trust it.
+        trusting = ssl.create_default_context(cafile=str(cert))
+        for name, ser in sorted(SERIALIZERS.items()):
+            c = Client(url, "g", message_serializer=ser(), ssl_options=trusting)
+            assert c.submit("g.V().has('name','marko').out('knows').count()").all().result() == [2], name
+            c.close()
+        conn = DriverRemoteConnection(url, "g", ssl_options=trusting)
+        g = traversal().with_(conn)
+        assert sorted(g.V().has("person", "age", P.gt(30)).values("name").to_list()) == ["josh", "peter"]
+        conn.close()
+    finally:
+        stop(proc)
+
+
+def test_tls_files_that_do_not_serve_are_named(tmp_path):
+    bad = tmp_path / "cert.pem"
+    bad.write_text("not a certificate\n")
+    done = subprocess.run(
+        [str(CLI), "serve", "--in-memory", "--port", "0", "--tls-cert", str(bad), "--tls-key", str(bad)],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode != 0
+    assert "cert.pem" in done.stderr and "no certificate" in done.stderr, done.stderr
