@@ -16,7 +16,7 @@ status=0
 cargo test --workspace --release 2>&1 | tee "$log" || status=1
 # The server's Python tests start the CLI (`stratagraph serve`).
 cargo build --release -q -p stratagraph-cli
-.venv/bin/python -m pytest crates/stratagraph-py/tests crates/stratagraph-server/tests/python \
+.venv/bin/python -m pytest crates/stratagraph-py/tests crates/stratagraph-server/tests/python bench/tests \
     -q -p no:cacheprovider 2>&1 |
     tee "$pylog" || status=1
 # One closing line over every test binary (cargo's last line may be an
