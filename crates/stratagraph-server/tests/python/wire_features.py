@@ -816,6 +816,15 @@ def to_driver(v):
 # -------------------------------------------------------------- servers
 
 
+def _die_with_parent():
+    """In a server's process before exec: SIGTERM it when the harness
+    dies, so that no server outlives a harness that was killed."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 class Servers:
     """One `stratagraph serve --in-memory` per graph, started on demand."""
 
@@ -833,21 +842,35 @@ class Servers:
             args = [str(self.cli), "serve", "--in-memory", "--port", "0", "--timeout-ms", "10000"]
             if graph in GRAPH_FILES:
                 args += ["--graphson", str(TINKERPOP / "data" / GRAPH_FILES[graph])]
-            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    preexec_fn=_die_with_parent)
             line = proc.stdout.readline()
             if not line.startswith("listening on "):
                 err = proc.stderr.read()
                 proc.wait()
                 self.refused[graph] = f"the {graph} graph could not be served: {line}{err}".strip()
                 raise GraphRefused(self.refused[graph])
-            self.running[graph] = (proc, Client(line.split()[-1], "g", message_serializer=self.ser()))
+            try:
+                client = Client(line.split()[-1], "g", message_serializer=self.ser())
+            except BaseException:
+                # No server outlives the harness, whatever failed.
+                proc.kill()
+                proc.communicate()
+                raise
+            self.running[graph] = (proc, client)
         return self.running[graph][1]
 
     def restart(self, graph: str):
         proc, client = self.running.pop(graph)
-        client.close()
-        proc.terminate()
-        proc.communicate(timeout=30)
+        try:
+            client.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
 
     def close(self):
         for g in list(self.running):
