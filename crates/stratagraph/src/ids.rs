@@ -46,6 +46,11 @@ pub(crate) struct IdMap {
     cap: AtomicU64,
     /// Set once an on-disk store's log is running.
     journal: OnceLock<Arc<dyn IdJournal>>,
+    /// One past the largest external id interned or handed out by
+    /// [`IdMap::fresh_external`]: where generated vertex ids start, so a
+    /// writer that wants a new vertex needs no scan of the vertices and
+    /// concurrent writers never pick the same id.
+    fresh: AtomicU64,
 }
 
 fn shard_of(ext: u64) -> usize {
@@ -66,7 +71,17 @@ impl IdMap {
             next: AtomicU64::new(0),
             cap: AtomicU64::new(MAX_IDS),
             journal: OnceLock::new(),
+            fresh: AtomicU64::new(0),
         }
+    }
+
+    /// An external id never interned and never handed out before (`None`
+    /// once `u64::MAX` is reached). Ids a caller interns later push the
+    /// counter past them.
+    pub(crate) fn fresh_external(&self) -> Option<u64> {
+        self.fresh
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_add(1))
+            .ok()
     }
 
     /// Hands out no id at or above `max` from now on, but keeps every id
@@ -135,6 +150,8 @@ impl IdMap {
             None => take()?,
         };
         self.external.get_or_alloc(id).store(ext, Ordering::Release);
+        self.fresh
+            .fetch_max(ext.saturating_add(1), Ordering::AcqRel);
         if ext < DIRECT_LIMIT {
             let page = self.direct[(ext >> PAGE_BITS) as usize]
                 .get_or_init(|| Box::new(std::array::from_fn(|_| AtomicU32::new(0))));

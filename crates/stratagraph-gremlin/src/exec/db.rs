@@ -6,7 +6,7 @@
 //! (`Value`, `Edge`) become the traversal's ([`GValue`], [`EdgeRef`]) in
 //! one place.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use stratagraph::{
@@ -20,9 +20,6 @@ use crate::value::{EdgeRef, GValue};
 pub(crate) struct Db {
     access: Access,
     string_ids: bool,
-    /// The next id to try for a vertex or an edge the traversal creates
-    /// without one, found on first use.
-    next_vertex: Cell<Option<u64>>,
 }
 
 enum Access {
@@ -36,7 +33,6 @@ impl Db {
         Db {
             access: Access::Read(graph.snapshot()),
             string_ids: graph.options().string_ids,
-            next_vertex: Cell::new(None),
         }
     }
 
@@ -45,7 +41,6 @@ impl Db {
         Db {
             access: Access::Write(Box::new(RefCell::new(graph.begin()))),
             string_ids: graph.options().string_ids,
-            next_vertex: Cell::new(None),
         }
     }
 
@@ -317,10 +312,17 @@ impl Db {
                 Error::Runtime(format!("{id} is not a vertex id this store can hold"))
             })?,
             None if self.string_ids => {
-                let key = format!("{}", self.fresh_vertex(&mut txn));
+                // A generated key is the counter's decimal text, skipping
+                // any a user gave a vertex already.
+                let key = loop {
+                    let key = txn.fresh_vertex_id()?.to_string();
+                    if txn.key_id(&key).is_none() {
+                        break key;
+                    }
+                };
                 txn.intern_key(&key)?
             }
-            None => self.fresh_vertex(&mut txn),
+            None => txn.fresh_vertex_id()?,
         };
         if !txn.insert_vertex_with(v, label, &[])? {
             let shown = id.cloned().unwrap_or(GValue::Int64(v as i64));
@@ -329,19 +331,6 @@ impl Db {
             )));
         }
         Ok(v)
-    }
-
-    /// An unused vertex id: one past the largest seen, then counting up.
-    fn fresh_vertex(&self, txn: &mut WriteTxn) -> u64 {
-        let mut next = match self.next_vertex.get() {
-            Some(n) => n,
-            None => txn.vertices().into_iter().max().map_or(0, |m| m + 1),
-        };
-        while txn.has_vertex(next) {
-            next += 1;
-        }
-        self.next_vertex.set(Some(next + 1));
-        next
     }
 
     pub(crate) fn add_edge(

@@ -331,3 +331,25 @@ def test_tls_files_that_do_not_serve_are_named(tmp_path):
     )
     assert done.returncode != 0
     assert "cert.pem" in done.stderr and "no certificate" in done.stderr, done.stderr
+
+
+def test_concurrent_clients_adding_vertices_never_conflict():
+    from concurrent.futures import ThreadPoolExecutor
+
+    proc, url = start("--in-memory")
+    try:
+        def add(n):
+            c = Client(url, "g")
+            try:
+                return [c.submit("g.addV('v').id()").all().result()[0] for _ in range(n)]
+            finally:
+                c.close()
+
+        with ThreadPoolExecutor(4) as pool:
+            ids = [i for part in pool.map(add, [150] * 4) for i in part]
+        assert len(set(ids)) == 600
+        c = Client(url, "g")
+        assert c.submit("g.V().count()").all().result() == [600]
+        c.close()
+    finally:
+        stop(proc)

@@ -389,6 +389,32 @@ impl WriteTxn {
         self.lookup(v).is_some_and(|id| self.vertex_visible(id))
     }
 
+    /// A vertex id no vertex has had in this store, for a vertex the
+    /// caller is about to add without an id of its own: one past the
+    /// largest id the store has seen, counting up. Concurrent callers get
+    /// different ids, and no vertex is scanned.
+    ///
+    /// # Errors
+    /// `VertexIdsExhausted` when the counter has reached `u64::MAX`.
+    pub fn fresh_vertex_id(&mut self) -> Result<VertexId> {
+        loop {
+            let v = self
+                .store
+                .ids
+                .fresh_external()
+                .ok_or(Error::VertexIdsExhausted {
+                    op: Op::InsertVertex,
+                    vertex: u64::MAX,
+                    limit: self.store.ids.cap(),
+                })?;
+            // An id interned by another writer between the counter's
+            // read and now is skipped.
+            if self.lookup(v).is_none() {
+                return Ok(v);
+            }
+        }
+    }
+
     /// Every vertex this transaction sees (its snapshot's, less those it
     /// deleted, plus those it created), ascending by internal id.
     ///
