@@ -39,35 +39,12 @@ GRATEFUL="$ROOT/../shared/tinkerpop/data/grateful-dead.json"
 K20P="${STRATAGRAPH_K20P:-/work/data/props/k20p}"
 CLI="$ROOT/target/release/stratagraph"
 
+source "$ROOT/bench/lib.sh"
 if [[ $BUILD == 1 ]]; then
     (cd "$PEER" && { mvn -q -o package 2>/dev/null || mvn -q package; })
-    cargo build --release -q -p stratagraph-cli
-    # What the binary was built from: the commit, whether crates/ had
-    # uncommitted changes, and a hash of the Gremlin crate's sources.
-    echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates 2>/dev/null || echo '+changes');" \
-        "stratagraph-gremlin sources $(find crates/stratagraph-gremlin/src -type f | sort | xargs cat | sha256sum | cut -c1-12);" \
-        "built $(date '+%Y-%m-%d %H:%M')" > "$CLI.source"
+    build_cli
 fi
-if [[ -f "$CLI.source" && "$CLI.source" -nt "$CLI" ]]; then
-    TREE="$(cat "$CLI.source")"
-else
-    TREE="unknown (binary built outside this script)"
-fi
-
-loadavg() { cut -d' ' -f1 /proc/loadavg; }
-
-# Waits for the machine to be quiet; prints what it waited.
-quiet() {
-    local start=$SECONDS
-    while awk -v l="$(loadavg)" -v m="$MAX_LOAD" 'BEGIN { exit !(l >= m) }'; do
-        if (( SECONDS - start > 1200 )); then
-            echo "# load: still $(loadavg) after 20 min of waiting; timed anyway"
-            return
-        fi
-        sleep 15
-    done
-    echo "# load: $(loadavg) at start (waited $((SECONDS - start)) s)"
-}
+TREE="$(cli_source)"
 
 for ds in ${DATASETS//,/ }; do
     case "$ds" in
@@ -81,13 +58,13 @@ for ds in ${DATASETS//,/ }; do
     # stratagraph: address space capped below the machine's memory, so a
     # runaway query fails alone instead of taking the machine with it.
     echo "== stratagraph $ds" >&2
-    quiet > "$TMP/strata.load"
+    quiet "$MAX_LOAD" > "$TMP/strata.load"
     cat "$TMP/strata.load" >&2
     (ulimit -v $((22 * 1024 * 1024)); "$CLI" bench gremlin --dataset "$ds" "${SRC_RUST[@]}" \
         --queries "$QUERIES" --runs "$RUNS" --warmup-seconds "$WARMUP" --index name \
         --out "$TMP/strata.tsv")
     echo "== tinkergraph $ds" >&2
-    quiet > "$TMP/tinker.load"
+    quiet "$MAX_LOAD" > "$TMP/tinker.load"
     cat "$TMP/tinker.load" >&2
     java -Xmx"$HEAP" -cp "$PEER/target/classes:$PEER/target/lib/*" TinkerBench \
         --dataset "$ds" "${SRC_JAVA[@]}" --queries "$QUERIES" --runs "$RUNS" \

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Result TSVs of bench/run_aster.sh to a markdown section (stdout) and SVG
+charts (docs/bench/aster-<dataset>-*.svg).
+
+    report.py [--charts-dir docs/bench] [--no-charts] bench/results/aster-*.tsv
+
+Where several files hold the same (system, dataset, phase, op, procs), the
+file named last wins. Ratios are "times stratagraph ahead": ops/s of
+stratagraph / ops/s of the peer, and latency of the peer / latency of
+stratagraph, so > 1 means stratagraph is faster either way.
+Standard library only (no matplotlib in the client's environment).
+"""
+import argparse
+import math
+import os
+import sys
+from html import escape
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORDER = ["stratagraph", "tinkergraph", "janusgraph"]
+COLORS = {"stratagraph": "#1f77b4", "tinkergraph": "#ff7f0e", "janusgraph": "#2ca02c"}
+LAT_OPS = ["noop", "add_vertex", "add_edge", "delete_edge", "get_neighbors", "update_property",
+           "find_by_property"]
+
+
+def read(paths):
+    rows, comments = {}, {}
+    for path in paths:
+        cols = None
+        notes = comments.setdefault(path, [])
+        for line in open(path):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            if line.startswith("#"):
+                notes.append(line[1:].strip())
+                continue
+            f = line.split("\t")
+            if f[0] == "system":
+                cols = f
+                continue
+            r = dict(zip(cols, f))
+            r["file"] = os.path.relpath(path, ROOT)
+            rows[(r["system"], r["dataset"], r["phase"], r["op"], int(r["procs"]))] = r
+    return rows, comments
+
+
+def num(x):
+    try:
+        v = float(x)
+        return None if math.isnan(v) else v
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(v, digits=None):
+    if v is None:
+        return "–"
+    if digits is not None:
+        return f"{v:.{digits}f}"
+    if v >= 100:
+        return f"{v:,.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}×" if a and b else "–"
+
+
+def systems_of(rows, ds):
+    present = {k[0] for k in rows if k[1] == ds}
+    return [s for s in ORDER if s in present] + sorted(present - set(ORDER))
+
+
+def table(head, body):
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in body]
+    return "\n".join(out)
+
+
+def flag(r):
+    c = r.get("check", "")
+    return "" if c in ("ok", "", "skipped") else " ✗"
+
+
+def svg_bars(path, title, groups, series, values, ylabel, log=False):
+    """Grouped bar chart: values[(group, series)] -> number or None."""
+    W, H, L, R, T, B = 820, 360, 70, 150, 40, 60
+    pw, ph = W - L - R, H - T - B
+    vals = [v for v in values.values() if v]
+    if not vals:
+        return False
+    if log:
+        lo = 10 ** math.floor(math.log10(min(vals)))
+        hi = 10 ** math.ceil(math.log10(max(vals)))
+        if hi <= lo:
+            hi = lo * 10
+        y = lambda v: T + ph - ph * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))  # noqa
+        ticks = [lo * 10 ** i for i in range(int(round(math.log10(hi / lo))) + 1)]
+    else:
+        top = max(vals) * 1.1
+        mag = 10 ** math.floor(math.log10(top))
+        step = next(s * mag for s in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5) if top / (s * mag) <= 6)
+        hi = step * math.ceil(top / step)
+        y = lambda v: T + ph - ph * v / hi  # noqa
+        ticks = [step * i for i in range(int(round(hi / step)) + 1)]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>',
+           f'<text x="16" y="{T + ph / 2}" transform="rotate(-90 16 {T + ph / 2})" text-anchor="middle">{escape(ylabel)}</text>']
+    for t in ticks:
+        yy = y(t)
+        out.append(f'<line x1="{L}" x2="{L + pw}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#ddd"/>')
+        label = f"{t:,.0f}" if t >= 1 or t == 0 else f"{t:g}"
+        out.append(f'<text x="{L - 6}" y="{yy + 4:.1f}" text-anchor="end">{escape(label)}</text>')
+    gw = pw / len(groups)
+    bw = gw * 0.8 / len(series)
+    base = T + ph
+    for gi, gname in enumerate(groups):
+        x0 = L + gi * gw + gw * 0.1
+        for si, s in enumerate(series):
+            v = values.get((gname, s))
+            if not v:
+                continue
+            yy = y(v)
+            out.append(f'<rect x="{x0 + si * bw:.1f}" y="{yy:.1f}" width="{bw - 1:.1f}" height="{base - yy:.1f}" '
+                       f'fill="{COLORS.get(s, "#888")}"><title>{escape(s)} {escape(gname)}: {fmt(v)}</title></rect>')
+        cx = L + gi * gw + gw / 2
+        words = gname.split("_")
+        lines = [" ".join(words[:1]), " ".join(words[1:])] if len(words) > 1 else [gname]
+        for li, text in enumerate(lines):
+            out.append(f'<text x="{cx:.1f}" y="{base + 16 + 14 * li}" text-anchor="middle">{escape(text)}</text>')
+    out.append(f'<line x1="{L}" x2="{L + pw}" y1="{base}" y2="{base}" stroke="black"/>')
+    for si, s in enumerate(series):
+        yy = T + 10 + si * 18
+        out.append(f'<rect x="{L + pw + 15}" y="{yy - 10}" width="12" height="12" fill="{COLORS.get(s, "#888")}"/>')
+        out.append(f'<text x="{L + pw + 32}" y="{yy}">{escape(s)}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--charts-dir", default=os.path.join(ROOT, "docs", "bench"))
+    ap.add_argument("--no-charts", action="store_true")
+    a = ap.parse_args()
+    rows, comments = read(a.files)
+    if not a.no_charts:
+        os.makedirs(a.charts_dir, exist_ok=True)
+    datasets = sorted({k[1] for k in rows}, key=lambda d: ({"grateful": 0}.get(d, 1), d))
+    md = ["## Gremlin over the wire: the Aster (Poly-LSM) experiment", "",
+          "The same Python client (gremlinpython, bytecode requests) against each server, one system at a time "
+          "(bench/aster/README.md). Ratios: how many times stratagraph is ahead "
+          "(its ops/s ÷ the peer's; the peer's latency ÷ stratagraph's). ✗ marks a failed check.", ""]
+    for path in a.files:
+        md.append(f"- `{os.path.relpath(path, ROOT)}`")
+        for c in comments[path]:
+            if c.startswith(("machine:", "client:", "system ", "dataset ")):
+                md.append(f"  - {c}")
+    md.append("")
+    for ds in datasets:
+        syss = systems_of(rows, ds)
+        peers = [s for s in syss if s != "stratagraph"]
+        get = lambda s, ph, op, p: rows.get((s, ds, ph, op, p))  # noqa: E731
+        md += [f"### {ds}", ""]
+        # Load
+        body, load_rates = [], {}
+        for s in syss:
+            for op in ("add_vertex", "add_edge"):
+                for k in sorted(k for k in rows if k[:4] == (s, ds, "load", op)):
+                    r = rows[k]
+                    load_rates[(s, op)] = num(r["ops_per_s"])
+                    body.append([s, op, k[4], r["n_ops"], fmt(num(r["seconds"])) + " s",
+                                 fmt(num(r["ops_per_s"])) + flag(r), fmt(num(r["p50_ms"])), fmt(num(r["p99_ms"])),
+                                 r.get("retries", "0")])
+        if body:
+            md += ["Load, one request per vertex then per edge:", "",
+                   table(["system", "op", "procs", "n", "time", "ops/s", "p50 ms", "p99 ms", "retries"], body), ""]
+            est = []
+            for s in syss:
+                v, e = load_rates.get((s, "add_vertex")), load_rates.get((s, "add_edge"))
+                if v and e:
+                    est.append(f"{s} {(65536 / v + 955344 / e) / 60:.0f} min")
+            if est:
+                md += ["At these rates a full k16 load (65,536 vertices, 955,344 edges) takes: " + ", ".join(est) + ".", ""]
+        # Mixes
+        procs = sorted({k[4] for k in rows if k[1] == ds and k[2] == "mix"})
+        mixes = sorted({k[3] for k in rows if k[1] == ds and k[2] == "mix" and ":" not in k[3]},
+                       key=lambda m: int(m[3:]))
+        body, chart = [], {}
+        for p in procs:
+            for m in mixes:
+                vals = {s: get(s, "mix", m, p) for s in syss}
+                line = [f"{m[3:]}%", p]
+                for s in syss:
+                    r = vals[s]
+                    v = num(r["ops_per_s"]) if r else None
+                    chart[(f"{m[3:]}% p={p}", s)] = v
+                    line.append(fmt(v) + (flag(r) if r else ""))
+                sv = num(vals["stratagraph"]["ops_per_s"]) if vals.get("stratagraph") else None
+                for peer in peers:
+                    pv = num(vals[peer]["ops_per_s"]) if vals.get(peer) else None
+                    line.append(ratio(sv, pv))
+                body.append(line)
+        if body:
+            md += ["Mixes of GetNeighbors (look-ups) and AddEdge, throughput in ops/s summed over the client "
+                   "processes:", "",
+                   table(["look-ups", "procs"] + syss + [f"× vs {p}" for p in peers], body), ""]
+            if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-mixes.svg"),
+                                            f"{ds}: AddEdge/GetNeighbors mixes (ops/s, more is better)",
+                                            [g for g in dict.fromkeys(k[0] for k in chart)], syss, chart, "ops/s"):
+                md += [f"![{ds} mixes](bench/aster-{ds}-mixes.svg)", ""]
+            body = []
+            for p in procs:
+                for m in mixes:
+                    for kind in ("get_neighbors", "add_edge"):
+                        line = [f"{m[3:]}%", p, kind]
+                        for s in syss:
+                            r = get(s, "mix", f"{m}:{kind}", p)
+                            line.append(f"{fmt(num(r['p50_ms']))} / {fmt(num(r['p99_ms']))}" if r else "–")
+                        body.append(line)
+            md += ["Latency within the mixes, p50 / p99 ms:", "",
+                   table(["look-ups", "procs", "op"] + syss, body), ""]
+        # Latency
+        body, chart = [], {}
+        for op in LAT_OPS:
+            vals = {s: get(s, "latency", op, 1) for s in syss}
+            if not any(vals.values()):
+                continue
+            line = [op, next((r["n_ops"] for r in vals.values() if r), "")]
+            for s in syss:
+                r = vals[s]
+                line.append(f"{fmt(num(r['p50_ms']))} / {fmt(num(r['p99_ms']))} / {fmt(num(r['mean_ms']))}"
+                            + flag(r) if r else "–")
+                chart[(op, s)] = num(r["p50_ms"]) if r else None
+            for peer in peers:
+                sv = num(vals["stratagraph"]["p50_ms"]) if vals.get("stratagraph") else None
+                pv = num(vals[peer]["p50_ms"]) if vals.get(peer) else None
+                line.append(ratio(pv, sv))
+            body.append(line)
+        if body:
+            md += ["Latency of single operations, one client process, p50 / p99 / mean ms (ratios on p50):", "",
+                   table(["op", "n"] + syss + [f"× vs {p}" for p in peers], body), ""]
+            if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-latency.svg"),
+                                            f"{ds}: latency p50 (ms, log scale, less is better)",
+                                            [op for op in LAT_OPS if any(chart.get((op, s)) for s in syss)],
+                                            syss, chart, "ms", log=True):
+                md += [f"![{ds} latency](bench/aster-{ds}-latency.svg)", ""]
+        # Ceiling
+        body = []
+        for p in sorted({k[4] for k in rows if k[1] == ds and k[2] == "ceiling"}):
+            body.append([p] + [fmt(num(get(s, "ceiling", "noop", p)["ops_per_s"])) if get(s, "ceiling", "noop", p)
+                               else "–" for s in syss])
+        if body:
+            md += ["The client's ceiling: `g.inject(1)` no-ops per second from P processes (no mix can beat it):", "",
+                   table(["procs"] + syss, body), ""]
+        # Checks
+        bad = [r for k, r in rows.items() if k[1] == ds and r.get("check", "ok") not in ("ok", "", "skipped")]
+        if bad:
+            md += ["Failed checks:", ""] + [f"- {r['system']} {r['phase']} {r['op']} procs {r['procs']}: "
+                                            f"{r['check']} ({r['note']})" for r in bad] + [""]
+        else:
+            md += ["Every check passed (counts after load and after each write run, adjacency lists of samples "
+                   "against the file, answers of every latency sample).", ""]
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

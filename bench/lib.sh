@@ -1,0 +1,41 @@
+# Shell functions the bench/run_*.sh scripts share. Source it; it expects
+# ROOT (the repository) to be set.
+
+# The 1-minute load average.
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# Waits until the 1-minute load average is below $1 (at most 20 minutes;
+# then times anyway), and prints what it waited as a `# load:` line for a
+# result file's header.
+quiet() {
+    local max="$1" start=$SECONDS
+    while awk -v l="$(loadavg)" -v m="$max" 'BEGIN { exit !(l >= m) }'; do
+        if (( SECONDS - start > 1200 )); then
+            echo "# load: still $(loadavg) after 20 min of waiting; timed anyway"
+            return
+        fi
+        sleep 15
+    done
+    echo "# load: $(loadavg) at start (waited $((SECONDS - start)) s)"
+}
+
+# Builds the release CLI and notes what it was built from beside it
+# (target/release/stratagraph.source): the commit, whether crates/ had
+# uncommitted changes, a hash of the Gremlin crate's sources, the time.
+build_cli() {
+    cargo build --release -q -p stratagraph-cli
+    echo "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- crates 2>/dev/null || echo '+changes');" \
+        "stratagraph-gremlin sources $(find "$ROOT/crates/stratagraph-gremlin/src" -type f | sort | xargs cat | sha256sum | cut -c1-12);" \
+        "built $(date '+%Y-%m-%d %H:%M')" > "$ROOT/target/release/stratagraph.source"
+}
+
+# What the release CLI was built from, if build_cli recorded it after the
+# binary's last change.
+cli_source() {
+    local cli="$ROOT/target/release/stratagraph"
+    if [[ -f "$cli.source" && "$cli.source" -nt "$cli" ]]; then
+        cat "$cli.source"
+    else
+        echo "binary of $(date -r "$cli" '+%Y-%m-%d %H:%M'), source not recorded"
+    fi
+}

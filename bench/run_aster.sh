@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# The Aster (Poly-LSM) Gremlin experiment over the wire: the same Python
+# client (bench/aster/aster.py) against stratagraph, Gremlin Server 3.8.1 +
+# TinkerGraph and JanusGraph 1.1 (BerkeleyDB JE), one system after the other
+# (bench/aster/README.md).
+#
+#   bench/run_aster.sh [--datasets grateful,k16] [--systems stratagraph,tinkergraph,janusgraph]
+#       [--procs 1,8] [--load-procs 1] [--mix-seconds 20] [--warmup-seconds 2]
+#       [--samples 2000] [--find-samples 50] [--ceiling-seconds 10] [--max-edges N]
+#       [--touched-only] [--serializer graphbinary|graphson] [--port 8391]
+#       [--heap 8g] [--max-load 1.5] [--scratch /work/data] [--skip-build]
+#
+# Creates the client's virtual environment if missing ($ASTER_VENV, default
+# /work/data/peer-venvs/aster: gremlinpython==3.8.2), builds the release CLI
+# (recording what it was built from) and the peers
+# (bench/aster/peer.sh build), generates k16 if it is missing, then per
+# dataset and system: waits until the 1-minute load average is below
+# --max-load (at most 20 minutes), starts the system on a fresh store,
+# runs load, latency and mixes, stops it and deletes its files. One TSV per
+# dataset: bench/results/aster-<dataset>-<date>T<time>.tsv. Prints the summary
+# (bench/aster/report.py) at the end. Exit status 1 if any check failed.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+DATASETS=grateful,k16
+SYSTEMS=stratagraph,tinkergraph,janusgraph
+PROCS=1,8
+LOAD_PROCS=1
+MIX_SECONDS=20
+WARMUP=2
+SAMPLES=2000
+FIND_SAMPLES=50
+CEILING_SECONDS=10
+MAX_EDGES=""
+TOUCHED=""
+SERIALIZER=graphbinary
+PORT=8391
+HEAP=8g
+MAX_LOAD=1.5
+SCRATCH="${ASTER_SCRATCH:-/work/data}"
+BUILD=1
+ARGS="$*"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --datasets) DATASETS="$2"; shift 2 ;;
+        --systems) SYSTEMS="$2"; shift 2 ;;
+        --procs) PROCS="$2"; shift 2 ;;
+        --load-procs) LOAD_PROCS="$2"; shift 2 ;;
+        --mix-seconds) MIX_SECONDS="$2"; shift 2 ;;
+        --warmup-seconds) WARMUP="$2"; shift 2 ;;
+        --samples) SAMPLES="$2"; shift 2 ;;
+        --find-samples) FIND_SAMPLES="$2"; shift 2 ;;
+        --ceiling-seconds) CEILING_SECONDS="$2"; shift 2 ;;
+        --max-edges) MAX_EDGES="$2"; shift 2 ;;
+        --touched-only) TOUCHED=--touched-only; shift ;;
+        --serializer) SERIALIZER="$2"; shift 2 ;;
+        --port) PORT="$2"; shift 2 ;;
+        --heap) HEAP="$2"; shift 2 ;;
+        --max-load) MAX_LOAD="$2"; shift 2 ;;
+        --scratch) SCRATCH="$2"; shift 2 ;;
+        --skip-build) BUILD=0; shift ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+CLI="$ROOT/target/release/stratagraph"
+PEER="$ROOT/bench/aster/peer.sh"
+ASTER="$ROOT/bench/aster/aster.py"
+VENV="${ASTER_VENV:-/work/data/peer-venvs/aster}"
+PY="$VENV/bin/python"
+DATA="${ASTER_DATA:-/work/data}"
+export ASTER_DATA="$DATA"
+mkdir -p "$SCRATCH" "$ROOT/bench/results"
+
+# The client's environment: what the benchmark needs, installed by itself.
+if ! "$PY" -c 'import gremlin_python' 2>/dev/null; then
+    echo "== creating $VENV (gremlinpython 3.8.2)" >&2
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q gremlinpython==3.8.2
+fi
+GP_VERSION="$("$PY" -c 'from importlib.metadata import version; print(version("gremlinpython"))')"
+
+if [[ ",$SYSTEMS," == *,tinkergraph,* || ",$SYSTEMS," == *,janusgraph,* ]]; then
+    [[ -x "$PEER" ]] || { echo "bench/aster/peer.sh is missing" >&2; exit 2; }
+    if [[ $BUILD == 1 ]]; then
+        "$PEER" build
+    fi
+fi
+source "$ROOT/bench/lib.sh"
+if [[ ",$SYSTEMS," == *,stratagraph,* ]]; then
+    [[ $BUILD == 1 ]] && build_cli
+    [[ -x "$CLI" ]] || { echo "$CLI is missing: cargo build --release -p stratagraph-cli" >&2; exit 2; }
+    TREE="$(cli_source)"
+fi
+
+# W1 files the datasets need (k16 in seconds; k20 takes ~2 minutes).
+for ds in ${DATASETS//,/ }; do
+    if [[ "$ds" =~ ^k([0-9]+)$ && ! -f "$DATA/$ds.bin" ]]; then
+        GEN_PY="${ASTER_GEN_PYTHON:-$ROOT/.venv/bin/python}"
+        if ! "$GEN_PY" -c 'import numpy, scipy' 2>/dev/null; then
+            GEN_PY="$VENV/bin/python"
+            "$VENV/bin/pip" install -q numpy scipy
+        fi
+        "$GEN_PY" "$ROOT/../shared/bench/gen_graph.py" --scales "${BASH_REMATCH[1]}" --out "$DATA"
+    fi
+done
+
+RUNNING=""      # what to stop on exit: "strata PID" or a peer name
+WORKDIR=""
+stop_system() {
+    case "$RUNNING" in
+        strata\ *)
+            local pid="${RUNNING#strata }"
+            kill -TERM "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true ;;
+        tinkergraph|janusgraph) "$PEER" stop "$RUNNING" >&2 || true ;;
+    esac
+    RUNNING=""
+    if [[ -n "$WORKDIR" ]]; then rm -rf "$WORKDIR"; WORKDIR=""; fi
+}
+trap stop_system EXIT
+trap 'stop_system; exit 130' INT TERM
+
+# Starts SYSTEM on a fresh store; sets HEADER, the line for the TSV header.
+HEADER=""
+start_system() {
+    local sys="$1"
+    WORKDIR="$(mktemp -d "$SCRATCH/aster-$sys.XXXXXX")"
+    case "$sys" in
+        stratagraph)
+            "$CLI" serve "$WORKDIR/store" --port "$PORT" > "$WORKDIR/serve.log" 2>&1 &
+            RUNNING="strata $!"
+            local i
+            for i in $(seq 1 120); do
+                grep -q "listening on" "$WORKDIR/serve.log" && break
+                kill -0 "${RUNNING#strata }" 2>/dev/null || { cat "$WORKDIR/serve.log" >&2; return 1; }
+                sleep 0.5
+            done
+            grep -q "listening on" "$WORKDIR/serve.log" || { echo "stratagraph did not start" >&2; return 1; }
+            HEADER="# system stratagraph: target/release/stratagraph serve <fresh dir under $SCRATCH> --port $PORT (on disk, log on: the defaults); binary: $TREE"
+            ;;
+        tinkergraph)
+            "$PEER" start tinkergraph "$PORT" --heap "$HEAP" >&2 || return 1
+            RUNNING=tinkergraph
+            HEADER="# system tinkergraph: bench/aster/peer.sh start tinkergraph $PORT --heap $HEAP (Apache TinkerPop Gremlin Server 3.8.1, in-memory TinkerGraph; $(java -version 2>&1 | head -1))"
+            ;;
+        janusgraph)
+            "$PEER" start janusgraph "$PORT" "$WORKDIR/janusgraph" --heap "$HEAP" >&2 || return 1
+            RUNNING=janusgraph
+            HEADER="# system janusgraph: bench/aster/peer.sh start janusgraph $PORT <fresh dir under $SCRATCH> --heap $HEAP (JanusGraph Server 1.1.0, BerkeleyDB JE on disk; $(java -version 2>&1 | head -1))"
+            ;;
+        *) echo "unknown system $sys" >&2; return 2 ;;
+    esac
+}
+
+FAILED=0
+OUTS=()
+URL="ws://127.0.0.1:$PORT/gremlin"
+for ds in ${DATASETS//,/ }; do
+    OUT="$ROOT/bench/results/aster-$ds-$(date +%Y-%m-%dT%H%M).tsv"
+    OUTS+=("$OUT")
+    {
+        echo "# bench/run_aster.sh $ARGS"
+        echo "# dataset $ds${MAX_EDGES:+, first $MAX_EDGES edges}${TOUCHED:+, touched vertices only}; load with $LOAD_PROCS process(es); mixes $MIX_SECONDS s after $WARMUP s warm-up with procs $PROCS; latency $SAMPLES samples ($FIND_SAMPLES for find_by_property); serializer $SERIALIZER"
+    } >> "$OUT"
+    for sys in ${SYSTEMS//,/ }; do
+        echo "== $sys $ds" >&2
+        LOADLINE="$(quiet "$MAX_LOAD")"
+        echo "$LOADLINE" >&2
+        if ! start_system "$sys"; then
+            echo "# system $sys: did not start" >> "$OUT"
+            FAILED=1
+            stop_system
+            continue
+        fi
+        printf '%s\n%s\n' "$HEADER" "$LOADLINE" >> "$OUT"
+        IDS="$WORKDIR/ids.json"
+        COMMON=(--url "$URL" --system "$sys" --ids "$IDS" --out "$OUT" --serializer "$SERIALIZER"
+                --warmup-seconds "$WARMUP")
+        if "$PY" "$ASTER" load "${COMMON[@]}" --dataset "$ds" --procs "$LOAD_PROCS" \
+                ${MAX_EDGES:+--max-edges "$MAX_EDGES"} $TOUCHED; then :; else FAILED=1; fi
+        if [[ -f "$IDS" ]]; then
+            "$PY" "$ASTER" latency "${COMMON[@]}" --samples "$SAMPLES" --find-samples "$FIND_SAMPLES" \
+                --procs "$PROCS" --ceiling-seconds "$CEILING_SECONDS" || FAILED=1
+            "$PY" "$ASTER" mixes "${COMMON[@]}" --procs "$PROCS" --mix-seconds "$MIX_SECONDS" || FAILED=1
+        else
+            echo "# system $sys: load did not finish; latency and mixes skipped" >> "$OUT"
+        fi
+        stop_system
+    done
+    echo "wrote $OUT" >&2
+done
+
+echo
+"$PY" "$ROOT/bench/aster/report.py" --no-charts "${OUTS[@]}"
+if [[ $FAILED == 1 ]]; then
+    echo "some check FAILED or a phase did not finish: see the check column" >&2
+    exit 1
+fi
