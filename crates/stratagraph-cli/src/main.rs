@@ -125,6 +125,14 @@ enum Command {
         /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
         #[arg(long, value_name = "FILE", requires = "tls_cert")]
         tls_key: Option<PathBuf>,
+        /// When a committed write is on the disk: `always` (each commit
+        /// returns after its log record is synced; concurrent commits share
+        /// a sync), a period such as `20ms` or `1s` (synced in the
+        /// background that often: a power loss may lose that much, a
+        /// crash of the server loses nothing), or `never` (synced at
+        /// segment ends and at shutdown).
+        #[arg(long, default_value = "always", value_parser = serve::parse_sync)]
+        sync: stratagraph::SyncPolicy,
     },
     /// Sets USER's password in a credentials file for `serve
     /// --credentials` (read from the first line of standard input; the
@@ -489,6 +497,7 @@ fn main() -> ExitCode {
             credentials,
             tls_cert,
             tls_key,
+            sync,
         } => serve::serve(serve::ServeArgs {
             dir,
             in_memory,
@@ -504,6 +513,7 @@ fn main() -> ExitCode {
             },
             credentials,
             tls: tls_cert.zip(tls_key),
+            sync,
         }),
         Command::Passwd { file, user } => serve::passwd(&file, &user),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),

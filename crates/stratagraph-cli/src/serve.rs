@@ -21,6 +21,35 @@ pub struct ServeArgs {
     pub credentials: Option<PathBuf>,
     /// The certificate chain and key files of `--tls-cert`/`--tls-key`.
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// When commits of an on-disk store are synced.
+    pub sync: stratagraph::SyncPolicy,
+}
+
+/// `--sync`: `always`, `never`, or a period (`20ms`, `1s`, `250us`).
+pub fn parse_sync(s: &str) -> Result<stratagraph::SyncPolicy, String> {
+    use stratagraph::SyncPolicy;
+    let t = s.trim();
+    match t {
+        "always" => return Ok(SyncPolicy::Always),
+        "never" => return Ok(SyncPolicy::Never),
+        _ => {}
+    }
+    let (digits, unit) = t
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or((t, ""), |i| t.split_at(i));
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?}: expected always, never or a period such as 20ms or 1s"))?;
+    let period = match unit {
+        "us" => std::time::Duration::from_micros(n),
+        "ms" => std::time::Duration::from_millis(n),
+        "s" => std::time::Duration::from_secs(n),
+        _ => return Err(format!("{s:?}: a period needs a unit: us, ms or s")),
+    };
+    if period.is_zero() {
+        return Err(format!("{s:?}: a period of zero; say always"));
+    }
+    Ok(SyncPolicy::Interval(period))
 }
 
 /// Opens the store, loads any GraphSON given, serves until SIGTERM or
@@ -28,7 +57,13 @@ pub struct ServeArgs {
 /// checkpointed, as `Graph::close` does).
 pub fn serve(a: ServeArgs) -> Res {
     let graph = match (&a.dir, a.in_memory) {
-        (Some(dir), false) => Graph::open(dir, crate::store_cmds::options(dir, None)?)?,
+        (Some(dir), false) => Graph::open(
+            dir,
+            Options {
+                sync: a.sync,
+                ..crate::store_cmds::options(dir, None)?
+            },
+        )?,
         (None, true) => Graph::in_memory(Options::default()),
         (Some(_), true) => return Err("give a store directory or --in-memory, not both".into()),
         (None, false) => {
@@ -128,5 +163,35 @@ async fn stop_signal() {
         Err(_) => {
             let _ = tokio::signal::ctrl_c().await;
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests fail loudly by design
+mod tests {
+    use super::parse_sync;
+    use std::time::Duration;
+    use stratagraph::SyncPolicy;
+
+    #[test]
+    fn sync_policies_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_sync("always"), Ok(SyncPolicy::Always));
+        assert_eq!(parse_sync("never"), Ok(SyncPolicy::Never));
+        assert_eq!(
+            parse_sync("20ms"),
+            Ok(SyncPolicy::Interval(Duration::from_millis(20)))
+        );
+        assert_eq!(
+            parse_sync("1s"),
+            Ok(SyncPolicy::Interval(Duration::from_secs(1)))
+        );
+        assert_eq!(
+            parse_sync("250us"),
+            Ok(SyncPolicy::Interval(Duration::from_micros(250)))
+        );
+        assert!(parse_sync("5").unwrap_err().contains("unit"));
+        assert!(parse_sync("0ms").unwrap_err().contains("zero"));
+        assert!(parse_sync("often").unwrap_err().contains("expected always"));
+        assert!(parse_sync("3h").unwrap_err().contains("unit"));
     }
 }
