@@ -9,6 +9,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 use stratagraph::{Graph, Options};
 
+/// The system allocator, counting what each thread holds, so that `serve`
+/// can stop a query past its memory limit (`--max-query-memory-mb`)
+/// before the process runs out of memory.
+#[global_allocator]
+static ALLOC: stratagraph_gremlin::memory::CountingAlloc =
+    stratagraph_gremlin::memory::CountingAlloc;
+
 #[derive(Parser)]
 #[command(name = "stratagraph", version, about = "Embedded dynamic graph store")]
 struct Cli {
@@ -111,6 +118,11 @@ enum Command {
         /// with 598 and writes nothing.
         #[arg(long, default_value_t = 30_000)]
         timeout_ms: u64,
+        /// The most memory one request's traversal may hold, in MiB; 0:
+        /// no limit. A request past it fails (597, `stratagraph.MemoryLimit`)
+        /// and writes nothing, instead of the server running out of memory.
+        #[arg(long, default_value_t = 2048)]
+        max_query_memory_mb: usize,
         /// Require clients to log in (SASL PLAIN, as the drivers'
         /// username/password options send it) as a user of this file
         /// (written by `stratagraph passwd`). PLAIN sends the password
@@ -494,6 +506,7 @@ fn main() -> ExitCode {
             max_connections,
             batch_size,
             timeout_ms,
+            max_query_memory_mb,
             credentials,
             tls_cert,
             tls_key,
@@ -510,6 +523,7 @@ fn main() -> ExitCode {
                 batch_size,
                 max_connections,
                 timeout: (timeout_ms > 0).then(|| std::time::Duration::from_millis(timeout_ms)),
+                query_memory: (max_query_memory_mb > 0).then_some(max_query_memory_mb << 20),
             },
             credentials,
             tls: tls_cert.zip(tls_key),

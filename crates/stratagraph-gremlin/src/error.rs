@@ -52,6 +52,13 @@ pub enum Error {
         /// The limit it was given.
         limit: std::time::Duration,
     },
+    /// The query held more memory than its limit and was stopped
+    /// (nothing it wrote is kept).
+    #[error("the traversal held more than its memory limit of {} MiB and was stopped", limit >> 20)]
+    MemoryLimit {
+        /// The limit it was given, in bytes.
+        limit: usize,
+    },
     /// The engine refused a read or a write (a conflict, a bad name or
     /// value, a vertex that does not exist).
     #[error(transparent)]

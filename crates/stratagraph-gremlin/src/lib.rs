@@ -5,7 +5,8 @@
 //! - `parse`: gremlin-lang text into that representation, with errors that
 //!   name the position and what was expected;
 //! - `value`: the values a traversal carries and Gremlin's comparisons;
-//! - `exec`: running a query over a store, in one transaction.
+//! - `exec`: running a query over a store, in one transaction;
+//! - `memory`: the counting allocator behind a query's memory limit.
 //!
 //! ```
 //! use stratagraph::{Graph, Options};
@@ -24,6 +25,7 @@
 pub mod ast;
 mod error;
 pub mod exec;
+pub mod memory;
 pub mod parse;
 pub mod print;
 pub mod value;

@@ -10,7 +10,12 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use stratagraph::{Graph, Options};
+use stratagraph_gremlin::memory::CountingAlloc;
 use stratagraph_gremlin::{execute_with, Bindings, Deadline};
+
+/// Counting allocations, so that each case's memory limit holds.
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
 
 const STEPS: &[&str] = &[
     "out",
@@ -265,10 +270,12 @@ fn random_traversals_run_or_fail_but_never_panic() {
                     eprintln!("{} queries", done.get());
                 }
             }
-            // Each case under the executor's own time limit, as a server
-            // runs a client's query: a traversal that would grow without
-            // end (a random one can) is stopped with an error.
-            let limit = Some(Deadline::after(std::time::Duration::from_secs(2)));
+            // Each case under the executor's own time and memory limits,
+            // as a server runs a client's query: a traversal that would
+            // grow without end (a random one can) is stopped with an error
+            // before it takes the machine's memory.
+            let limit =
+                Some(Deadline::after(std::time::Duration::from_secs(2)).with_memory(256 << 20));
             match execute_with(&g.borrow(), &q, &Bindings::new(), limit, |r, _| r) {
                 Ok(_) => ran.set(ran.get() + 1),
                 Err(e) => {

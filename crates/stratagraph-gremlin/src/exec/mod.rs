@@ -248,6 +248,7 @@ fn run_query<R>(
         track_paths: compiler.needs_paths,
         deadline,
         ticks: std::cell::Cell::new(0),
+        held_at_start: crate::memory::held(),
     };
     let mut out = Vec::new();
     let limit = match terminal.as_ref().map(|t| (t.name.as_str(), t)) {
@@ -416,24 +417,50 @@ pub(crate) struct Ctx {
     pub deadline: Option<Deadline>,
     /// Steps taken since the clock was last read.
     pub ticks: std::cell::Cell<u32>,
+    /// The bytes this thread held when the query began
+    /// (`memory::held`), against which its memory limit is measured.
+    pub held_at_start: isize,
 }
 
-/// A query's time limit: when it ends, and how long it was given (for the
-/// error).
+/// A query's limits: when it must have ended, and how much memory it may
+/// hold. Past either it fails ([`Error::Timeout`], [`Error::MemoryLimit`])
+/// and writes nothing.
 #[derive(Debug, Clone, Copy)]
 pub struct Deadline {
-    /// The instant after which the query fails.
-    pub at: std::time::Instant,
+    /// The instant after which the query fails (`None`: no time limit).
+    pub at: Option<std::time::Instant>,
     /// How long it was given.
     pub limit: std::time::Duration,
+    /// The most bytes the query's thread may hold beyond what it held when
+    /// the query began (`None`: no limit). Enforced only where the
+    /// process's global allocator is [`crate::memory::CountingAlloc`].
+    pub memory: Option<usize>,
 }
 
 impl Deadline {
-    /// A limit of `limit` from now.
+    /// A time limit of `limit` from now.
     pub fn after(limit: std::time::Duration) -> Deadline {
         Deadline {
-            at: std::time::Instant::now() + limit,
+            at: Some(std::time::Instant::now() + limit),
             limit,
+            memory: None,
+        }
+    }
+
+    /// No limit yet (add one with [`Deadline::with_memory`]).
+    pub fn unlimited() -> Deadline {
+        Deadline {
+            at: None,
+            limit: std::time::Duration::ZERO,
+            memory: None,
+        }
+    }
+
+    /// These limits, and at most `bytes` of memory.
+    pub fn with_memory(self, bytes: usize) -> Deadline {
+        Deadline {
+            memory: Some(bytes),
+            ..self
         }
     }
 }
@@ -442,16 +469,26 @@ impl Deadline {
 const TICKS_PER_CHECK: u32 = 1024;
 
 impl Ctx {
-    /// Fails the query once its time limit has passed; reads the clock
-    /// only every [`TICKS_PER_CHECK`] calls, so the check costs a counter.
+    /// Fails the query once its time limit has passed or it holds more
+    /// memory than its limit; looks only every [`TICKS_PER_CHECK`] calls,
+    /// so the check costs a counter.
     pub(crate) fn tick(&self) -> Result<()> {
         let Some(d) = &self.deadline else {
             return Ok(());
         };
         let n = self.ticks.get().wrapping_add(1);
         self.ticks.set(n);
-        if n.is_multiple_of(TICKS_PER_CHECK) && std::time::Instant::now() > d.at {
+        if !n.is_multiple_of(TICKS_PER_CHECK) {
+            return Ok(());
+        }
+        if d.at.is_some_and(|at| std::time::Instant::now() > at) {
             return Err(Error::Timeout { limit: d.limit });
+        }
+        if let Some(limit) = d.memory {
+            let held = crate::memory::held().wrapping_sub(self.held_at_start);
+            if held > 0 && held as usize > limit {
+                return Err(Error::MemoryLimit { limit });
+            }
         }
         Ok(())
     }

@@ -45,6 +45,11 @@ pub struct Limits {
     /// (`evaluationTimeout`); `None`: no limit. Gremlin Server's default
     /// is 30 s.
     pub timeout: Option<std::time::Duration>,
+    /// The most memory one request's traversal may hold, in bytes
+    /// (`None`: no limit); past it the request fails and writes nothing.
+    /// Enforced where the process's allocator is
+    /// `stratagraph_gremlin::memory::CountingAlloc` (the CLI's is).
+    pub query_memory: Option<usize>,
 }
 
 impl Default for Limits {
@@ -55,6 +60,7 @@ impl Default for Limits {
             batch_size: 64,
             max_connections: 256,
             timeout: Some(std::time::Duration::from_secs(30)),
+            query_memory: Some(2 << 30),
         }
     }
 }

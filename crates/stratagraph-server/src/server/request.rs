@@ -227,8 +227,14 @@ fn results(
             ))
         }
         None => limits.timeout,
-    }
-    .map(Deadline::after);
+    };
+    let deadline = match (deadline, limits.query_memory) {
+        (None, None) => None,
+        (time, memory) => {
+            let d = time.map_or_else(Deadline::unlimited, Deadline::after);
+            Some(memory.map_or(d, |bytes| d.with_memory(bytes)))
+        }
+    };
     let batch = match req.batch_size().map_err(invalid)? {
         Some(n) if n > 0 => usize::try_from(n).unwrap_or(limits.batch_size),
         Some(n) => {
@@ -363,6 +369,7 @@ fn exception_of(e: &GremlinError) -> &'static str {
         GremlinError::Runtime(m) if m.starts_with("fail()") => "stratagraph.FailStep",
         GremlinError::Runtime(_) => "stratagraph.RuntimeError",
         GremlinError::Timeout { .. } => "stratagraph.Timeout",
+        GremlinError::MemoryLimit { .. } => "stratagraph.MemoryLimit",
         GremlinError::Engine(stratagraph::Error::Conflict { .. }) => "stratagraph.Conflict",
         GremlinError::Engine(_) => "stratagraph.EngineError",
     }

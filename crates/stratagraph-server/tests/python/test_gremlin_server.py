@@ -353,3 +353,18 @@ def test_concurrent_clients_adding_vertices_never_conflict():
         c.close()
     finally:
         stop(proc)
+
+
+def test_a_query_past_the_memory_limit_fails_alone():
+    proc, url = start("--in-memory", "--graphson", str(MODERN), "--max-query-memory-mb", "64")
+    try:
+        c = Client(url, "g")
+        with pytest.raises(GremlinServerError) as e:
+            c.submit("g.V().repeat(both()).times(13).path().fold()").all().result()
+        assert e.value.status_code == 597
+        assert e.value.status_attributes["exceptions"] == ["stratagraph.MemoryLimit"]
+        assert "memory limit of 64 MiB" in str(e.value)
+        assert c.submit("g.V().repeat(both()).times(8).path().count()").all().result() == [5910]
+        c.close()
+    finally:
+        stop(proc)
