@@ -9,6 +9,7 @@
 #       [--samples 2000] [--find-samples 50] [--ceiling-seconds 10] [--max-edges N]
 #       [--touched-only] [--serializer graphbinary|graphson] [--port 8391]
 #       [--heap 8g] [--max-load 1.5] [--scratch /work/data] [--skip-build]
+#       [--java-threads 1,8]
 #
 # Creates the client's virtual environment if missing ($ASTER_VENV, default
 # /work/data/peer-venvs/aster: gremlinpython==3.8.2), builds the release CLI
@@ -16,7 +17,11 @@
 # (bench/aster/peer.sh build), generates k16 if it is missing, then per
 # dataset and system: waits until the 1-minute load average is below
 # --max-load (at most 20 minutes), starts the system on a fresh store,
-# runs load, latency and mixes, stops it and deletes its files. One TSV per
+# runs load, latency and mixes, then (with --java-threads) the Java client's
+# latency and mixes on the same store (bench/aster/java-client: TinkerPop's
+# gremlin-driver 3.8.1, rows latency-java, ceiling-java, mix-java,
+# check-java; mixes and ceiling with these thread counts), stops it and
+# deletes its files. One TSV per
 # dataset: bench/results/aster-<dataset>-<date>T<time>.tsv. Prints the summary
 # (bench/aster/report.py) at the end. Exit status 1 if any check failed.
 set -euo pipefail
@@ -39,6 +44,7 @@ HEAP=8g
 MAX_LOAD=1.5
 SCRATCH="${ASTER_SCRATCH:-/work/data}"
 BUILD=1
+JAVA_THREADS=""     # off unless given
 ARGS="$*"
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -59,7 +65,8 @@ while [[ $# -gt 0 ]]; do
         --max-load) MAX_LOAD="$2"; shift 2 ;;
         --scratch) SCRATCH="$2"; shift 2 ;;
         --skip-build) BUILD=0; shift ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --java-threads) JAVA_THREADS="$2"; shift 2 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -88,6 +95,20 @@ if [[ ",$SYSTEMS," == *,tinkergraph,* || ",$SYSTEMS," == *,janusgraph,* ]]; then
     fi
 fi
 source "$ROOT/bench/lib.sh"
+# The Java client (only with --java-threads): mvn package, offline first,
+# else online, as peer.sh builds the peers. Built with --skip-build too when
+# its classes are missing or older than its sources (it takes seconds).
+JC="$ROOT/bench/aster/java-client"
+JAVA_CP="$JC/target/classes:$JC/target/lib/*"
+if [[ -n "$JAVA_THREADS" ]]; then
+    if [[ $BUILD == 1 || ! -f "$JC/target/classes/AsterJava.class" || ! -d "$JC/target/lib" \
+          || -n "$(find "$JC/pom.xml" "$JC/src" -newer "$JC/target/classes/AsterJava.class" -type f 2>/dev/null)" ]]; then
+        echo "== building $JC" >&2
+        (cd "$JC" && { mvn -q -o package >/dev/null 2>&1 || mvn -q package; }) \
+            || { echo "maven build of $JC failed" >&2; exit 2; }
+        touch "$JC/target/classes/AsterJava.class"  # up to date now, even if maven had nothing to compile
+    fi
+fi
 if [[ ",$SYSTEMS," == *,stratagraph,* ]]; then
     [[ $BUILD == 1 ]] && build_cli
     [[ -x "$CLI" ]] || { echo "$CLI is missing: cargo build --release -p stratagraph-cli" >&2; exit 2; }
@@ -162,7 +183,7 @@ for ds in ${DATASETS//,/ }; do
     OUTS+=("$OUT")
     {
         echo "# bench/run_aster.sh $ARGS"
-        echo "# dataset $ds${MAX_EDGES:+, first $MAX_EDGES edges}${TOUCHED:+, touched vertices only}; load with $LOAD_PROCS process(es); mixes $MIX_SECONDS s after $WARMUP s warm-up with procs $PROCS; latency $SAMPLES samples ($FIND_SAMPLES for find_by_property); serializer $SERIALIZER"
+        echo "# dataset $ds${MAX_EDGES:+, first $MAX_EDGES edges}${TOUCHED:+, touched vertices only}; load with $LOAD_PROCS process(es); mixes $MIX_SECONDS s after $WARMUP s warm-up with procs $PROCS; latency $SAMPLES samples ($FIND_SAMPLES for find_by_property); serializer $SERIALIZER${JAVA_THREADS:+; then the Java client (gremlin-driver 3.8.1, GraphBinary) with threads $JAVA_THREADS}"
     } >> "$OUT"
     for sys in ${SYSTEMS//,/ }; do
         echo "== $sys $ds" >&2
@@ -184,6 +205,15 @@ for ds in ${DATASETS//,/ }; do
             "$PY" "$ASTER" latency "${COMMON[@]}" --samples "$SAMPLES" --find-samples "$FIND_SAMPLES" \
                 --procs "$PROCS" --ceiling-seconds "$CEILING_SECONDS" || FAILED=1
             "$PY" "$ASTER" mixes "${COMMON[@]}" --procs "$PROCS" --mix-seconds "$MIX_SECONDS" || FAILED=1
+            if [[ -n "$JAVA_THREADS" ]]; then
+                # The same two phases with the Java driver, on the same store
+                # (no longer the file's graph after the mixes: see README).
+                JCOMMON=(--url "$URL" --system "$sys" --ids "$IDS" --out "$OUT" --warmup-seconds "$WARMUP"
+                         --data "$DATA" --threads "$JAVA_THREADS")
+                java -Xmx2g -cp "$JAVA_CP" AsterJava latency "${JCOMMON[@]}" --samples "$SAMPLES" \
+                    --find-samples "$FIND_SAMPLES" --ceiling-seconds "$CEILING_SECONDS" || FAILED=1
+                java -Xmx2g -cp "$JAVA_CP" AsterJava mixes "${JCOMMON[@]}" --mix-seconds "$MIX_SECONDS" || FAILED=1
+            fi
         else
             echo "# system $sys: load did not finish; latency and mixes skipped" >> "$OUT"
         fi

@@ -145,6 +145,144 @@ def svg_bars(path, title, groups, series, values, ylabel, log=False):
     return True
 
 
+CLIENTS = {
+    "": {"name": "Python client", "one": "client process", "many": "processes", "col": "procs", "p": "p"},
+    "-java": {"name": "Java client", "one": "client thread", "many": "threads", "col": "threads", "p": "t"},
+}
+
+
+def client_sections(rows, ds, syss, peers, sfx, a):
+    """Mixes, latency and ceiling of one client: phases mix, latency, ceiling
+    (Python, aster.py) or mix-java, latency-java, ceiling-java (AsterJava)."""
+    md = []
+    cl = CLIENTS[sfx]
+    get = lambda s, ph, op, p: rows.get((s, ds, ph + sfx, op, p))  # noqa: E731
+    if not any(k[1] == ds and k[2] in (ph + sfx for ph in ("mix", "latency", "ceiling")) for k in rows):
+        return md
+    if any(k[1] == ds and k[2].endswith("-java") for k in rows):  # both clients: a heading each
+        if sfx:
+            md += [f"#### {cl['name']}: gremlin-driver 3.8.1", "",
+                   "The same operations and checks, sent by TinkerPop's Java driver (GraphBinary 1.0, bytecode) "
+                   "from Java threads (no GIL), each thread its own WebSocket connection, on the store the Python "
+                   "client loaded and then used (bench/aster/README.md). `threads` is the number of client "
+                   "threads.", ""]
+        else:
+            md += [f"#### {cl['name']}: gremlinpython", ""]
+    # Mixes
+    procs = sorted({k[4] for k in rows if k[1] == ds and k[2] == "mix" + sfx})
+    mixes = sorted({k[3] for k in rows if k[1] == ds and k[2] == "mix" + sfx and ":" not in k[3]},
+                   key=lambda m: int(m[3:]))
+    body, chart = [], {}
+    for p in procs:
+        for m in mixes:
+            vals = {s: get(s, "mix", m, p) for s in syss}
+            line = [f"{m[3:]}%", p]
+            for s in syss:
+                r = vals[s]
+                v = num(r["ops_per_s"]) if r else None
+                chart[(f"{m[3:]}% {cl['p']}={p}", s)] = v
+                line.append(fmt(v) + (flag(r) if r else ""))
+            sv = num(vals["stratagraph"]["ops_per_s"]) if vals.get("stratagraph") else None
+            for peer in peers:
+                pv = num(vals[peer]["ops_per_s"]) if vals.get(peer) else None
+                line.append(ratio(sv, pv))
+            body.append(line)
+    if body:
+        md += ["Mixes of GetNeighbors (look-ups) and AddEdge, throughput in ops/s summed over the client "
+               f"{cl['many']}:", "",
+               table(["look-ups", cl["col"]] + syss + [f"× vs {p}" for p in peers], body), ""]
+        if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-mixes{sfx}.svg"),
+                                        f"{ds}: AddEdge/GetNeighbors mixes, {cl['name']} (ops/s, more is better)",
+                                        [g for g in dict.fromkeys(k[0] for k in chart)], syss, chart, "ops/s"):
+            md += [f"![{ds} mixes, {cl['name']}](bench/aster-{ds}-mixes{sfx}.svg)", ""]
+        body = []
+        for p in procs:
+            for m in mixes:
+                for kind in ("get_neighbors", "add_edge"):
+                    line = [f"{m[3:]}%", p, kind]
+                    for s in syss:
+                        r = get(s, "mix", f"{m}:{kind}", p)
+                        line.append(f"{fmt(num(r['p50_ms']))} / {fmt(num(r['p99_ms']))}" if r else "–")
+                    body.append(line)
+        md += ["Latency within the mixes, p50 / p99 ms:", "",
+               table(["look-ups", cl["col"], "op"] + syss, body), ""]
+    # Latency
+    body, chart = [], {}
+    for op in LAT_OPS:
+        vals = {s: get(s, "latency", op, 1) for s in syss}
+        if not any(vals.values()):
+            continue
+        line = [op, next((r["n_ops"] for r in vals.values() if r), "")]
+        for s in syss:
+            r = vals[s]
+            line.append(f"{fmt(num(r['p50_ms']))} / {fmt(num(r['p99_ms']))} / {fmt(num(r['mean_ms']))}"
+                        + flag(r) if r else "–")
+            chart[(op, s)] = num(r["p50_ms"]) if r else None
+        for peer in peers:
+            sv = num(vals["stratagraph"]["p50_ms"]) if vals.get("stratagraph") else None
+            pv = num(vals[peer]["p50_ms"]) if vals.get(peer) else None
+            line.append(ratio(pv, sv))
+        body.append(line)
+    if body:
+        md += [f"Latency of single operations, one {cl['one']}, p50 / p99 / mean ms (ratios on p50):", "",
+               table(["op", "n"] + syss + [f"× vs {p}" for p in peers], body), ""]
+        if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-latency{sfx}.svg"),
+                                        f"{ds}: latency p50, {cl['name']} (ms, log scale, less is better)",
+                                        [op for op in LAT_OPS if any(chart.get((op, s)) for s in syss)],
+                                        syss, chart, "ms", log=True):
+            md += [f"![{ds} latency, {cl['name']}](bench/aster-{ds}-latency{sfx}.svg)", ""]
+    # Ceiling
+    body = []
+    for p in sorted({k[4] for k in rows if k[1] == ds and k[2] == "ceiling" + sfx}):
+        body.append([p] + [fmt(num(get(s, "ceiling", "noop", p)["ops_per_s"])) if get(s, "ceiling", "noop", p)
+                           else "–" for s in syss])
+    if body:
+        md += [f"The client's ceiling: `g.inject(1)` no-ops per second from P {cl['many']} (no mix can beat it):", "",
+               table([cl["col"]] + syss, body), ""]
+    return md
+
+
+def clients_compared(rows, ds, syss):
+    """Python client beside Java client, where both ran: ops/s of the mixes
+    and the ceiling, p50 of the single operations."""
+    md = []
+    get = lambda s, ph, op, p: rows.get((s, ds, ph, op, p))  # noqa: E731
+    if not any(k[1] == ds and k[2].endswith("-java") for k in rows):
+        return md
+    body = []
+    keys = sorted({(k[2], k[3], k[4]) for k in rows if k[1] == ds and k[2] in ("mix", "ceiling")
+                   and ":" not in k[3]}, key=lambda x: (x[0] != "mix", x[2], x[1]))
+    for ph, op, p in keys:
+        line = [op if ph == "mix" else "no-op ceiling", p]
+        seen = False
+        for s in syss:
+            py, jv = get(s, ph, op, p), get(s, ph + "-java", op, p)
+            pv, jvv = (num(py["ops_per_s"]) if py else None), (num(jv["ops_per_s"]) if jv else None)
+            seen = seen or bool(pv and jvv)
+            line.append(f"{fmt(pv)} / {fmt(jvv)} ({ratio(jvv, pv)})")
+        if seen:
+            body.append(line)
+    if body:
+        md += ["#### Python client vs Java client", "",
+               "Throughput in ops/s, Python client / Java client (× = Java ÷ Python), with P client processes or "
+               "threads. The Java client ran second, on a store the Python mixes had grown:", "",
+               table(["run", "P"] + syss, body), ""]
+    body = []
+    for op in LAT_OPS:
+        line, seen = [op], False
+        for s in syss:
+            py, jv = get(s, "latency", op, 1), get(s, "latency-java", op, 1)
+            pv, jvv = (num(py["p50_ms"]) if py else None), (num(jv["p50_ms"]) if jv else None)
+            seen = seen or bool(pv and jvv)
+            line.append(f"{fmt(pv)} / {fmt(jvv)} ({ratio(pv, jvv)})")
+        if seen:
+            body.append(line)
+    if body:
+        md += ["Latency p50 ms, Python client / Java client (× = Python ÷ Java: how much of the Python figure is "
+               "the Python client):", "", table(["op"] + syss, body), ""]
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
@@ -190,77 +328,9 @@ def main():
                     est.append(f"{s} {(65536 / v + 955344 / e) / 60:.0f} min")
             if est:
                 md += ["At these rates a full k16 load (65,536 vertices, 955,344 edges) takes: " + ", ".join(est) + ".", ""]
-        # Mixes
-        procs = sorted({k[4] for k in rows if k[1] == ds and k[2] == "mix"})
-        mixes = sorted({k[3] for k in rows if k[1] == ds and k[2] == "mix" and ":" not in k[3]},
-                       key=lambda m: int(m[3:]))
-        body, chart = [], {}
-        for p in procs:
-            for m in mixes:
-                vals = {s: get(s, "mix", m, p) for s in syss}
-                line = [f"{m[3:]}%", p]
-                for s in syss:
-                    r = vals[s]
-                    v = num(r["ops_per_s"]) if r else None
-                    chart[(f"{m[3:]}% p={p}", s)] = v
-                    line.append(fmt(v) + (flag(r) if r else ""))
-                sv = num(vals["stratagraph"]["ops_per_s"]) if vals.get("stratagraph") else None
-                for peer in peers:
-                    pv = num(vals[peer]["ops_per_s"]) if vals.get(peer) else None
-                    line.append(ratio(sv, pv))
-                body.append(line)
-        if body:
-            md += ["Mixes of GetNeighbors (look-ups) and AddEdge, throughput in ops/s summed over the client "
-                   "processes:", "",
-                   table(["look-ups", "procs"] + syss + [f"× vs {p}" for p in peers], body), ""]
-            if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-mixes.svg"),
-                                            f"{ds}: AddEdge/GetNeighbors mixes (ops/s, more is better)",
-                                            [g for g in dict.fromkeys(k[0] for k in chart)], syss, chart, "ops/s"):
-                md += [f"![{ds} mixes](bench/aster-{ds}-mixes.svg)", ""]
-            body = []
-            for p in procs:
-                for m in mixes:
-                    for kind in ("get_neighbors", "add_edge"):
-                        line = [f"{m[3:]}%", p, kind]
-                        for s in syss:
-                            r = get(s, "mix", f"{m}:{kind}", p)
-                            line.append(f"{fmt(num(r['p50_ms']))} / {fmt(num(r['p99_ms']))}" if r else "–")
-                        body.append(line)
-            md += ["Latency within the mixes, p50 / p99 ms:", "",
-                   table(["look-ups", "procs", "op"] + syss, body), ""]
-        # Latency
-        body, chart = [], {}
-        for op in LAT_OPS:
-            vals = {s: get(s, "latency", op, 1) for s in syss}
-            if not any(vals.values()):
-                continue
-            line = [op, next((r["n_ops"] for r in vals.values() if r), "")]
-            for s in syss:
-                r = vals[s]
-                line.append(f"{fmt(num(r['p50_ms']))} / {fmt(num(r['p99_ms']))} / {fmt(num(r['mean_ms']))}"
-                            + flag(r) if r else "–")
-                chart[(op, s)] = num(r["p50_ms"]) if r else None
-            for peer in peers:
-                sv = num(vals["stratagraph"]["p50_ms"]) if vals.get("stratagraph") else None
-                pv = num(vals[peer]["p50_ms"]) if vals.get(peer) else None
-                line.append(ratio(pv, sv))
-            body.append(line)
-        if body:
-            md += ["Latency of single operations, one client process, p50 / p99 / mean ms (ratios on p50):", "",
-                   table(["op", "n"] + syss + [f"× vs {p}" for p in peers], body), ""]
-            if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-latency.svg"),
-                                            f"{ds}: latency p50 (ms, log scale, less is better)",
-                                            [op for op in LAT_OPS if any(chart.get((op, s)) for s in syss)],
-                                            syss, chart, "ms", log=True):
-                md += [f"![{ds} latency](bench/aster-{ds}-latency.svg)", ""]
-        # Ceiling
-        body = []
-        for p in sorted({k[4] for k in rows if k[1] == ds and k[2] == "ceiling"}):
-            body.append([p] + [fmt(num(get(s, "ceiling", "noop", p)["ops_per_s"])) if get(s, "ceiling", "noop", p)
-                               else "–" for s in syss])
-        if body:
-            md += ["The client's ceiling: `g.inject(1)` no-ops per second from P processes (no mix can beat it):", "",
-                   table(["procs"] + syss, body), ""]
+        for sfx in CLIENTS:
+            md += client_sections(rows, ds, syss, peers, sfx, a)
+        md += clients_compared(rows, ds, syss)
         # Checks
         bad = [r for k, r in rows.items() if k[1] == ds and r.get("check", "ok") not in ("ok", "", "skipped")]
         if bad:
