@@ -23,6 +23,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import docsections  # noqa: E402
+
 ENGINE = "stratagraph"
 ENGINE_SYSTEMS = ["stratagraph", "stratagraph-disk"]
 BASELINE = "csr"
@@ -290,8 +293,15 @@ def main():
         with open(a.notes) as f:
             doc += ["## Closing note", "", f.read().strip(), ""]
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    # Sections other reports wrote into the same file stay (bench/docsections.py).
+    kept = ""
+    if os.path.exists(a.out):
+        with open(a.out) as f:
+            kept = docsections.others(f.read())
     with open(a.out, "w") as f:
         f.write("\n".join(doc))
+        if kept:
+            f.write("\n" + kept)
     print(f"wrote {a.out}")
 
 

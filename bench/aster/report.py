@@ -288,6 +288,8 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--charts-dir", default=os.path.join(ROOT, "docs", "bench"))
     ap.add_argument("--no-charts", action="store_true")
+    ap.add_argument("--into", help="also write the section into this markdown file (docs/BENCHMARKS.md), "
+                    "replacing the one an earlier run wrote there (bench/docsections.py)")
     a = ap.parse_args()
     rows, comments = read(a.files)
     if not a.no_charts:
@@ -340,6 +342,13 @@ def main():
             md += ["Every check passed (counts after load and after each write run, adjacency lists of samples "
                    "against the file, answers of every latency sample).", ""]
     print("\n".join(md))
+    if a.into:
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import docsections
+        text = open(a.into).read() if os.path.exists(a.into) else ""
+        with open(a.into, "w") as f:
+            f.write(docsections.replace(text, "gremlin-server", "bench/aster/report.py", "\n".join(md)))
+        print(f"wrote the gremlin-server section of {a.into}", file=sys.stderr)
 
 
 if __name__ == "__main__":
