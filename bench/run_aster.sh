@@ -9,6 +9,7 @@
 #       [--samples 2000] [--find-samples 50] [--ceiling-seconds 10] [--max-edges N]
 #       [--touched-only] [--serializer graphbinary|graphson] [--port 8391]
 #       [--heap 8g] [--max-load 1.5] [--scratch /work/data] [--skip-build]
+#       [--strata-sync always|never|PERIOD]   (stratagraph's `serve --sync`; default always)
 #       [--java-threads 1,8]
 #
 # Creates the client's virtual environment if missing ($ASTER_VENV, default
@@ -44,6 +45,7 @@ HEAP=8g
 MAX_LOAD=1.5
 SCRATCH="${ASTER_SCRATCH:-/work/data}"
 BUILD=1
+STRATA_SYNC=always
 JAVA_THREADS=""     # off unless given
 ARGS="$*"
 while [[ $# -gt 0 ]]; do
@@ -65,8 +67,9 @@ while [[ $# -gt 0 ]]; do
         --max-load) MAX_LOAD="$2"; shift 2 ;;
         --scratch) SCRATCH="$2"; shift 2 ;;
         --skip-build) BUILD=0; shift ;;
+        --strata-sync) STRATA_SYNC="$2"; shift 2 ;;
         --java-threads) JAVA_THREADS="$2"; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -150,7 +153,7 @@ start_system() {
     WORKDIR="$(mktemp -d "$SCRATCH/aster-$sys.XXXXXX")"
     case "$sys" in
         stratagraph)
-            "$CLI" serve "$WORKDIR/store" --port "$PORT" > "$WORKDIR/serve.log" 2>&1 &
+            "$CLI" serve "$WORKDIR/store" --port "$PORT" --sync "$STRATA_SYNC" > "$WORKDIR/serve.log" 2>&1 &
             RUNNING="strata $!"
             local i
             for i in $(seq 1 120); do
@@ -159,7 +162,7 @@ start_system() {
                 sleep 0.5
             done
             grep -q "listening on" "$WORKDIR/serve.log" || { echo "stratagraph did not start" >&2; return 1; }
-            HEADER="# system stratagraph: target/release/stratagraph serve <fresh dir under $SCRATCH> --port $PORT (on disk, log on: the defaults); binary: $TREE"
+            HEADER="# system stratagraph: target/release/stratagraph serve <fresh dir under $SCRATCH> --port $PORT --sync $STRATA_SYNC (on disk, log on); binary: $TREE"
             ;;
         tinkergraph)
             "$PEER" start tinkergraph "$PORT" --heap "$HEAP" >&2 || return 1
