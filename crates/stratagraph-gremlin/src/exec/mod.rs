@@ -88,15 +88,16 @@ impl Elements<'_> {
     }
 }
 
-/// [`execute`], with a time limit (`deadline`: the query fails with
-/// [`Error::Timeout`] once it passes, and writes nothing) and with
+/// [`execute`], with limits (`deadline`: past its time or memory limit
+/// the query fails with [`Error::Timeout`] or [`Error::MemoryLimit`] and
+/// writes nothing) and with
 /// `describe` given the results and the reads of the elements they name in
 /// the query's snapshot or transaction, before a writing query commits (a
 /// failed commit then returns its error and discards what `describe`
 /// made). A server turns results into a wire format here.
 ///
 /// # Errors
-/// As [`execute`], and [`Error::Timeout`].
+/// As [`execute`], and [`Error::Timeout`] or [`Error::MemoryLimit`].
 pub fn execute_with<R>(
     graph: &Graph,
     query: &str,

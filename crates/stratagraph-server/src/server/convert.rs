@@ -182,6 +182,16 @@ fn date_time(odt: &OffsetDateTime) -> Option<DateTime> {
     )
 }
 
+/// An element id sent as a non-negative integer of any width.
+fn integer_id(w: &Wire) -> Option<u64> {
+    match *w {
+        Wire::Long(i) => u64::try_from(i).ok(),
+        Wire::Int(i) => u64::try_from(i).ok(),
+        Wire::Short(i) => u64::try_from(i).ok(),
+        _ => None,
+    }
+}
+
 /// An argument (a binding's value) as the executor takes it, or what is
 /// wrong with it. A vertex or an edge a client sends back is named by its
 /// id: an integer id is the engine's own, a string id is looked up by
@@ -192,11 +202,8 @@ pub(crate) fn from_wire(
 ) -> Result<GValue, String> {
     let vertex = |id: &Wire| -> Result<stratagraph::VertexId, String> {
         match id {
-            Wire::Long(i) => u64::try_from(*i).ok(),
-            Wire::Int(i) => u64::try_from(*i).ok(),
-            Wire::Short(i) => u64::try_from(*i).ok(),
             Wire::String(s) => key_id(s).or_else(|| s.parse().ok()),
-            _ => None,
+            other => integer_id(other),
         }
         .ok_or_else(|| format!("no vertex has the id {id:?}"))
     };
@@ -258,12 +265,7 @@ pub(crate) fn from_wire(
         }),
         Wire::Vertex(v) => GValue::Vertex(vertex(&v.id)?),
         Wire::Edge(e) => {
-            let id = match e.id {
-                Wire::Long(i) => u64::try_from(i).ok(),
-                Wire::Int(i) => u64::try_from(i).ok(),
-                _ => None,
-            }
-            .ok_or_else(|| format!("no edge has the id {:?}", e.id))?;
+            let id = integer_id(&e.id).ok_or_else(|| format!("no edge has the id {:?}", e.id))?;
             GValue::Edge(Arc::new(EdgeRef {
                 id,
                 src: vertex(&e.out_v_id)?,

@@ -255,7 +255,7 @@ def norm(v: Any) -> Any:
         return ("null",)
     if isinstance(v, bool):
         return ("bool", v)
-    for cls, tag in ((I8, "i8"), (statics.SingleByte, "i8"), (I16, "i16"), (I32, "i32"),
+    for cls, tag in ((I8, "i8"), (I16, "i16"), (I32, "i32"),
                      (I64, "i64"), (BigInt, "bigint")):
         if isinstance(v, cls):
             return (tag, int(v))
@@ -410,7 +410,6 @@ def parse_feature(text: str) -> list[Scenario]:
     scenarios: list[Scenario] = []
     feature_tags: list[str] = []
     pending: list[str] = []
-    seen_feature = False
     i = 0
     while i < len(lines):
         raw = lines[i]
@@ -421,7 +420,7 @@ def parse_feature(text: str) -> list[Scenario]:
         if t.startswith("@"):
             pending += [x[1:] for x in t.split() if x.startswith("@")]
         elif t.startswith("Feature:"):
-            feature_tags, pending, seen_feature = pending, [], True
+            feature_tags, pending = pending, []
         elif t.startswith("Scenario:"):
             scenarios.append(Scenario(t[len("Scenario:"):].strip(), i + 1, feature_tags + pending, []))
             pending = []
@@ -442,8 +441,7 @@ def parse_feature(text: str) -> list[Scenario]:
         elif t.startswith(KEYWORDS) and scenarios:
             kw = next(k for k in KEYWORDS if t.startswith(k))
             scenarios[-1].steps.append(Step(t[len(kw):].strip(), i + 1))
-        elif not seen_feature or t:
-            pass  # the feature's description
+        # Any other line is the feature's description.
         i += 1
     return scenarios
 
