@@ -2,10 +2,18 @@
 //! TinkerPop 3.8 drivers speak it.
 //!
 //! Data flow: a connection (`conn.rs`) reads a frame, splits off the mime
-//! type that names its serializer, decodes the request, runs it on a
-//! blocking thread (`request.rs`: one request, one transaction), and
-//! writes the responses back in the request's serializer, one frame per
-//! batch. Values cross between the executor and the wire in `convert.rs`.
+//! type that names its serializer, decodes the request, runs it
+//! (`request.rs`: one request, one transaction), and writes the responses
+//! back in the request's serializer, one frame per batch. Values cross
+//! between the executor and the wire in `convert.rs`.
+//!
+//! Threads: the listener accepts on the caller's runtime and gives each
+//! connection a thread of its own, with a single-threaded runtime for its
+//! socket. A connection answers one request at a time, so its thread
+//! runs the request itself: a small request (a look-up, one write) costs
+//! no hand-off between threads, which on a request of a few tens of
+//! microseconds is most of the server's time, and a long query holds only
+//! its own connection's thread.
 //!
 //! Safe by default: the address is loopback unless the caller says
 //! otherwise, a request larger than [`Limits::max_request_bytes`] closes
@@ -130,7 +138,9 @@ impl Server {
             closing,
             credentials: self.credentials,
         });
-        let mut tasks = tokio::task::JoinSet::new();
+        // Each connection's thread holds a clone of `alive`; when all are
+        // dropped, every connection has ended.
+        let (alive, mut ended) = tokio::sync::mpsc::channel::<()>(1);
         tokio::pin!(shutdown);
         loop {
             tokio::select! {
@@ -150,34 +160,68 @@ impl Server {
                     };
                     let _ = stream.set_nodelay(true);
                     let permit = permits.clone().try_acquire_owned().ok();
-                    let state = state.clone();
-                    let tls = self.tls.clone();
-                    tasks.spawn(async move {
-                        match tls {
-                            None => conn::serve(stream, state, permit).await,
-                            // A handshake that fails or stalls closes only
-                            // this connection.
-                            Some(tls) => {
-                                let shake = tokio::time::timeout(
-                                    tls::HANDSHAKE_TIMEOUT,
-                                    tls.accept(stream),
-                                );
-                                if let Ok(Ok(stream)) = shake.await {
-                                    conn::serve(stream, state, permit).await;
-                                }
-                            }
-                        }
-                    });
+                    // A connection whose thread cannot be started (the
+                    // process is out of threads) is closed; the others
+                    // go on.
+                    let _ = connection_thread(stream, state.clone(), permit, self.tls.clone(), alive.clone());
                 }
-                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
         }
         drop(self.listener);
         // Requests under way finish; idle connections close.
         let _ = close.send(true);
-        while tasks.join_next().await.is_some() {}
+        drop(alive);
+        let _ = ended.recv().await;
         Ok(())
     }
+}
+
+/// The stack of a connection's thread: deep enough for the parser and the
+/// executor's recursion on nested traversals.
+const CONNECTION_STACK: usize = 8 << 20;
+
+/// Serves `stream` on a thread of its own (see the module's doc), with a
+/// single-threaded runtime for its socket. `alive` is dropped when the
+/// connection ends.
+fn connection_thread(
+    stream: tokio::net::TcpStream,
+    state: Arc<conn::Shared>,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    alive: tokio::sync::mpsc::Sender<()>,
+) -> std::io::Result<()> {
+    // The socket leaves this runtime's reactor for the thread's own.
+    let stream = stream.into_std()?;
+    std::thread::Builder::new()
+        .name("gremlin-conn".into())
+        .stack_size(CONNECTION_STACK)
+        .spawn(move || {
+            let _alive = alive;
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(async move {
+                let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+                    return;
+                };
+                match tls {
+                    None => conn::serve(stream, state, permit).await,
+                    // A handshake that fails or stalls closes only this
+                    // connection.
+                    Some(tls) => {
+                        let shake =
+                            tokio::time::timeout(tls::HANDSHAKE_TIMEOUT, tls.accept(stream));
+                        if let Ok(Ok(stream)) = shake.await {
+                            conn::serve(stream, state, permit).await;
+                        }
+                    }
+                }
+            });
+        })?;
+    Ok(())
 }
 
 /// Answers one request frame (the mime-type header, then the request, as

@@ -10,7 +10,7 @@
 //! fails while running rolls the transaction back, and the error says so.
 //!
 //! Everything here is synchronous and free of networking, so a request is
-//! tested without a socket; the connection runs it on a blocking thread.
+//! tested without a socket; the connection runs it on its own thread.
 
 use stratagraph::Graph;
 use stratagraph_gremlin::ast::{Query, TxOp as GremlinTxOp};
