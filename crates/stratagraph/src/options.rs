@@ -43,9 +43,13 @@ pub struct Options {
     /// networkx's `add_edge` does). When false, such an insert is refused with
     /// `Error::VertexNotFound`.
     pub auto_create_vertices: bool,
-    /// Memory budget of the active MemGraph in bytes: when the versions
-    /// written since the last flush exceed it, a background flush writes
-    /// them into a CSR run.
+    /// Memory budget of the MemGraph in bytes: when the heap bytes of its
+    /// edge versions and vertex histories reach it, a background flush
+    /// writes them into a CSR run and frees them (versions an open
+    /// snapshot still reads are freed when it closes, and are not counted
+    /// against the next flush). Writers wait for the flush when the
+    /// MemGraph reaches twice the budget. The vertex table itself (about 64
+    /// bytes per vertex id) is not counted.
     pub memgraph_bytes: usize,
     /// How much larger each level below L1 may grow than the one above it
     /// (LSMGraph's T; default 10). L1 holds up to `ratio` MemGraph budgets.

@@ -31,8 +31,10 @@ use std::sync::Arc;
 /// spread over several runs merges them, so few is fast.
 pub(crate) const L0_RUNS: usize = 4;
 
-/// Rough MemGraph bytes per edge version written (destination, stamp and
-/// container slack), for the flush trigger and the level sizes.
+/// Rough bytes per edge version a flush writes (destination, stamp and
+/// container slack), to size the levels from the MemGraph budget: a
+/// flush writes about `memgraph_bytes / BYTES_PER_VERSION` entries. (The
+/// flush trigger counts the MemGraph's real bytes.)
 pub(crate) const BYTES_PER_VERSION: usize = 12;
 
 /// Sizes of the levels, from the options.

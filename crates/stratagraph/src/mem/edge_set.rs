@@ -32,12 +32,20 @@ pub(crate) enum EdgeSet {
 
 /// Runs ordered by destination; every version of one destination lives in
 /// exactly one block.
-#[derive(Clone)]
 pub(crate) struct Blocked {
     /// `lows[i]` <= every destination in `blocks[i]` < `lows[i + 1]`.
     lows: Vec<u32>,
     blocks: Vec<Run>,
     len: usize,
+    /// Heap bytes of the list (see `measure`), kept up to date by every
+    /// write so that the MemGraph's byte count costs O(1) per write.
+    bytes: usize,
+}
+
+impl Clone for Blocked {
+    fn clone(&self) -> Self {
+        Blocked::new(self.lows.clone(), self.blocks.clone(), self.len)
+    }
 }
 
 /// One write of a batch, for `EdgeSet::apply_sorted`.
@@ -312,11 +320,20 @@ impl EdgeSet {
             EdgeSet::Large(list) => {
                 let list = Arc::make_mut(list);
                 let i = list.index_of(dst);
-                let before = list.blocks[i].len();
+                let (before, bytes, blocks) = (
+                    list.blocks[i].len(),
+                    list.blocks[i].heap_bytes(),
+                    list.blocks.len(),
+                );
                 let e = f(&mut list.blocks[i]);
                 list.len = list.len + list.blocks[i].len() - before;
                 list.lows[i] = list.lows[i].min(dst);
                 list.rebalance(i);
+                list.bytes = if list.blocks.len() == blocks {
+                    list.bytes + list.blocks[i].heap_bytes() - bytes
+                } else {
+                    list.measure()
+                };
                 // Deletes leave tombstones, so a list only shrinks back to
                 // one run when a flush's clean-up (`drop_upto`) rebuilds it.
                 e
@@ -435,25 +452,19 @@ impl EdgeSet {
             blocks.push(Run::from_entries(&entries[start..end], 0, base));
             start = end;
         }
-        EdgeSet::Large(Arc::new(Blocked {
-            lows,
-            blocks,
-            len: entries.len(),
-        }))
+        EdgeSet::Large(Arc::new(Blocked::new(lows, blocks, entries.len())))
     }
 
     /// Heap bytes held (shared runs counted fully).
+    #[inline]
     pub(crate) fn heap_bytes(&self) -> usize {
         match self {
-            // The shared empty run belongs to no vertex.
-            EdgeSet::Small(r) if r.cap() == 0 => 0,
+            // The shared empty run belongs to no vertex. (Told apart by its
+            // length alone, which the pointer carries: this is read at every
+            // write lock, see `SlotGuard`, and must not touch the run.)
+            EdgeSet::Small(r) if r.is_header_only() => 0,
             EdgeSet::Small(r) => r.heap_bytes(),
-            EdgeSet::Large(b) => {
-                std::mem::size_of::<Blocked>()
-                    + b.lows.capacity() * 4
-                    + b.blocks.capacity() * std::mem::size_of::<Run>()
-                    + b.blocks.iter().map(Run::heap_bytes).sum::<usize>()
-            }
+            EdgeSet::Large(b) => b.bytes,
         }
     }
 }
@@ -467,15 +478,35 @@ fn group_boundary(entries: &[Entry], mut i: usize) -> usize {
 }
 
 impl Blocked {
+    fn new(lows: Vec<u32>, blocks: Vec<Run>, len: usize) -> Blocked {
+        let mut b = Blocked {
+            lows,
+            blocks,
+            len,
+            bytes: 0,
+        };
+        b.bytes = b.measure();
+        b
+    }
+
+    /// Heap bytes held: the list, its two vectors and its runs (shared runs
+    /// counted fully, and the list counted with its `Arc` counters).
+    fn measure(&self) -> usize {
+        std::mem::size_of::<Blocked>()
+            + 2 * std::mem::size_of::<usize>()
+            + self.lows.capacity() * 4
+            + self.blocks.capacity() * std::mem::size_of::<Run>()
+            + self.blocks.iter().map(Run::heap_bytes).sum::<usize>()
+    }
+
     fn split(run: &Run) -> Blocked {
         let entries: Vec<Entry> = run.entries().collect();
         match EdgeSet::from_entries(&entries, run.base()) {
             EdgeSet::Large(b) => Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone()),
-            EdgeSet::Small(r) => Blocked {
-                lows: vec![r.dsts().first().copied().unwrap_or(0)],
-                len: r.len(),
-                blocks: vec![r],
-            },
+            EdgeSet::Small(r) => {
+                let (low, len) = (r.dsts().first().copied().unwrap_or(0), r.len());
+                Blocked::new(vec![low], vec![r], len)
+            }
         }
     }
 
@@ -540,6 +571,36 @@ mod tests {
                 v
             })
             .collect()
+    }
+
+    /// The byte count a large list keeps as it is written equals a count
+    /// from scratch after every write: inserts that split blocks, deletes
+    /// that empty them, weights that add columns, and writes while a
+    /// reader shares the list (which copy it first).
+    #[test]
+    fn a_large_list_s_byte_count_follows_every_write() {
+        let mut set = EdgeSet::new();
+        let mut held = Vec::new();
+        let n = 6 * BLOCK as u32;
+        let mut ts = 0;
+        for k in 0..3 * n {
+            ts += 1;
+            let d = (k * 7919) % n;
+            if k % 5 == 4 {
+                set.kill(d, &at(ts));
+            } else {
+                let w = if k % 7 == 0 { 2.5 } else { 1.0 };
+                set.put(d, w, &at(ts));
+            }
+            if k % 97 == 0 {
+                held.push(set.clone());
+            }
+            if let EdgeSet::Large(b) = &set {
+                assert_eq!(b.bytes, b.measure(), "after write {k}");
+            }
+        }
+        assert!(matches!(set, EdgeSet::Large(_)));
+        assert!(held.iter().any(|h| matches!(h, EdgeSet::Large(_))));
     }
 
     #[test]

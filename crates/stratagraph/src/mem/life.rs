@@ -58,6 +58,7 @@ impl Life {
     }
 
     /// Heap bytes beyond the inline word.
+    #[inline]
     pub(crate) fn heap_bytes(&self) -> usize {
         self.older.as_ref().map_or(0, |o| 24 + o.capacity() * 8)
     }

@@ -22,7 +22,7 @@ use crate::page::PAGE;
 use crate::util::prefetch;
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{RwLock, RwLockWriteGuard};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Everything the engine keeps about one vertex in memory.
 #[derive(Default)]
@@ -62,6 +62,7 @@ impl VertexState {
         }
     }
 
+    #[inline]
     fn heap_bytes(&self) -> usize {
         self.life.heap_bytes() + self.out.heap_bytes() + self.inn.heap_bytes()
     }
@@ -100,6 +101,45 @@ pub(crate) struct MemGraph {
     /// Per page of `PAGE` vertex ids: the newest of its vertices' write
     /// marks (`Slot::written`).
     written: SegmentedTable<AtomicU64>,
+    /// Heap bytes of every vertex's adjacency and history (what `usage`
+    /// walks the table to add up), kept by `SlotGuard` as writers change
+    /// them: the flush trigger compares it with the MemGraph's budget.
+    bytes: AtomicUsize,
+}
+
+/// A vertex locked for writing. When it is released, the change in the
+/// vertex's heap bytes goes into the MemGraph's count (`MemGraph::bytes`),
+/// whatever the writer did to it.
+pub(crate) struct SlotGuard<'a> {
+    state: RwLockWriteGuard<'a, VertexState>,
+    before: usize,
+    bytes: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for SlotGuard<'_> {
+    type Target = VertexState;
+    #[inline]
+    fn deref(&self) -> &VertexState {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for SlotGuard<'_> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut VertexState {
+        &mut self.state
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        let after = self.state.heap_bytes();
+        if after > self.before {
+            self.bytes.fetch_add(after - self.before, Ordering::Relaxed);
+        } else if after < self.before {
+            self.bytes.fetch_sub(self.before - after, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Memory used by a MemGraph, split by what it is spent on.
@@ -119,6 +159,22 @@ impl MemGraph {
             slots: SegmentedTable::new(),
             dirty: SegmentedTable::new(),
             written: SegmentedTable::new(),
+            bytes: AtomicUsize::new(0),
+        }
+    }
+
+    /// Heap bytes of the vertices' adjacency and histories (the slot
+    /// tables not included), as of the last released write lock.
+    #[inline]
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    fn guard<'a>(&'a self, state: RwLockWriteGuard<'a, VertexState>) -> SlotGuard<'a> {
+        SlotGuard {
+            before: state.heap_bytes(),
+            state,
+            bytes: &self.bytes,
         }
     }
 
@@ -132,13 +188,13 @@ impl MemGraph {
 
     /// Locks vertex `v` for writing (allocating its slot).
     #[inline]
-    pub(crate) fn lock(&self, v: u32) -> RwLockWriteGuard<'_, VertexState> {
+    pub(crate) fn lock(&self, v: u32) -> SlotGuard<'_> {
         let guard = self.slots.get_or_alloc(v).state.write();
         let (word, bit) = (self.dirty.get_or_alloc(v >> 6), 1u64 << (v & 63));
         if word.load(Ordering::Relaxed) & bit == 0 {
             word.fetch_or(bit, Ordering::Relaxed);
         }
-        guard
+        self.guard(guard)
     }
 
     /// Records that the commit at `ts` writes edges of `v` (see
@@ -176,8 +232,8 @@ impl MemGraph {
 
     /// Locks `v` for the post-flush clean-up, which only removes versions
     /// (so it leaves the dirty bit alone; see `mark_clean`).
-    pub(crate) fn lock_for_clean_up(&self, v: u32) -> Option<RwLockWriteGuard<'_, VertexState>> {
-        self.slots.get(v).map(|m| m.state.write())
+    pub(crate) fn lock_for_clean_up(&self, v: u32) -> Option<SlotGuard<'_>> {
+        self.slots.get(v).map(|m| self.guard(m.state.write()))
     }
 
     /// Clears `v`'s dirty bit; the caller holds `v`'s lock and has seen

@@ -334,7 +334,15 @@ impl Run {
         start..end
     }
 
+    /// Whether the run has no room for entries (the shared empty run is
+    /// one); read from the pointer, without touching the run.
+    #[inline]
+    pub(crate) fn is_header_only(&self) -> bool {
+        self.0.len() == HDR
+    }
+
     /// Bytes of the allocation, including the `Arc` counters.
+    #[inline]
     pub(crate) fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.0) + 2 * std::mem::size_of::<usize>()
     }

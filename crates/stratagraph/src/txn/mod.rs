@@ -30,7 +30,7 @@ use crate::edge_rules;
 use crate::error::VertexId;
 use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
-use crate::mem::{Effect, Stamping, VertexState};
+use crate::mem::{Effect, SlotGuard, Stamping, VertexState};
 use crate::props::edges::{EdgeChange, EdgeId, Ends};
 use crate::props::{Change, DEFAULT_LABEL_ID};
 use crate::read::Snapshot;
@@ -38,7 +38,6 @@ use crate::store::maintain;
 use crate::store::Store;
 use crate::value::Value;
 use crate::version::Timestamp;
-use parking_lot::RwLockWriteGuard;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -937,11 +936,7 @@ impl WriteTxn {
     }
 
     /// Locks every vertex the commit writes, in ascending order.
-    fn lock_all<'s>(
-        &self,
-        store: &'s Store,
-        layers: &Layers,
-    ) -> (Vec<u32>, Vec<RwLockWriteGuard<'s, VertexState>>) {
+    fn lock_all<'s>(&self, store: &'s Store, layers: &Layers) -> (Vec<u32>, Vec<SlotGuard<'s>>) {
         let mut ids: Vec<u32> = self.vertices.keys().copied().collect();
         for &(s, d) in self.edges.keys() {
             ids.push(s);
@@ -1005,12 +1000,7 @@ impl WriteTxn {
     /// Starts loading the MemGraph runs `apply` will write first: each
     /// edge's source list and its mirror at the destination, so their
     /// misses overlap the look-up below the MemGraph.
-    fn prefetch_sets(
-        &self,
-        store: &Store,
-        ids: &[u32],
-        guards: &[RwLockWriteGuard<'_, VertexState>],
-    ) {
+    fn prefetch_sets(&self, store: &Store, ids: &[u32], guards: &[SlotGuard<'_>]) {
         let state = |v: u32| ids.binary_search(&v).ok().map(|i| &guards[i]);
         for &(s, d) in self.edges.keys() {
             if let Some(st) = state(s) {
@@ -1255,7 +1245,7 @@ pub(crate) fn replay(
 /// The vertex states a commit holds locked, by internal id.
 struct Locked<'a, 's> {
     ids: &'a [u32],
-    guards: &'a mut [RwLockWriteGuard<'s, VertexState>],
+    guards: &'a mut [SlotGuard<'s>],
 }
 
 impl Locked<'_, '_> {
