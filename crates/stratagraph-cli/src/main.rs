@@ -1,5 +1,6 @@
 //! The `stratagraph` command-line tool.
 
+mod malloc_policy;
 mod serve;
 mod store_cmds;
 
@@ -492,6 +493,7 @@ struct RunOpts {
 }
 
 fn main() -> ExitCode {
+    malloc_policy::return_large_blocks();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { graph, undirected } => demo(&graph, !undirected),
