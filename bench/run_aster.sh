@@ -5,7 +5,7 @@
 # (bench/aster/README.md).
 #
 #   bench/run_aster.sh [--datasets grateful,k16] [--systems stratagraph,tinkergraph,janusgraph]
-#       [--procs 1,8] [--load-procs 1] [--mix-seconds 20] [--warmup-seconds 2]
+#       [--procs 1,8] [--load-procs 1] [--mix-ops 20000] [--warmup-seconds 2]
 #       [--samples 2000] [--find-samples 50] [--ceiling-seconds 10] [--max-edges N]
 #       [--touched-only] [--serializer graphbinary|graphson] [--port 8391]
 #       [--heap 8g] [--max-load 1.5] [--scratch /work/data] [--skip-build]
@@ -22,7 +22,10 @@
 # latency and mixes on the same store (bench/aster/java-client: TinkerPop's
 # gremlin-driver 3.8.1, rows latency-java, ceiling-java, mix-java,
 # check-java; mixes and ceiling with these thread counts), stops it and
-# deletes its files. One TSV per
+# deletes its files. Each mix is a fixed number of operations (--mix-ops,
+# the total over its client processes or threads, the same seeded operations
+# on every system, so every store grows by the same edges), after a
+# read-only warm-up of --warmup-seconds. One TSV per
 # dataset: bench/results/aster-<dataset>-<date>T<time>.tsv. Prints the summary
 # (bench/aster/report.py) at the end. Exit status 1 if any check failed.
 set -euo pipefail
@@ -32,7 +35,7 @@ DATASETS=grateful,k16
 SYSTEMS=stratagraph,tinkergraph,janusgraph
 PROCS=1,8
 LOAD_PROCS=1
-MIX_SECONDS=20
+MIX_OPS=20000       # operations per mix (all processes/threads together)
 WARMUP=2
 SAMPLES=2000
 FIND_SAMPLES=50
@@ -54,7 +57,7 @@ while [[ $# -gt 0 ]]; do
         --systems) SYSTEMS="$2"; shift 2 ;;
         --procs) PROCS="$2"; shift 2 ;;
         --load-procs) LOAD_PROCS="$2"; shift 2 ;;
-        --mix-seconds) MIX_SECONDS="$2"; shift 2 ;;
+        --mix-ops) MIX_OPS="$2"; shift 2 ;;
         --warmup-seconds) WARMUP="$2"; shift 2 ;;
         --samples) SAMPLES="$2"; shift 2 ;;
         --find-samples) FIND_SAMPLES="$2"; shift 2 ;;
@@ -69,7 +72,7 @@ while [[ $# -gt 0 ]]; do
         --skip-build) BUILD=0; shift ;;
         --strata-sync) STRATA_SYNC="$2"; shift 2 ;;
         --java-threads) JAVA_THREADS="$2"; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -186,7 +189,7 @@ for ds in ${DATASETS//,/ }; do
     OUTS+=("$OUT")
     {
         echo "# bench/run_aster.sh $ARGS"
-        echo "# dataset $ds${MAX_EDGES:+, first $MAX_EDGES edges}${TOUCHED:+, touched vertices only}; load with $LOAD_PROCS process(es); mixes $MIX_SECONDS s after $WARMUP s warm-up with procs $PROCS; latency $SAMPLES samples ($FIND_SAMPLES for find_by_property); serializer $SERIALIZER${JAVA_THREADS:+; then the Java client (gremlin-driver 3.8.1, GraphBinary) with threads $JAVA_THREADS}"
+        echo "# dataset $ds${MAX_EDGES:+, first $MAX_EDGES edges}${TOUCHED:+, touched vertices only}; load with $LOAD_PROCS process(es); mixes of $MIX_OPS ops each (fixed, the same on every system) after $WARMUP s read-only warm-up with procs $PROCS; latency $SAMPLES samples ($FIND_SAMPLES for find_by_property); serializer $SERIALIZER${JAVA_THREADS:+; then the Java client (gremlin-driver 3.8.1, GraphBinary) with threads $JAVA_THREADS}"
     } >> "$OUT"
     for sys in ${SYSTEMS//,/ }; do
         echo "== $sys $ds" >&2
@@ -207,7 +210,7 @@ for ds in ${DATASETS//,/ }; do
         if [[ -f "$IDS" ]]; then
             "$PY" "$ASTER" latency "${COMMON[@]}" --samples "$SAMPLES" --find-samples "$FIND_SAMPLES" \
                 --procs "$PROCS" --ceiling-seconds "$CEILING_SECONDS" || FAILED=1
-            "$PY" "$ASTER" mixes "${COMMON[@]}" --procs "$PROCS" --mix-seconds "$MIX_SECONDS" || FAILED=1
+            "$PY" "$ASTER" mixes "${COMMON[@]}" --procs "$PROCS" --mix-ops "$MIX_OPS" || FAILED=1
             if [[ -n "$JAVA_THREADS" ]]; then
                 # The same two phases with the Java driver, on the same store
                 # (no longer the file's graph after the mixes: see README).
@@ -215,7 +218,7 @@ for ds in ${DATASETS//,/ }; do
                          --data "$DATA" --threads "$JAVA_THREADS")
                 java -Xmx2g -cp "$JAVA_CP" AsterJava latency "${JCOMMON[@]}" --samples "$SAMPLES" \
                     --find-samples "$FIND_SAMPLES" --ceiling-seconds "$CEILING_SECONDS" || FAILED=1
-                java -Xmx2g -cp "$JAVA_CP" AsterJava mixes "${JCOMMON[@]}" --mix-seconds "$MIX_SECONDS" || FAILED=1
+                java -Xmx2g -cp "$JAVA_CP" AsterJava mixes "${JCOMMON[@]}" --mix-ops "$MIX_OPS" || FAILED=1
             fi
         else
             echo "# system $sys: load did not finish; latency and mixes skipped" >> "$OUT"

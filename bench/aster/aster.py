@@ -4,7 +4,7 @@ every system, over the wire, through gremlinpython's bytecode API.
 
     aster.py load     --url URL --system S --dataset D --ids FILE --out TSV [--procs P] [--max-edges N]
     aster.py latency  --url URL --system S --ids FILE --out TSV [--samples 2000] [--find-samples 50] [--procs 1,8]
-    aster.py mixes    --url URL --system S --ids FILE --out TSV [--procs 1,8] [--mix-seconds 20] [--lookups 10,50,90]
+    aster.py mixes    --url URL --system S --ids FILE --out TSV [--procs 1,8] [--mix-ops 20000] [--lookups 10,50,90]
 
 `load` creates the dataset's vertices and edges one request each, checks the
 counts and a sample of adjacency lists, and writes FILE: the map from the
@@ -358,57 +358,73 @@ def w_load_edges(stage, k, a, st):
     return {"end": end, "lat": lat, "bad": bad, "retries": retries}
 
 
+def mix_counts(total, procs):
+    """Operations of each of `procs` workers in a mix of `total`: total // procs
+    each, the remainder one more to the first workers."""
+    return [total // procs + (1 if k < total % procs else 0) for k in range(procs)]
+
+
+def mix_plan(seed, lookup_pct, k, n_ops, n):
+    """Worker k's operations in a mix, fixed before it runs: exactly
+    n_ops * lookup_pct // 100 GetNeighbors, the rest AddEdge, in an order
+    shuffled by the worker's own generator, vertices (positions) uniform over
+    the n loaded ones. The generator's seed depends only on (seed, look-up
+    share, worker index), so every system receives the same operations, and
+    the parent knows before the run which edges the mix adds.
+    Returns (kinds, xs, ys): kinds[i] 1 for a look-up of xs[i], 0 for an
+    edge xs[i] -> ys[i] (ys[i] 0 for look-ups)."""
+    rnd = random.Random((seed + lookup_pct) * 1000 + k)
+    lookups = n_ops * lookup_pct // 100
+    kinds = [1] * lookups + [0] * (n_ops - lookups)
+    rnd.shuffle(kinds)
+    xs, ys = array("I"), array("I")
+    for kind in kinds:
+        xs.append(rnd.randrange(n))
+        ys.append(0 if kind else rnd.randrange(n))
+    return array("B", kinds), xs, ys
+
+
 def w_mix(stage, k, a, st):
-    """AddEdge / GetNeighbors in the given look-up share, for warm-up then
-    measured seconds. Vertices uniform over the loaded ones."""
+    """AddEdge / GetNeighbors: this worker's fixed share of the mix's
+    operations (mix_plan). Setup connects and warms up with no-ops and
+    get_neighbors only (nothing written: every system's graph stays the
+    same) for the warm-up seconds; the measured part starts when every
+    worker is ready."""
     if stage == "setup":
         meta, _ds, ids = read_ids(a["ids_file"], with_dataset=False)
         conn, g = connect(a["url"], a["serializer"])
-        return conn, g, ids
-    conn, g, ids = st
-    rnd = random.Random(a["seed"] * 1000 + k)
-    share = a["lookup_pct"] / 100.0
+        plan = mix_plan(a["seed"], a["lookup_pct"], k, a["counts"][k], len(ids))
+        wr = random.Random(a["seed"] * 1000 + 500 + k)  # the warm-up's vertices: read only
+        t_warm = time.monotonic() + a["warmup"]
+        while time.monotonic() < t_warm:
+            op_noop(g)
+            op_get_neighbors(g, ids[wr.randrange(len(ids))])
+        return conn, g, ids, plan
+    conn, g, ids, (kinds, xs, ys) = st
     lat = {"get_neighbors": array("q"), "add_edge": array("q")}
-    adds = errors = bad = retries = 0
-    added = array("I")  # positions a, b of every edge this worker added
+    errors = bad = retries = 0
     first_error = ""
     pc = time.perf_counter_ns
-    t_warm = pc() + int(a["warmup"] * 1e9)
-    t_end = t_warm + int(a["seconds"] * 1e9)
-    n = len(ids)
-    measuring = False
-    start = None
-    while True:
+    for i in range(len(kinds)):
+        lookup = kinds[i] == 1
         t = pc()
-        if not measuring and t >= t_warm:
-            measuring, start = True, t
-        if t >= t_end:
-            break
-        lookup = rnd.random() < share
         try:
             if lookup:
-                _r, tries = attempt(op_get_neighbors, g, ids[rnd.randrange(n)])
+                _r, tries = attempt(op_get_neighbors, g, ids[xs[i]])
             else:
-                x, y = rnd.randrange(n), rnd.randrange(n)
-                r, tries = attempt(op_add_edge, g, ids[x], ids[y])
-                if r == 1:
-                    adds += 1
-                    added.append(x)
-                    added.append(y)
-                else:
+                r, tries = attempt(op_add_edge, g, ids[xs[i]], ids[ys[i]])
+                if r != 1:
                     bad += 1
-            if measuring:
-                retries += tries
+            retries += tries
         except Exception as ex:
             errors += 1
             first_error = first_error or f"{type(ex).__name__}: {ex}"[:200]
             continue
-        if measuring:
-            lat["get_neighbors" if lookup else "add_edge"].append(pc() - t)
-    stop = pc()
+        lat["get_neighbors" if lookup else "add_edge"].append(pc() - t)
+    end = time.monotonic()
     conn.close()
-    return {"end": time.monotonic(), "lat": lat, "adds": adds, "errors": errors, "bad": bad,
-            "retries": retries, "first_error": first_error, "added": added, "seconds": (stop - start) / 1e9 if start else 0.0}
+    return {"end": end, "lat": lat, "errors": errors, "bad": bad, "retries": retries,
+            "first_error": first_error}
 
 
 def w_noop(stage, k, a, st):
@@ -608,35 +624,49 @@ def cmd_mixes(a):
     conn, g = connect(a.url, a.serializer)
     pristine = count_e(g) == ds.m
     all_added = array("I")
+    n = len(ids)
     for p in a.procs:
+        counts = mix_counts(a.mix_ops, p)
         for share in a.lookups:
+            # What the mix will add, known before it runs: every system gets
+            # the same operations, so every store grows by the same edges.
+            added = array("I")
+            for k in range(p):
+                kinds, xs, ys = mix_plan(a.seed, share, k, counts[k], n)
+                for i in range(len(kinds)):
+                    if not kinds[i]:
+                        added.append(xs[i])
+                        added.append(ys[i])
+            want_adds = len(added) // 2
             e0 = count_e(g)
             la = loadavg()
-            _secs, res = run_workers(p, w_mix, {"url": a.url, "serializer": a.serializer, "ids_file": a.ids,
-                                                "lookup_pct": share, "seconds": a.mix_seconds,
-                                                "warmup": a.warmup_seconds, "seed": a.seed + share})
+            secs, res = run_workers(p, w_mix, {"url": a.url, "serializer": a.serializer, "ids_file": a.ids,
+                                               "lookup_pct": share, "counts": counts,
+                                               "warmup": a.warmup_seconds, "seed": a.seed})
             e1 = count_e(g)
-            adds = sum(r["adds"] for r in res)
+            all_added.extend(added)
             errors = sum(r["errors"] for r in res)
             bad = sum(r["bad"] for r in res)
             retries = sum(r["retries"] for r in res)
-            for r in res:
-                all_added.extend(r["added"])
             first_error = next((r["first_error"] for r in res if r["first_error"]), "")
-            secs = sum(r["seconds"] for r in res) / len(res)
-            chk = "ok" if e1 - e0 == adds and errors == 0 and bad == 0 else \
-                f"FAIL E grew {e1 - e0}, {adds} add_edge answered 1, {bad} other answers, {errors} errors"
             op = f"mix{share}"
             allk = array("q")
+            for kind in ("get_neighbors", "add_edge"):
+                for r in res:
+                    allk.extend(r["lat"][kind])
+            done = len(allk)
+            chk = "ok" if e1 - e0 == want_adds and errors == 0 and bad == 0 and done == a.mix_ops else \
+                (f"FAIL E grew {e1 - e0}, want {want_adds} (the mix's add_edge ops); {done} of {a.mix_ops} ops"
+                 f" done, {bad} add_edge answers not 1, {errors} errors")
             for kind in ("get_neighbors", "add_edge"):
                 lat = array("q")
                 for r in res:
                     lat.extend(r["lat"][kind])
-                allk.extend(lat)
                 out.row("mix", f"{op}:{kind}", p, len(lat), secs, lat, load_avg=la, check=chk,
                         note=f"{share}% look-ups; ops/s of this kind alone")
-            out.row("mix", op, p, len(allk), secs, allk, retries=retries, errors=errors, load_avg=la, check=chk,
-                    note=f"{share}% look-ups, {a.warmup_seconds} s warm-up, E {e0} -> {e1}"
+            out.row("mix", op, p, done, secs, allk, retries=retries, errors=errors, load_avg=la, check=chk,
+                    note=f"{share}% look-ups; {a.mix_ops} ops fixed in advance ({want_adds} add_edge), "
+                    f"{a.warmup_seconds} s read-only warm-up, E {e0} -> {e1}"
                     + (f"; first error: {first_error}" if first_error else ""))
     # The answers after the mixes: adjacency lists of a sample (the vertices
     # the mixes wrote to most, uniform ones, the top one) against the file
@@ -691,7 +721,8 @@ def main():
     p = sub.add_parser("mixes")
     common(p)
     p.add_argument("--procs", type=ints, default=[1, 8])
-    p.add_argument("--mix-seconds", type=float, default=20.0)
+    p.add_argument("--mix-ops", type=int, default=20000,
+                   help="operations of one mix, split over its processes (the same on every system)")
     p.add_argument("--lookups", type=ints, default=[10, 50, 90], help="look-up shares, percent")
     p.add_argument("--check-sample", type=int, default=200)
     a = ap.parse_args()

@@ -145,6 +145,33 @@ def svg_bars(path, title, groups, series, values, ylabel, log=False):
     return True
 
 
+FIXED_OPS = "ops fixed in advance"  # in the note of a mix row of a fixed-operation run (older runs: fixed time)
+
+
+def mix_design(rows, ds, phase):
+    """'ops' if every mix row of (ds, phase) comes from a fixed-operation run,
+    'time' if every one from an older fixed-time run, 'both' if the files mix
+    them, None without mix rows."""
+    kinds = {FIXED_OPS in r.get("note", "") for k, r in rows.items()
+             if k[1] == ds and k[2] == phase and ":" not in k[3]}
+    return None if not kinds else "both" if len(kinds) == 2 else "ops" if kinds == {True} else "time"
+
+
+MIX_WHY = {
+    "ops": "Each mix is a fixed number of operations (the `n` of its rows), drawn before the run from seeds that "
+           "depend only on the mix and the worker, so every system receives the same operations and each store "
+           "grows by the same edges: later look-ups read the same lists on every system. Throughput is the "
+           "operations / the wall time from the common start to the last worker's end (after a read-only "
+           "warm-up).",
+    "time": "These mixes ran for a fixed time (older files): each AddEdge adds an edge, so a faster system added "
+            "more edges and its later look-ups (and later mixes, on the same store) read longer lists; the "
+            "comparison is tilted against the faster system. Current runs use a fixed number of operations.",
+    "both": "The files hold both fixed-operation mixes (the same operations, so the same graph growth, on every "
+            "system) and older fixed-time mixes (where a faster system grew its store more): compare rows of the "
+            "same kind only (the note of each mix row says which).",
+}
+
+
 CLIENTS = {
     "": {"name": "Python client", "one": "client process", "many": "processes", "col": "procs", "p": "p"},
     "-java": {"name": "Java client", "one": "client thread", "many": "threads", "col": "threads", "p": "t"},
@@ -189,7 +216,7 @@ def client_sections(rows, ds, syss, peers, sfx, a):
             body.append(line)
     if body:
         md += ["Mixes of GetNeighbors (look-ups) and AddEdge, throughput in ops/s summed over the client "
-               f"{cl['many']}:", "",
+               f"{cl['many']}. " + MIX_WHY[mix_design(rows, ds, "mix" + sfx)], "",
                table(["look-ups", cl["col"]] + syss + [f"× vs {p}" for p in peers], body), ""]
         if not a.no_charts and svg_bars(os.path.join(a.charts_dir, f"aster-{ds}-mixes{sfx}.svg"),
                                         f"{ds}: AddEdge/GetNeighbors mixes, {cl['name']} (ops/s, more is better)",
@@ -265,7 +292,10 @@ def clients_compared(rows, ds, syss):
     if body:
         md += ["#### Python client vs Java client", "",
                "Throughput in ops/s, Python client / Java client (× = Java ÷ Python), with P client processes or "
-               "threads. The Java client ran second, on a store the Python mixes had grown:", "",
+               "threads. The Java client ran second, on a store the Python mixes had grown"
+               + {"ops": " (by the same edges on every system: fixed operations)",
+                  "time": " (by more edges on a faster system: fixed-time mixes)"}.get(mix_design(rows, ds, "mix"), "")
+               + ":", "",
                table(["run", "P"] + syss, body), ""]
     body = []
     for op in LAT_OPS:

@@ -48,7 +48,7 @@ import org.apache.tinkerpop.shaded.jackson.databind.ObjectMapper;
  * <pre>
  *   AsterJava latency --url URL --system S --ids FILE --out TSV [--samples 2000] [--find-samples 50]
  *                     [--threads 1,8] [--ceiling-seconds 10] [--warmup-seconds 2] [--seed 1]
- *   AsterJava mixes   --url URL --system S --ids FILE --out TSV [--threads 1,8] [--mix-seconds 20]
+ *   AsterJava mixes   --url URL --system S --ids FILE --out TSV [--threads 1,8] [--mix-ops 20000]
  *                     [--warmup-seconds 2] [--lookups 10,50,90] [--check-sample 200] [--seed 1]
  *   common: [--data /work/data] [--grateful FILE]  (where the dataset files are, as aster.py reads them)
  * </pre>
@@ -77,7 +77,8 @@ public final class AsterJava {
     static final class Args {
         String cmd, url, system, ids, out, data, grateful;
         int samples = 2000, findSamples = 50, checkSample = 200, seed = 1;
-        double ceilingSeconds = 10, warmupSeconds = 2, mixSeconds = 20;
+        double ceilingSeconds = 10, warmupSeconds = 2;
+        int mixOps = 20000;
         int[] threads = {1, 8}, lookups = {10, 50, 90};
     }
 
@@ -111,7 +112,7 @@ public final class AsterJava {
                 case "--seed": a.seed = Integer.parseInt(v); break;
                 case "--ceiling-seconds": a.ceilingSeconds = Double.parseDouble(v); break;
                 case "--warmup-seconds": a.warmupSeconds = Double.parseDouble(v); break;
-                case "--mix-seconds": a.mixSeconds = Double.parseDouble(v); break;
+                case "--mix-ops": a.mixOps = Integer.parseInt(v); break;
                 case "--threads": a.threads = ints(v); break;
                 case "--lookups": a.lookups = ints(v); break;
                 default:
@@ -136,7 +137,7 @@ public final class AsterJava {
     static void usage() {
         System.err.println("usage: AsterJava latency|mixes --url URL --system S --ids FILE --out TSV "
                 + "[--threads 1,8] [--samples 2000] [--find-samples 50] [--ceiling-seconds 10] "
-                + "[--mix-seconds 20] [--warmup-seconds 2] [--lookups 10,50,90] [--check-sample 200] "
+                + "[--mix-ops 20000] [--warmup-seconds 2] [--lookups 10,50,90] [--check-sample 200] "
                 + "[--seed 1] [--data DIR] [--grateful FILE]");
         System.exit(2);
     }
@@ -544,8 +545,13 @@ public final class AsterJava {
     }
 
     /** Runs `t` threads; each sets up (connects) first, then all start together. */
-    @SuppressWarnings("unchecked")
     static <S, R> List<R> runThreads(int t, Worker<S, R> w) throws Exception {
+        return runThreads(t, w, new long[1]);
+    }
+
+    /** As runThreads(t, w), and goAt[0] = System.nanoTime() when the threads are let go after their setup. */
+    @SuppressWarnings("unchecked")
+    static <S, R> List<R> runThreads(int t, Worker<S, R> w, long[] goAt) throws Exception {
         CountDownLatch ready = new CountDownLatch(t), go = new CountDownLatch(1);
         Object[] results = new Object[t];
         Throwable[] errs = new Throwable[t];
@@ -570,6 +576,7 @@ public final class AsterJava {
             ts[k].start();
         }
         ready.await();
+        goAt[0] = System.nanoTime();
         go.countDown();
         for (Thread th : ts) th.join();
         for (Throwable e : errs) {
@@ -774,17 +781,61 @@ public final class AsterJava {
 
     static final class MixResult {
         Lat getNeighbors = new Lat(), addEdge = new Lat();
-        int adds, errors, bad, retries;
+        int errors, bad, retries;
         String firstError = "";
         int[] added = new int[64];
         int nAdded;
-        double seconds;
+        long end; // System.nanoTime() when this thread finished its operations
 
         void added(int x, int y) {
             if (nAdded + 2 > added.length) added = Arrays.copyOf(added, 2 * added.length);
             added[nAdded++] = x;
             added[nAdded++] = y;
         }
+    }
+
+    /** Operations of each of `t` threads in a mix of `total`: total / t each, the remainder one more to the first. */
+    static int[] mixCounts(int total, int t) {
+        int[] c = new int[t];
+        for (int k = 0; k < t; k++) c[k] = total / t + (k < total % t ? 1 : 0);
+        return c;
+    }
+
+    /** One thread's operations in a mix: kinds[i] 1 = GetNeighbors of xs[i], 0 = AddEdge xs[i] -> ys[i]. */
+    static final class Plan {
+        byte[] kinds;
+        int[] xs, ys;
+        int adds;
+    }
+
+    /**
+     * Thread k's operations in a mix, fixed before it runs (as aster.py's mix_plan, with java.util.Random's
+     * numbers): exactly nOps * lookupPct / 100 GetNeighbors, the rest AddEdge, in an order shuffled by the
+     * thread's own generator, vertices uniform over the n loaded ones. The seed depends only on (seed,
+     * look-up share, thread index), so every system receives the same operations.
+     */
+    static Plan mixPlan(int seed, int lookupPct, int k, int nOps, int n) {
+        Random rnd = new Random(((long) seed + lookupPct) * 1000L + k);
+        int lookups = (int) ((long) nOps * lookupPct / 100);
+        Plan p = new Plan();
+        p.kinds = new byte[nOps];
+        for (int i = 0; i < lookups; i++) p.kinds[i] = 1;
+        for (int i = nOps - 1; i > 0; i--) { // Fisher-Yates
+            int j = rnd.nextInt(i + 1);
+            byte x = p.kinds[i];
+            p.kinds[i] = p.kinds[j];
+            p.kinds[j] = x;
+        }
+        p.xs = new int[nOps];
+        p.ys = new int[nOps];
+        for (int i = 0; i < nOps; i++) {
+            p.xs[i] = rnd.nextInt(n);
+            if (p.kinds[i] == 0) {
+                p.ys[i] = rnd.nextInt(n);
+                p.adds++;
+            }
+        }
+        return p;
     }
 
     static int cmdMixes(Args a) throws Exception {
@@ -809,39 +860,52 @@ public final class AsterJava {
         }
         MixResult all = new MixResult();
         for (int t : a.threads) {
+            int[] counts = mixCounts(a.mixOps, t);
             for (int share : a.lookups) {
+                // What the mix will add, known before it runs: every system gets
+                // the same operations, so every store grows by the same edges.
+                Plan[] plans = new Plan[t];
+                int wantAdds = 0;
+                for (int k = 0; k < t; k++) {
+                    plans[k] = mixPlan(a.seed, share, k, counts[k], n);
+                    wantAdds += plans[k].adds;
+                    for (int i = 0; i < counts[k]; i++) {
+                        if (plans[k].kinds[i] == 0) all.added(plans[k].xs[i], plans[k].ys[i]);
+                    }
+                }
                 long e0 = countE(g);
                 double la = loadavg();
-                final int sh = share;
+                long[] goAt = new long[1];
                 List<MixResult> res = runThreads(t, new Worker<Conn, MixResult>() {
                     public Conn setup(int k) {
-                        return new Conn(c);
+                        Conn cn = new Conn(c);
+                        mixWarmup(cn, ids, a.seed * 1000L + 500 + k, a.warmupSeconds);
+                        return cn;
                     }
 
                     public MixResult run(int k, Conn cn) throws Exception {
-                        return mixWorker(cn, ids, (a.seed + sh) * 1000L + k, sh, a.warmupSeconds, a.mixSeconds);
+                        return mixWorker(cn, ids, plans[k]);
                     }
-                });
+                }, goAt);
                 long e1 = countE(g);
-                int adds = 0, errors = 0, bad = 0, retries = 0;
-                double secs = 0;
+                int errors = 0, bad = 0, retries = 0;
+                long end = goAt[0];
                 String firstError = "";
                 Lat gn = new Lat(), ae = new Lat(), allk = new Lat();
                 for (MixResult r : res) {
-                    adds += r.adds;
                     errors += r.errors;
                     bad += r.bad;
                     retries += r.retries;
-                    secs += r.seconds;
-                    for (int i = 0; i < r.nAdded; i += 2) all.added(r.added[i], r.added[i + 1]);
+                    end = Math.max(end, r.end);
                     if (firstError.isEmpty()) firstError = r.firstError;
                     gn.addAll(r.getNeighbors);
                     ae.addAll(r.addEdge);
                 }
-                secs /= res.size();
-                String chk = e1 - e0 == adds && errors == 0 && bad == 0 ? "ok"
-                        : "FAIL E grew " + (e1 - e0) + ", " + adds + " add_edge answered 1, " + bad + " other answers, "
-                          + errors + " errors";
+                double secs = (end - goAt[0]) / 1e9;
+                long done = (long) gn.n + ae.n;
+                String chk = e1 - e0 == wantAdds && errors == 0 && bad == 0 && done == a.mixOps ? "ok"
+                        : "FAIL E grew " + (e1 - e0) + ", want " + wantAdds + " (the mix's add_edge ops); " + done
+                          + " of " + a.mixOps + " ops done, " + bad + " add_edge answers not 1, " + errors + " errors";
                 String op = "mix" + share;
                 String tn = threadsNote(t);
                 out.row("mix-java", op + ":get_neighbors", t, gn.n, secs, gn, 0, 0, la, chk,
@@ -851,7 +915,8 @@ public final class AsterJava {
                 allk.addAll(gn);
                 allk.addAll(ae);
                 out.row("mix-java", op, t, allk.n, secs, allk, retries, errors, la, chk,
-                        tn + "; " + share + "% look-ups, " + a.warmupSeconds + " s warm-up, E " + e0 + " -> " + e1
+                        tn + "; " + share + "% look-ups; " + a.mixOps + " ops fixed in advance (" + wantAdds
+                        + " add_edge), " + a.warmupSeconds + " s read-only warm-up, E " + e0 + " -> " + e1
                         + (firstError.isEmpty() ? "" : "; first error: " + firstError));
             }
         }
@@ -901,51 +966,44 @@ public final class AsterJava {
         return out.failed ? 1 : 0;
     }
 
-    /** AddEdge / GetNeighbors in the given look-up share, warm-up then measured seconds; uniform vertices. */
-    static MixResult mixWorker(Conn conn, Object[] ids, long seed, int lookupPct, double warmup, double seconds)
-            throws Exception {
+    /**
+     * A mix thread's warm-up, before the measured part: no-op + get_neighbors pairs for `seconds` (the
+     * client's JIT and the server's caches). Read only, so every system's graph stays the same.
+     */
+    static void mixWarmup(Conn conn, Object[] ids, long seed, double seconds) {
+        Random wr = new Random(seed);
+        long tEnd = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < tEnd) {
+            opNoop(conn.g);
+            opGetNeighbors(conn.g, ids[wr.nextInt(ids.length)]);
+        }
+    }
+
+    /** AddEdge / GetNeighbors: this thread's fixed operations (mixPlan), each timed. */
+    static MixResult mixWorker(Conn conn, Object[] ids, Plan plan) throws Exception {
         GraphTraversalSource g = conn.g;
-        Random rnd = new Random(seed);
-        double share = lookupPct / 100.0;
         MixResult r = new MixResult();
-        long tWarm = System.nanoTime() + (long) (warmup * 1e9), tEnd = tWarm + (long) (seconds * 1e9);
-        int n = ids.length;
-        boolean measuring = false;
-        long start = 0;
-        while (true) {
+        for (int i = 0; i < plan.kinds.length; i++) {
+            boolean lookup = plan.kinds[i] == 1;
             long t = System.nanoTime();
-            if (!measuring && t >= tWarm) {
-                measuring = true;
-                start = t;
-            }
-            if (t >= tEnd) break;
-            boolean lookup = rnd.nextDouble() < share;
-            int tries;
             try {
                 if (lookup) {
-                    Object id = ids[rnd.nextInt(n)];
-                    tries = attempt(g, gg -> opGetNeighbors(gg, id)).retries;
+                    Object id = ids[plan.xs[i]];
+                    r.retries += attempt(g, gg -> opGetNeighbors(gg, id)).retries;
                 } else {
-                    int x = rnd.nextInt(n), y = rnd.nextInt(n);
-                    Tried tr = attempt(g, gg -> opAddEdge(gg, ids[x], ids[y]));
-                    tries = tr.retries;
-                    if (isOne(tr.result)) {
-                        r.adds++;
-                        r.added(x, y);
-                    } else {
-                        r.bad++;
-                    }
+                    Object x = ids[plan.xs[i]], y = ids[plan.ys[i]];
+                    Tried tr = attempt(g, gg -> opAddEdge(gg, x, y));
+                    r.retries += tr.retries;
+                    if (!isOne(tr.result)) r.bad++;
                 }
-                if (measuring) r.retries += tries;
             } catch (Exception ex) {
                 r.errors++;
                 if (r.firstError.isEmpty()) r.firstError = describe(ex);
                 continue;
             }
-            if (measuring) (lookup ? r.getNeighbors : r.addEdge).add(System.nanoTime() - t);
+            (lookup ? r.getNeighbors : r.addEdge).add(System.nanoTime() - t);
         }
-        long stop = System.nanoTime();
-        r.seconds = start != 0 ? (stop - start) / 1e9 : 0;
+        r.end = System.nanoTime();
         conn.close();
         return r;
     }
