@@ -23,6 +23,12 @@
 //! (`reader_begins` drains them through the writers' gate), so every
 //! commit its snapshot does not see is one that recorded its writes.
 //! Batches are recorded by the vertices they touch rather than per edge.
+//!
+//! Commits go on recording for `LINGER` after the last reader ends. A drain
+//! waits for the commits in flight to become durable, so it costs a log
+//! sync, and it holds back every commit behind it. A server whose clients
+//! each run one transaction per request often has no reader for a moment
+//! between requests; stopping at once made nearly every request drain.
 
 use crate::direction::Direction;
 use crate::version::Timestamp;
@@ -31,6 +37,12 @@ use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long commits keep recording their writes after the last reader
+/// ended (see the module notes): long beside a drain's cost (a log sync),
+/// short beside what a store with no readers at all would pay.
+const LINGER: Duration = Duration::from_millis(100);
 
 /// One element a commit can write or a transaction can read, by internal
 /// id. Edges of an undirected graph are keyed (min, max).
@@ -113,8 +125,11 @@ pub(crate) struct Window {
     /// while there are none, batches need not be recorded.
     readers: BTreeMap<Timestamp, usize>,
     /// Whether the commits that decided not to record before the first
-    /// of the current readers began have all finished.
+    /// of the current readers began have all finished. Stays true while
+    /// commits record (`Conflicts::watched`), readers or not.
     drained: bool,
+    /// When the last reader ended, while commits still record.
+    idle_since: Option<Instant>,
 }
 
 impl Conflicts {
@@ -143,14 +158,16 @@ impl Conflicts {
         let drained = {
             let mut w = self.window.lock();
             *w.readers.entry(visible).or_insert(0) += 1;
+            w.idle_since = None;
             self.watched.store(true, Ordering::SeqCst);
             w.drained
         };
         if !drained {
             // Not under the window's lock: the commits drained may need it.
             drain();
-            let mut w = self.window.lock();
-            w.drained = !w.readers.is_empty();
+            // Commits have recorded since this reader registered, and go
+            // on doing so at least until it ends.
+            self.window.lock().drained = true;
         }
         visible
     }
@@ -165,8 +182,33 @@ impl Conflicts {
             }
         }
         if w.readers.is_empty() {
+            w.idle_since = Some(Instant::now());
+        }
+    }
+
+    /// Records that the commit at `ts` wrote `keys` (see `Window::record`),
+    /// and stops the recording once no transaction has read for `LINGER`.
+    pub(crate) fn record(
+        &self,
+        w: &mut Window,
+        ts: Timestamp,
+        visible: Timestamp,
+        keys: impl IntoIterator<Item = Key>,
+    ) {
+        w.record(ts, visible, keys);
+        self.stop_if_idle(w, Instant::now());
+    }
+
+    /// Stops recording if the last reader ended `LINGER` before `now`. The
+    /// next reader then drains again.
+    fn stop_if_idle(&self, w: &mut Window, now: Instant) {
+        if w.idle_since
+            .is_some_and(|since| now.duration_since(since) >= LINGER)
+        {
+            debug_assert!(w.readers.is_empty());
             self.watched.store(false, Ordering::SeqCst);
             w.drained = false;
+            w.idle_since = None;
         }
     }
 
@@ -298,9 +340,18 @@ mod tests {
             Some((Key::Vertex(1), 5))
         );
         c.reader_ends(bound);
-        assert!(!c.watched());
-        c.lock().record(7, 6, []);
+        assert!(c.watched(), "commits go on recording for a while");
+        c.record(&mut c.lock(), 7, 6, []);
         assert_eq!(c.lock().len(), 0);
+        assert!(c.watched());
+        let third = c.reader_begins(7, || drains += 1);
+        assert_eq!(drains, 1, "no drain while commits still record");
+        c.reader_ends(third);
+        let later = Instant::now() + LINGER;
+        c.stop_if_idle(&mut c.lock(), later);
+        assert!(!c.watched());
+        c.reader_begins(8, || drains += 1);
+        assert_eq!(drains, 2, "once they stopped, the next reader drains");
     }
 
     #[test]

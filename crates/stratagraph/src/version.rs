@@ -6,7 +6,12 @@
 //! may finish applying before an earlier commit on other vertices does, so
 //! publication waits its turn: `visible` moves from `t-1` to `t` only, and a
 //! snapshot, which reads `visible`, can never see a commit without all
-//! earlier ones.
+//! earlier ones. A commit whose turn has not come leaves its counts with
+//! the clock and sleeps; the commit before it publishes both. After a group
+//! of commits becomes durable by one log sync, their committers wake in any
+//! order, and each of them used to spin until its predecessor had
+//! published, which on a machine with fewer cores than committers cost
+//! more context switches than the commits themselves (bench/NOTES.md).
 //!
 //! The watermark is `min(visible, oldest open snapshot)`. Writers read it
 //! without a lock; snapshots register under the state mutex that publication
@@ -14,7 +19,13 @@
 //! timestamp and lowering `oldest` — a writer can never compute a watermark
 //! above a snapshot that is being opened.
 
-use parking_lot::Mutex;
+use crate::util::polling::poll_while_idle;
+use parking_lot::{Condvar, Mutex};
+use std::time::Duration;
+
+/// How long a commit polls for its turn to publish before it leaves its
+/// counts to the commit before it and sleeps.
+const TURN_POLL: Duration = Duration::from_micros(50);
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -67,6 +78,11 @@ struct State {
     /// hold the watermark like snapshots, but a commit is never refused
     /// for their age (see `Store::stamping`).
     pins: BTreeMap<Timestamp, usize>,
+    /// Commits that finished before their turn, with their changes to
+    /// the counts: published by the commit before them.
+    finished: BTreeMap<Timestamp, (i64, i64)>,
+    /// Committers asleep until `visible` reaches their timestamp.
+    sleepers: usize,
 }
 
 pub(crate) struct Clock {
@@ -81,6 +97,8 @@ pub(crate) struct Clock {
     /// published (later commits wait for it) but is never seen.
     cap: AtomicU64,
     state: Mutex<State>,
+    /// Notified when `visible` moves while committers sleep on it.
+    moved: Condvar,
 }
 
 /// A taken timestamp that must be published, even if the commit fails: a
@@ -154,7 +172,10 @@ impl Clock {
                 vertices: 0,
                 snapshots: BTreeMap::new(),
                 pins: BTreeMap::new(),
+                finished: BTreeMap::new(),
+                sleepers: 0,
             }),
+            moved: Condvar::new(),
         }
     }
 
@@ -223,20 +244,35 @@ impl Clock {
         v.min(self.cap.load(Ordering::SeqCst))
     }
 
+    /// Makes `ts` visible once every earlier timestamp is, and returns
+    /// then. `visible` moves only here, under the state lock.
     fn publish(&self, ts: Timestamp, d_edges: i64, d_vertices: i64) {
-        let mut spins = 0u32;
-        while self.visible.load(Ordering::Acquire) != ts - 1 {
-            spins += 1;
-            if spins < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
+        // The commit before is usually publishing this very moment.
+        poll_while_idle(TURN_POLL, || self.visible.load(Ordering::Acquire) >= ts - 1);
+        let mut st = self.state.lock();
+        if self.visible.load(Ordering::Acquire) != ts - 1 {
+            // Not its turn: the commit before it publishes it.
+            st.finished.insert(ts, (d_edges, d_vertices));
+            while self.visible.load(Ordering::Acquire) < ts {
+                st.sleepers += 1;
+                self.moved.wait(&mut st);
+                st.sleepers -= 1;
+            }
+            return;
+        }
+        let (mut at, mut d) = (ts, (d_edges, d_vertices));
+        loop {
+            st.edges = st.edges.wrapping_add_signed(d.0);
+            st.vertices = st.vertices.wrapping_add_signed(d.1);
+            self.visible.store(at, Ordering::SeqCst);
+            match st.finished.remove(&(at + 1)) {
+                Some(next) => (at, d) = (at + 1, next),
+                None => break,
             }
         }
-        let mut st = self.state.lock();
-        st.edges = st.edges.wrapping_add_signed(d_edges);
-        st.vertices = st.vertices.wrapping_add_signed(d_vertices);
-        self.visible.store(ts, Ordering::SeqCst);
+        if st.sleepers > 0 {
+            self.moved.notify_all();
+        }
     }
 
     /// Registers a snapshot at the newest published timestamp.
@@ -317,6 +353,33 @@ mod tests {
         });
         let p = clock.open_snapshot();
         assert_eq!((p.ts, p.edges, p.vertices), (2, 2, 1));
+    }
+
+    #[test]
+    fn every_commit_returns_visible_whatever_the_order_its_committers_publish_in() {
+        let clock = Clock::new();
+        let tickets: Vec<Ticket<'_>> = (0..400).map(|_| clock.take()).collect();
+        // Eight committers, each publishing every eighth ticket in order
+        // (one committer holds one ticket at a time): which of them comes
+        // first is up to the scheduler.
+        let mut lanes: Vec<Vec<Ticket<'_>>> = (0..8).map(|_| Vec::new()).collect();
+        for (i, t) in tickets.into_iter().enumerate() {
+            lanes[i % 8].push(t);
+        }
+        std::thread::scope(|s| {
+            for lane in lanes {
+                let clock = &clock;
+                s.spawn(move || {
+                    for t in lane {
+                        let ts = t.publish(1, 0);
+                        assert!(clock.visible() >= ts, "{ts} returned unseen");
+                    }
+                });
+            }
+        });
+        let p = clock.open_snapshot();
+        assert_eq!((p.ts, p.edges), (400, 400));
+        assert!(clock.state.lock().finished.is_empty());
     }
 
     #[test]

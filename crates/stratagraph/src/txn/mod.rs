@@ -605,7 +605,9 @@ impl WriteTxn {
         let (st, pos) = prepared?;
         let ts = ticket.ts();
         if let Some((writes, mut window)) = window.take() {
-            window.record(ts, store.clock.visible(), writes);
+            store
+                .conflicts
+                .record(&mut window, ts, store.clock.visible(), writes);
         }
         self.reading = None;
         // Before `ts` is published: kept read pages of these vertices are

@@ -6,6 +6,7 @@ pub(crate) mod files;
 pub(crate) mod huge;
 pub(crate) mod kept;
 pub(crate) mod le;
+pub(crate) mod polling;
 pub(crate) mod prefetch;
 pub(crate) mod search;
 pub(crate) mod segmented;

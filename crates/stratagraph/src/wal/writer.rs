@@ -5,15 +5,21 @@
 //! Committers append their record to a shared buffer while they still hold
 //! their vertex locks, so two commits that touch one vertex are logged in
 //! timestamp order; then they release the locks and wait for durability.
-//! The first waiter to take the file lock becomes the leader: it writes
-//! everything buffered so far in one `write` and, under `SyncPolicy::Always`,
-//! one `fdatasync`, which makes every record in it durable at once. Waiters
-//! that queued behind it find their record already durable and return.
-//! Under `Always` a leader first waits briefly for records about to arrive,
-//! and waiters poll for the running sync instead of sleeping, so that with
-//! two committers each sync covers a record of each (measured at k20: two
-//! threads commit 1.5-2.1 times as fast as one; sleeping waiters woke too
-//! late for the next sync and gained 1.0-1.3 times).
+//! A waiter becomes the leader: it writes everything buffered so far in one
+//! `write` and, under `SyncPolicy::Always`, one `fdatasync`, which makes
+//! every record in it durable at once. Under `Always` one committer leads
+//! at a time (`Wal::leading`); the others wait until the running sync
+//! ends, then return if it covered their record, else one of them leads
+//! the next. A leader first waits briefly for records about to arrive, so
+//! that with two committers each sync covers a record of each.
+//!
+//! Waiters poll for the end of the running sync only while no other thread
+//! wants their core, and otherwise sleep on a condition variable
+//! (`util::polling`). Two committers on an idle machine need the polling:
+//! a woken sleeper misses the next sync. A server needs the sleeping: it
+//! runs many more threads than cores, and with 8 clients on 2 cores
+//! waiters that always polled cost each commit 33 yields and 20 context
+//! switches (bench/NOTES.md).
 //!
 //! A commit takes its timestamp and appends its record under one lock
 //! (`append_commit`), so the log holds commits in timestamp order. When a
@@ -48,8 +54,9 @@ use crate::ids::IdJournal;
 use crate::options::SyncPolicy;
 use crate::util::faults::{hit, FileOp};
 use crate::util::files::{io_error, sync_dir};
+use crate::util::polling::poll_while_idle;
 use crate::version::{Clock, Ticket, Timestamp};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -266,6 +273,26 @@ pub(crate) struct Wal {
     /// by a sync that found records appended while it ran, cleared by a
     /// leader that waited for another record in vain.
     crowded: AtomicBool,
+    /// Under `Always`: whether a committer is leading a sync. Set and
+    /// cleared only under this lock, and `led` is notified when it clears,
+    /// so a waiter that found it set cannot miss the end of that sync.
+    leading: Mutex<bool>,
+    led: Condvar,
+    /// `leading`, readable without the lock by polling waiters.
+    syncing: AtomicBool,
+}
+
+/// Leadership of one sync: clearing the flag and waking the waiters when
+/// dropped, also if the leader unwinds.
+struct Leading<'w>(&'w Wal);
+
+impl Drop for Leading<'_> {
+    fn drop(&mut self) {
+        let mut leading = self.0.leading.lock();
+        *leading = false;
+        self.0.syncing.store(false, Ordering::Release);
+        self.0.led.notify_all();
+    }
 }
 
 /// A commit that will append a record soon (see `Wal::enter`).
@@ -328,6 +355,9 @@ impl Wal {
             inflight: AtomicUsize::new(0),
             appended: AtomicU64::new(0),
             crowded: AtomicBool::new(false),
+            leading: Mutex::new(false),
+            led: Condvar::new(),
+            syncing: AtomicBool::new(false),
         });
         if let SyncPolicy::Interval(every) = policy {
             spawn_syncer(Arc::downgrade(&wal), every);
@@ -431,54 +461,67 @@ impl Wal {
         if done() {
             return Ok(());
         }
-        if self.policy == SyncPolicy::Always {
-            // A leader is syncing, maybe with this record: poll for it
-            // rather than sleep on the lock. Waking from a sleep takes tens
-            // of microseconds, long enough that this thread's next commit
-            // misses the next leader's gathering (see below).
-            let until = Instant::now() + POLL;
-            while self.current.is_locked() && Instant::now() < until {
-                std::thread::yield_now();
-                if done() {
-                    return Ok(());
-                }
+        if self.policy != SyncPolicy::Always {
+            let mut cur = self.current.lock();
+            if done() {
+                return Ok(());
             }
+            self.check()?;
+            return self.write_pending(&mut cur);
         }
+        // A sync is running, maybe with this record. Poll for its end
+        // while that costs no other thread its core (`util::polling`):
+        // woken from a sleep, this thread's next commit would miss the next
+        // leader's gathering (below).
+        poll_while_idle(POLL, || !self.syncing.load(Ordering::Acquire));
+        let mut leading = self.leading.lock();
+        loop {
+            if done() {
+                return Ok(());
+            }
+            if !*leading {
+                break;
+            }
+            // A sync is running, maybe with this record: sleep until it
+            // ends, then look again.
+            self.led.wait(&mut leading);
+        }
+        *leading = true;
+        self.syncing.store(true, Ordering::Release);
+        drop(leading);
+        let _leading = Leading(self);
         let mut cur = self.current.lock();
         if done() {
             return Ok(());
         }
         self.check()?;
-        if self.policy == SyncPolicy::Always {
-            // Group commit: with two committers, each one's record arrives
-            // while the other's sync runs, so a leader that synced at once
-            // would sync one record per call, the two taking turns. So a
-            // leader waits a few microseconds for commits already applying
-            // and, while commits come from several threads, for one record
-            // after its own (the thread that just returned from the last
-            // sync is about to commit again): one sync then covers both.
-            let until = Instant::now() + GATHER;
-            let expect_more = self.crowded.load(Ordering::Acquire);
-            loop {
-                let applying = self.inflight.load(Ordering::Acquire) > 0;
-                let awaited = expect_more && self.appended.load(Ordering::Acquire) <= pos;
-                if !applying && !awaited {
-                    break;
-                }
-                if Instant::now() >= until {
-                    if awaited {
-                        self.crowded.store(false, Ordering::Release);
-                    }
-                    break;
-                }
-                std::hint::spin_loop();
+        // Group commit: with two committers, each one's record arrives
+        // while the other's sync runs, so a leader that synced at once
+        // would sync one record per call, the two taking turns. So a
+        // leader waits a few microseconds for commits already applying
+        // and, while commits come from several threads, for one record
+        // after its own (the thread that just returned from the last
+        // sync is about to commit again): one sync then covers both.
+        let until = Instant::now() + GATHER;
+        let expect_more = self.crowded.load(Ordering::Acquire);
+        loop {
+            let applying = self.inflight.load(Ordering::Acquire) > 0;
+            let awaited = expect_more && self.appended.load(Ordering::Acquire) <= pos;
+            if !applying && !awaited {
+                break;
             }
+            if Instant::now() >= until {
+                if awaited {
+                    self.crowded.store(false, Ordering::Release);
+                }
+                break;
+            }
+            // Yield rather than spin: the records awaited come from
+            // threads that may need this core.
+            std::thread::yield_now();
         }
         self.write_pending(&mut cur)?;
-        if self.policy == SyncPolicy::Always {
-            self.sync(&mut cur)?;
-        }
-        Ok(())
+        self.sync(&mut cur)
     }
 
     /// Writes everything pending to the current segment (caller holds it).
