@@ -28,7 +28,8 @@
 //! waits for the commits in flight to become durable, so it costs a log
 //! sync, and it holds back every commit behind it. A server whose clients
 //! each run one transaction per request often has no reader for a moment
-//! between requests; stopping at once made nearly every request drain.
+//! between requests; stopping at once would make nearly every request
+//! drain.
 
 use crate::direction::Direction;
 use crate::version::Timestamp;

@@ -7,11 +7,12 @@
 //! publication waits its turn: `visible` moves from `t-1` to `t` only, and a
 //! snapshot, which reads `visible`, can never see a commit without all
 //! earlier ones. A commit whose turn has not come leaves its counts with
-//! the clock and sleeps; the commit before it publishes both. After a group
-//! of commits becomes durable by one log sync, their committers wake in any
-//! order, and each of them used to spin until its predecessor had
-//! published, which on a machine with fewer cores than committers cost
-//! more context switches than the commits themselves (bench/NOTES.md).
+//! the clock and sleeps; the commit before it publishes both. It does not
+//! spin for its turn: after a group of commits becomes durable by one log
+//! sync their committers wake in any order, and on a machine with fewer
+//! cores than committers spinning until each predecessor has published
+//! costs more context switches than the commits themselves
+//! (bench/NOTES.md).
 //!
 //! The watermark is `min(visible, oldest open snapshot)`. Writers read it
 //! without a lock; snapshots register under the state mutex that publication
@@ -21,13 +22,13 @@
 
 use crate::util::polling::poll_while_idle;
 use parking_lot::{Condvar, Mutex};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// How long a commit polls for its turn to publish before it leaves its
 /// counts to the commit before it and sleeps.
 const TURN_POLL: Duration = Duration::from_micros(50);
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A commit timestamp. Timestamps start at 1; 0 is "before everything".
 pub type Timestamp = u64;

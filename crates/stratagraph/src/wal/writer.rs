@@ -8,7 +8,7 @@
 //! A waiter becomes the leader: it writes everything buffered so far in one
 //! `write` and, under `SyncPolicy::Always`, one `fdatasync`, which makes
 //! every record in it durable at once. Under `Always` one committer leads
-//! at a time (`Wal::leading`); the others wait until the running sync
+//! at a time (`Wal::syncing`); the others wait until the running sync
 //! ends, then return if it covered their record, else one of them leads
 //! the next. A leader first waits briefly for records about to arrive, so
 //! that with two committers each sync covers a record of each.
@@ -18,7 +18,7 @@
 //! (`util::polling`). Two committers on an idle machine need the polling:
 //! a woken sleeper misses the next sync. A server needs the sleeping: it
 //! runs many more threads than cores, and with 8 clients on 2 cores
-//! waiters that always polled cost each commit 33 yields and 20 context
+//! waiters that always poll cost each commit 33 yields and 20 context
 //! switches (bench/NOTES.md).
 //!
 //! A commit takes its timestamp and appends its record under one lock
@@ -273,13 +273,13 @@ pub(crate) struct Wal {
     /// by a sync that found records appended while it ran, cleared by a
     /// leader that waited for another record in vain.
     crowded: AtomicBool,
-    /// Under `Always`: whether a committer is leading a sync. Set and
-    /// cleared only under this lock, and `led` is notified when it clears,
-    /// so a waiter that found it set cannot miss the end of that sync.
-    leading: Mutex<bool>,
-    led: Condvar,
-    /// `leading`, readable without the lock by polling waiters.
+    /// Under `Always`: whether a committer is leading a sync. Read
+    /// without a lock by polling waiters; set and cleared only under
+    /// `leading`, and `led` is notified when it clears, so a waiter that
+    /// found it set under the lock cannot miss the end of that sync.
     syncing: AtomicBool,
+    leading: Mutex<()>,
+    led: Condvar,
 }
 
 /// Leadership of one sync: clearing the flag and waking the waiters when
@@ -288,8 +288,7 @@ struct Leading<'w>(&'w Wal);
 
 impl Drop for Leading<'_> {
     fn drop(&mut self) {
-        let mut leading = self.0.leading.lock();
-        *leading = false;
+        let _leading = self.0.leading.lock();
         self.0.syncing.store(false, Ordering::Release);
         self.0.led.notify_all();
     }
@@ -355,9 +354,9 @@ impl Wal {
             inflight: AtomicUsize::new(0),
             appended: AtomicU64::new(0),
             crowded: AtomicBool::new(false),
-            leading: Mutex::new(false),
-            led: Condvar::new(),
             syncing: AtomicBool::new(false),
+            leading: Mutex::new(()),
+            led: Condvar::new(),
         });
         if let SyncPolicy::Interval(every) = policy {
             spawn_syncer(Arc::downgrade(&wal), every);
@@ -479,14 +478,13 @@ impl Wal {
             if done() {
                 return Ok(());
             }
-            if !*leading {
+            if !self.syncing.load(Ordering::Acquire) {
                 break;
             }
             // A sync is running, maybe with this record: sleep until it
             // ends, then look again.
             self.led.wait(&mut leading);
         }
-        *leading = true;
         self.syncing.store(true, Ordering::Release);
         drop(leading);
         let _leading = Leading(self);
