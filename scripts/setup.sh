@@ -45,6 +45,11 @@ if ! "$venv/bin/python" -c "import gremlin_python.driver" 2>/dev/null ||
     [ "$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("gremlinpython"))')" != 3.8.2 ]; then
     "$venv/bin/python" -m pip install -q --disable-pip-version-check gremlinpython==3.8.2
 fi
+# Readers of `stratagraph export`'s Parquet files in the Python tests:
+# DuckDB (a second engine, as the README's example uses it) and pyarrow.
+if [ "$("$venv/bin/python" -c 'from importlib.metadata import version as v; print(v("duckdb"), v("pyarrow"))' 2>/dev/null)" != "2.0.1 26.0.1" ]; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check duckdb==2.0.1 pyarrow==26.0.1
+fi
 # An editable install: the pure-Python files are used from the checkout, the
 # extension is rebuilt incrementally (a no-op cargo build when unchanged).
 # Quiet when it works, the whole log when it does not.

@@ -53,8 +53,15 @@ enum Command {
         /// The store's directory.
         dir: PathBuf,
         /// Edge-list files to load into the weighted structure, in order.
-        #[arg(required_unless_present_any = ["graphson", "vertices", "edges"])]
+        #[arg(required_unless_present_any = ["graphson", "vertices", "edges", "parquet"])]
         inputs: Vec<PathBuf>,
+        /// A directory `stratagraph export` wrote (Parquet in Apache
+        /// GraphAr's layout), loaded first, into an empty store; a new
+        /// store takes the export's kind (directed or not, string ids or
+        /// not). Every file is read and checked before anything is
+        /// written, so a damaged export leaves the store unchanged.
+        #[arg(long, value_name = "DIR")]
+        parquet: Option<PathBuf>,
         /// A GraphSON 3.0 property graph (TinkerPop's one vertex per line),
         /// loaded after the edge lists.
         #[arg(long, value_name = "FILE")]
@@ -205,6 +212,26 @@ enum Command {
     Check {
         /// The store's directory.
         dir: PathBuf,
+    },
+    /// Writes a snapshot of the store in DIR to OUT as Parquet files in
+    /// Apache GraphAr's layout (`docs/FORMAT.md` §7): a vertex table per
+    /// label, an edge table per (source label, edge label, destination
+    /// label), ids as the user gave them, properties as typed columns, and
+    /// `stratagraph.json`, which `stratagraph load --parquet` reads back.
+    /// Spark, DuckDB, pandas and GraphAr's own readers read the files.
+    /// OUT must not exist or be empty; a failed export leaves nothing.
+    Export {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The directory to write.
+        out: PathBuf,
+        /// Vertices per vertex chunk file (and source vertices per edge
+        /// part).
+        #[arg(long, default_value_t = 1 << 18)]
+        vertex_chunk: u64,
+        /// Edges per edge chunk file at most.
+        #[arg(long, default_value_t = 1 << 22)]
+        edge_chunk: u64,
     },
     /// Salvages the store in DIR whose log is damaged (a lost or shortened
     /// segment, a damaged record: what `check` reports and opening
@@ -539,6 +566,7 @@ fn main() -> ExitCode {
             graphson,
             vertices,
             edges,
+            parquet,
             batch,
             string_ids,
             kind,
@@ -546,6 +574,7 @@ fn main() -> ExitCode {
             &dir,
             &inputs,
             &store_cmds::PropertyInputs {
+                parquet,
                 graphson,
                 vertices,
                 edges,
@@ -580,6 +609,19 @@ fn main() -> ExitCode {
             default_weight,
         }),
         Command::Check { dir } => store_cmds::check(&dir),
+        Command::Export {
+            dir,
+            out,
+            vertex_chunk,
+            edge_chunk,
+        } => store_cmds::export(
+            &dir,
+            &out,
+            stratagraph_io::graphar::Chunks {
+                vertices: vertex_chunk,
+                edges: edge_chunk,
+            },
+        ),
         Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
         Command::Vertex { dir, id, json } => store_cmds::vertex(&dir, &id, json),

@@ -25,10 +25,6 @@ const BAR_BYTES: u64 = 64 << 20;
 
 type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
-/// Options for the store in `dir`: directed or not as its manifest says,
-/// or as `asked` (`--directed`/`--undirected`, directed if neither) when
-/// `dir` holds no store yet. A flag that contradicts the store is an error
-/// naming both kinds.
 /// The options to open the store in `dir` with: its kinds from its
 /// manifest, or (a new store) `asked` for directed and integer ids.
 pub(crate) fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
@@ -42,6 +38,7 @@ pub(crate) fn options(dir: &Path, asked: Option<bool>) -> Res<Options> {
 /// The property-graph files `load` reads after the edge lists, and
 /// whether a new store names vertices by string keys.
 pub struct PropertyInputs {
+    pub parquet: Option<std::path::PathBuf>,
     pub graphson: Vec<std::path::PathBuf>,
     pub vertices: Vec<stratagraph_io::csv::CsvFile>,
     pub edges: Vec<stratagraph_io::csv::CsvFile>,
@@ -60,8 +57,29 @@ pub fn load(
     props: &PropertyInputs,
     directed: Option<bool>,
 ) -> Res {
+    let new_store = stratagraph::stored_string_ids(dir)?.is_none();
     let mut opts = options(dir, directed)?;
-    if props.string_ids && stratagraph::stored_string_ids(dir)?.is_none() {
+    if let (Some(p), true) = (&props.parquet, new_store) {
+        // A new store takes the export's kind; a flag that says otherwise
+        // is refused before anything is created.
+        let (export_directed, export_keys) = stratagraph_io::graphar::stored_kind(p)?;
+        if directed.is_some_and(|d| d != export_directed) || (props.string_ids && !export_keys) {
+            return Err(format!(
+                "{}: the export is of {} store{}; the flags ask for another kind",
+                p.display(),
+                if export_directed {
+                    "a directed"
+                } else {
+                    "an undirected"
+                },
+                if export_keys { " with string ids" } else { "" },
+            )
+            .into());
+        }
+        opts.directed = export_directed;
+        opts.string_ids = export_keys;
+    }
+    if props.string_ids && new_store {
         opts.string_ids = true;
     }
     if props.string_ids && !opts.string_ids {
@@ -72,7 +90,9 @@ pub fn load(
         .into());
     }
     let g = Graph::open(dir, opts)?;
-    let r = load_edge_lists(&g, inputs).and_then(|()| load_property_graphs(&g, props));
+    let r = load_parquet(&g, props)
+        .and_then(|()| load_edge_lists(&g, inputs))
+        .and_then(|()| load_property_graphs(&g, props));
     let closed = g.close();
     r?;
     closed?;
@@ -91,6 +111,51 @@ pub fn load(
     // would only delay the exit (a fifth of a property-graph load).
     drop(s);
     std::mem::forget(g);
+    Ok(())
+}
+
+/// Loads an export (`stratagraph export`), which is checked whole before
+/// anything is written.
+fn load_parquet(g: &Graph, p: &PropertyInputs) -> Res {
+    let Some(dir) = &p.parquet else {
+        return Ok(());
+    };
+    let l = stratagraph_io::graphar::import(g, dir, p.batch).map_err(|e| {
+        let l = e.loaded();
+        if l == stratagraph_io::Loaded::default() {
+            format!("{e}\nnothing of the export was loaded")
+        } else {
+            format!(
+                "{e}\n{} vertices and {} edges of the export were committed before it and stay",
+                l.vertices, l.edges
+            )
+        }
+    })?;
+    println!(
+        "{}: {} vertices, {} edges",
+        dir.display(),
+        l.vertices,
+        l.edges
+    );
+    Ok(())
+}
+
+/// Writes a snapshot of the store in `dir` to `out` (`stratagraph export`).
+pub fn export(dir: &Path, out: &Path, chunks: stratagraph_io::graphar::Chunks) -> Res {
+    let g = open_read_only(dir, None)?;
+    let started = std::time::Instant::now();
+    let done = stratagraph_io::graphar::export(&g.snapshot(), out, chunks)?;
+    println!(
+        "{}: {} vertices, {} property edges, {} weighted edges at timestamp {}: {} files, {} bytes, {:.2} s",
+        out.display(),
+        done.vertices,
+        done.edges,
+        done.weighted_edges,
+        done.timestamp,
+        done.files,
+        done.bytes,
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

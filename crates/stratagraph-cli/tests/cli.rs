@@ -45,6 +45,12 @@ enum Via {
 }
 
 fn check_graph(name: &str, via: Via) {
+    check_graph_through(name, via, false);
+}
+
+/// `check_graph`; with `through_parquet`, the kernels run on a second
+/// store loaded (`load --parquet`) from an `export` of the first.
+fn check_graph_through(name: &str, via: Via, through_parquet: bool) {
     let folder = datasets().join(name);
     let props = GraphProperties::load(&folder.join(format!("{name}.properties")), name).unwrap();
     let store = tempfile::tempdir().unwrap();
@@ -78,6 +84,17 @@ fn check_graph(name: &str, via: Via) {
         load.arg("--undirected");
     }
     run_ok(&mut load);
+    let copy = tempfile::tempdir().unwrap();
+    let store_path = if through_parquet {
+        let out = copy.path().join("export");
+        let copied = copy.path().join("store");
+        run_ok(bin().arg("export").arg(store.path()).arg(&out));
+        // No kind flag: the new store takes the export's.
+        run_ok(bin().arg("load").arg(&copied).arg("--parquet").arg(&out));
+        copied
+    } else {
+        store.path().to_owned()
+    };
     let param = |key: &str| props.param::<String>(key).unwrap();
     let mut checked = 0;
     for (kernel, upper) in [
@@ -95,7 +112,7 @@ fn check_graph(name: &str, via: Via) {
         let out_file = store.path().join(format!("{kernel}.out"));
         let mut cmd = bin();
         cmd.args(["algo", kernel])
-            .arg(store.path())
+            .arg(&store_path)
             .arg("--out")
             .arg(&out_file);
         if via == Via::PropertyEdges {
@@ -159,6 +176,62 @@ fn undirected_example_loads_and_every_kernel_matches_graphalytics() {
 fn kernels_on_a_projection_of_property_edges_match_graphalytics() {
     check_graph("example-directed", Via::PropertyEdges);
     check_graph("example-undirected", Via::PropertyEdges);
+}
+
+/// A store exported to Parquet and loaded back into a new store gives
+/// Graphalytics' answers, for the weighted structure and for property
+/// edges, directed and undirected.
+#[test]
+fn kernels_on_a_store_loaded_from_its_parquet_export_match_graphalytics() {
+    for via in [Via::EdgeList, Via::PropertyEdges] {
+        check_graph_through("example-directed", via, true);
+        check_graph_through("example-undirected", via, true);
+    }
+}
+
+/// `export` refuses a directory with files; `load --parquet` of a damaged
+/// export names the file and column and loads nothing.
+#[test]
+fn a_parquet_export_is_refused_when_damaged_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3 0.5\n3 1\n").unwrap();
+    let store = dir.path().join("s");
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep"), "x").unwrap();
+    let r = bin().arg("export").arg(&store).arg(&out).output().unwrap();
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("not an empty directory"), "{err}");
+    std::fs::remove_file(out.join("keep")).unwrap();
+    let text = run_ok(bin().arg("export").arg(&store).arg(&out));
+    assert!(
+        text.contains("3 vertices, 0 property edges, 3 weighted edges"),
+        "{text}"
+    );
+    let chunk = out.join("edge/vertex__weighted_vertex/ordered_by_source/properties/part0/chunk0");
+    let bytes = std::fs::read(&chunk).unwrap();
+    std::fs::write(&chunk, &bytes[..bytes.len() / 2]).unwrap();
+    let copy = dir.path().join("copy");
+    let r = bin()
+        .arg("load")
+        .arg(&copy)
+        .arg("--parquet")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains(&chunk.display().to_string()), "{err}");
+    assert!(err.contains("nothing of the export was loaded"), "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&run_ok(bin().arg("stats").arg(&copy).arg("--json"))).unwrap();
+    assert_eq!(
+        (v["vertices"].as_u64(), v["edges"].as_u64()),
+        (Some(0), Some(0))
+    );
 }
 
 #[test]

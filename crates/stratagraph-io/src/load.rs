@@ -48,6 +48,20 @@ pub enum LoadError {
         /// What was committed before.
         loaded: Loaded,
     },
+    /// A Parquet file (or an export's metadata) does not hold what it
+    /// should: unreadable, cut short, a column missing or of the wrong
+    /// type, an id twice, an edge end that names no vertex.
+    #[error("{file}: {}{what}", column.as_deref().map(|c| format!("column {c}: ")).unwrap_or_default())]
+    Table {
+        /// The file.
+        file: PathBuf,
+        /// The column, where one is at fault.
+        column: Option<String>,
+        /// What is wrong.
+        what: String,
+        /// What was committed before.
+        loaded: Loaded,
+    },
     /// The store refused a record (a bad label or value, an edge id in
     /// use, a closed store, ...).
     #[error("{file}:{line}: {source}")]
@@ -69,6 +83,7 @@ impl LoadError {
         match self {
             LoadError::Io { loaded, .. }
             | LoadError::Malformed { loaded, .. }
+            | LoadError::Table { loaded, .. }
             | LoadError::Engine { loaded, .. } => *loaded,
         }
     }

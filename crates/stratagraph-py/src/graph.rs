@@ -695,6 +695,54 @@ impl PyGraph {
         })
     }
 
+    /// Answers one Gremlin Server request frame in this process: ``frame``
+    /// is what a TinkerPop driver writes to its socket (the mime-type
+    /// header, then a GraphBinary or GraphSON request); returns the
+    /// response frames. ``stratagraph.gremlin_source`` sends bytecode
+    /// through it. Each request is one transaction; the GIL is released
+    /// while it runs.
+    fn _gremlin_frame<'py>(
+        &self,
+        py: Python<'py>,
+        frame: Vec<u8>,
+    ) -> PyResult<Vec<Bound<'py, pyo3::types::PyBytes>>> {
+        let limits = stratagraph_server::server::Limits::default();
+        let replies = self.with(|g| {
+            Ok(py.detach(|| stratagraph_server::server::answer_frame(g, &frame, &limits)))
+        })?;
+        Ok(replies
+            .iter()
+            .map(|b| pyo3::types::PyBytes::new(py, b))
+            .collect())
+    }
+
+    /// Loads the directory ``path`` that ``Snapshot.export_parquet`` (or
+    /// ``stratagraph export``) wrote into this graph, which must hold no
+    /// vertex yet and be of the export's kind (directed or not, string
+    /// ids or not; ``stratagraph.parquet_kind`` says which), without the
+    /// GIL. Returns ``{"vertices": n, "edges": n, "batches": n}`` (edges
+    /// of both kinds).
+    ///
+    /// Every file is read and checked first: a file that is not Parquet
+    /// or is cut short, a column missing or of the wrong type, an id given
+    /// twice, an edge end that names no vertex, a value that does not
+    /// decode. Such an export raises ``InvalidInput`` naming the file (and
+    /// column, in ``field``) and leaves the graph unchanged.
+    #[pyo3(signature = (path, *, batch = 10_000))]
+    fn load_parquet<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        batch: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let opts = loaders::options(batch)?;
+        let loaded = self.with(|g| {
+            py.detach(|| stratagraph_io::graphar::import(g, &path, opts.batch))
+                .map_err(|e| loaders::error(py, e))
+        })?;
+        loaders::loaded_dict(py, loaded)
+    }
+
     /// Loads the property graph in the GraphSON 3.0 file ``path`` (as
     /// TinkerPop's ``GraphSONWriter`` writes it: one vertex per line with
     /// its properties and out-edges) into this graph, without the GIL;
@@ -717,27 +765,6 @@ impl PyGraph {
     /// exception carries ``file``, ``line`` and ``field`` (``None`` where
     /// they do not apply) and ``loaded`` (the dict above, for what was
     /// committed before it).
-    /// Answers one Gremlin Server request frame in this process: ``frame``
-    /// is what a TinkerPop driver writes to its socket (the mime-type
-    /// header, then a GraphBinary or GraphSON request); returns the
-    /// response frames. ``stratagraph.gremlin_source`` sends bytecode
-    /// through it. Each request is one transaction; the GIL is released
-    /// while it runs.
-    fn _gremlin_frame<'py>(
-        &self,
-        py: Python<'py>,
-        frame: Vec<u8>,
-    ) -> PyResult<Vec<Bound<'py, pyo3::types::PyBytes>>> {
-        let limits = stratagraph_server::server::Limits::default();
-        let replies = self.with(|g| {
-            Ok(py.detach(|| stratagraph_server::server::answer_frame(g, &frame, &limits)))
-        })?;
-        Ok(replies
-            .iter()
-            .map(|b| pyo3::types::PyBytes::new(py, b))
-            .collect())
-    }
-
     #[pyo3(signature = (path, *, batch = 10_000))]
     fn load_graphson<'py>(
         &self,

@@ -42,6 +42,7 @@ fn stratagraph_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<edgelist::PyEdgeListReader>()?;
     m.add_function(wrap_pyfunction!(errors::_raise_engine_bug, m)?)?;
+    m.add_function(wrap_pyfunction!(loaders::_parquet_kind, m)?)?;
     m.add_function(wrap_pyfunction!(speed::_insert_each, m)?)?;
     m.add_function(wrap_pyfunction!(speed::_kernel_seconds, m)?)?;
     m.add_function(wrap_pyfunction!(speed::_last_kernel_seconds, m)?)?;

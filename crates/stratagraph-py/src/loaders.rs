@@ -149,6 +149,13 @@ fn os_error_code(message: &str) -> Option<i32> {
 /// engine's class (as `errors::engine` maps it) for a record the store
 /// refused, and `OSError` (with errno and file name, as `read_edgelist`
 /// raises it) for a file that cannot be opened or read.
+/// The store kind a Parquet export needs, `(directed, string_ids)`, from
+/// its `stratagraph.json` (for `stratagraph.read_parquet`). Not API.
+#[pyfunction]
+pub fn _parquet_kind(py: Python<'_>, path: PathBuf) -> PyResult<(bool, bool)> {
+    stratagraph_io::graphar::stored_kind(&path).map_err(|e| error(py, e))
+}
+
 pub fn error(py: Python<'_>, err: LoadError) -> PyErr {
     let loaded = err.loaded();
     let msg = format!("{err}; {}", stayed(loaded));
@@ -169,6 +176,7 @@ pub fn error(py: Python<'_>, err: LoadError) -> PyErr {
         LoadError::Malformed {
             file, line, field, ..
         } => (InvalidInput::new_err(msg), file, Some(line), Some(field)),
+        LoadError::Table { file, column, .. } => (InvalidInput::new_err(msg), file, None, column),
         LoadError::Engine {
             file, line, source, ..
         } => (

@@ -344,6 +344,60 @@ impl PySnapshot {
         self.with(|s| Ok(s.timestamp()))
     }
 
+    /// Writes this snapshot to the directory ``path`` as Parquet files in
+    /// Apache GraphAr's layout (``docs/FORMAT.md`` §8), without the GIL: a
+    /// vertex table per label and an edge table per (source label, edge
+    /// label, destination label), ids as the user gave them, properties as
+    /// typed columns (a key whose values are of several types keeps each
+    /// in the engine's encoding), and ``stratagraph.json``, which
+    /// ``Graph.load_parquet`` reads back into the same graph. DuckDB,
+    /// Spark, pandas and GraphAr's readers read the files.
+    ///
+    /// ``path`` must not exist or be an empty directory; a failed export
+    /// leaves nothing there. Returns ``{"timestamp", "vertices", "edges",
+    /// "weighted_edges", "files", "bytes"}``. Raises ``FileExistsError``
+    /// for a directory with files, ``InvalidInput`` for a property named
+    /// like one of the layout's own columns (``_id``, ``_weight``,
+    /// ``_graphAr...``), ``OSError`` when a file cannot be written.
+    #[pyo3(signature = (path, *, vertex_chunk = 1 << 18, edge_chunk = 1 << 22))]
+    fn export_parquet<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        vertex_chunk: i64,
+        edge_chunk: i64,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        use stratagraph_io::graphar::{self, Chunks, ExportError};
+        let positive = |n: i64, arg: &str| match conv::count(n, arg, u32::MAX.into())? {
+            0 => Err(PyValueError::new_err(format!(
+                "{arg}: expected a positive number of rows per file, got 0"
+            ))),
+            n => Ok(n),
+        };
+        let chunks = Chunks {
+            vertices: positive(vertex_chunk, "vertex_chunk")?,
+            edges: positive(edge_chunk, "edge_chunk")?,
+        };
+        let done = self.with(|s| {
+            py.detach(|| graphar::export(s, &path, chunks))
+                .map_err(|e| match e {
+                    ExportError::NotEmpty(_) => {
+                        pyo3::exceptions::PyFileExistsError::new_err(e.to_string())
+                    }
+                    ExportError::ReservedKey { .. } => errors::InvalidInput::new_err(e.to_string()),
+                    ExportError::Io { .. } => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+                })
+        })?;
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("timestamp", done.timestamp)?;
+        d.set_item("vertices", done.vertices)?;
+        d.set_item("edges", done.edges)?;
+        d.set_item("weighted_edges", done.weighted_edges)?;
+        d.set_item("files", done.files)?;
+        d.set_item("bytes", done.bytes)?;
+        Ok(d)
+    }
+
     /// Whether ``close()`` has been called (or the graph closed).
     #[getter]
     fn closed(&self) -> bool {

@@ -15,6 +15,7 @@ see its subclasses (``NotFound``, ``InvalidInput``, ...). Bad argument types
 and values raise ``TypeError``/``ValueError`` naming the argument.
 """
 
+from ._native import _parquet_kind
 from ._native import (
     CapacityExceeded,
     Closed,
@@ -49,6 +50,26 @@ def gremlin_source(graph, traversal_source="g"):
 
     return source(graph, traversal_source)
 
+def read_parquet(path, store=None, *, batch=10_000):
+    """A new ``Graph`` holding the directory ``path`` that
+    ``Snapshot.export_parquet`` (or ``stratagraph export``) wrote: in memory,
+    or a new store at ``store`` (which must not hold a store yet). The graph
+    takes the export's kind (directed or not, string ids or not), as its
+    ``stratagraph.json`` says. Raises what ``Graph.load_parquet`` raises;
+    the graph is closed again if loading fails."""
+    directed, string_ids = _parquet_kind(path)
+    if store is None:
+        g = Graph.in_memory(directed=directed, string_ids=string_ids)
+    else:
+        g = Graph.open(store, directed=directed, string_ids=string_ids, create=True)
+    try:
+        g.load_parquet(path, batch=batch)
+    except BaseException:
+        g.close()
+        raise
+    return g
+
+
 __all__ = [
     "CapacityExceeded",
     "Closed",
@@ -72,4 +93,5 @@ __all__ = [
     "from_networkx",
     "gremlin_source",
     "read_edgelist",
+    "read_parquet",
 ]

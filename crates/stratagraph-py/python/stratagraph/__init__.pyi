@@ -63,6 +63,15 @@ def as_dict(s: Snapshot, values: npt.ArrayLike) -> Dict[Union[int, str], Any]:
     """``{vertex id: value}`` for an array aligned with ``s.vertices()``
     (keyed by ``str`` keys in a string-keyed store)."""
 
+def read_parquet(
+    path: Union[str, "os.PathLike[str]"],
+    store: Union[None, str, "os.PathLike[str]"] = None,
+    *,
+    batch: int = 10_000,
+) -> Graph:
+    """A new ``Graph`` (in memory, or a new store at ``store``) of the
+    export's kind, holding the directory ``Snapshot.export_parquet`` wrote."""
+
 def read_edgelist(
     path: Union[str, "os.PathLike[str]"],
     directed: bool = True,

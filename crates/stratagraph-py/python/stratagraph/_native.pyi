@@ -321,6 +321,13 @@ class Graph:
         """Answers one Gremlin Server request frame (mime-type header, then
         a GraphBinary or GraphSON request) in this process; the response
         frames. Used by ``stratagraph.gremlin_source``."""
+    def load_parquet(self, path: _Path, *, batch: int = 10_000) -> _Loaded:
+        """Loads a directory ``Snapshot.export_parquet`` (or ``stratagraph
+        export``) wrote into this graph, which must hold no vertex yet and
+        be of the export's kind, without the GIL. Every file is checked
+        before anything is written: a damaged export raises
+        ``InvalidInput`` naming the file (and column, in ``field``) and
+        leaves the graph unchanged."""
     def load_graphson(self, path: _Path, *, batch: int = 10_000) -> _Loaded:
         """Loads a GraphSON 3.0 file (TinkerPop's ``GraphSONWriter``: one
         vertex per line, with its typed properties and out-edges) into this
@@ -630,6 +637,17 @@ class Snapshot:
     def to_dict(self, values: npt.ArrayLike) -> Dict[_Shown, Any]:
         """``{vertex id: value}`` for an array aligned with ``vertices()``
         (keyed by ``str`` keys in a string-keyed store)."""
+    def export_parquet(
+        self, path: _Path, *, vertex_chunk: int = 1 << 18, edge_chunk: int = 1 << 22
+    ) -> Dict[str, int]:
+        """Writes this snapshot to the directory ``path`` (new or empty) as
+        Parquet files in Apache GraphAr's layout, without the GIL: a vertex
+        table per label, an edge table per (source label, edge label,
+        destination label), ids as given, typed property columns, and
+        ``stratagraph.json``. Returns ``{"timestamp", "vertices", "edges",
+        "weighted_edges", "files", "bytes"}``. ``FileExistsError`` for a
+        directory with files; ``InvalidInput`` for a property named like a
+        layout column; a failed export leaves nothing."""
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``/``Graph`` copy with ``weight`` attributes."""
     def to_scipy(self) -> Any:

@@ -122,6 +122,13 @@ impl Snapshot {
         self.store.opts.directed
     }
 
+    /// Whether the store names vertices by string keys
+    /// (`Options::string_ids`): then [`Snapshot::key_of`] gives each
+    /// vertex's key.
+    pub fn has_string_ids(&self) -> bool {
+        self.store.keys.enabled()
+    }
+
     /// Number of vertices.
     pub fn vertex_count(&self) -> u64 {
         self.vertices
