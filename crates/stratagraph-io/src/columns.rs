@@ -159,6 +159,83 @@ impl Kind {
     }
 }
 
+/// The property keys of a set of elements in first-seen order, each with
+/// the kind its values join to: the property columns of a table.
+#[derive(Debug, Default)]
+pub struct KeyKinds {
+    at: HashMap<Arc<str>, usize>,
+    keys: Vec<(Arc<str>, Kind)>,
+}
+
+impl KeyKinds {
+    /// Counts `value` into `key`'s column.
+    pub fn add(&mut self, key: &Arc<str>, value: &Value) {
+        let i = match self.at.get(&**key) {
+            Some(&i) => i,
+            None => {
+                self.keys.push((key.clone(), Kind::Unknown));
+                self.at.insert(key.clone(), self.keys.len() - 1);
+                self.keys.len() - 1
+            }
+        };
+        self.keys[i].1 = self.keys[i].1.join(Kind::of(value));
+    }
+
+    /// The keys, in first-seen order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().map(|(k, _)| &**k)
+    }
+
+    /// One field per key.
+    pub fn fields(&self) -> Vec<Field> {
+        self.keys.iter().map(|(k, kind)| kind.field(k)).collect()
+    }
+
+    /// Empty columns for `n` rows.
+    pub fn rows(&self, n: usize) -> Rows {
+        Rows {
+            at: self.at.clone(),
+            cols: vec![vec![None; n]; self.keys.len()],
+        }
+    }
+}
+
+/// Property values by key and row, gathered before the columns are built.
+#[derive(Debug)]
+pub struct Rows {
+    at: HashMap<Arc<str>, usize>,
+    cols: Vec<Vec<Option<Value>>>,
+}
+
+impl Rows {
+    /// Sets `key`'s value in `row` (a key the kinds do not know is
+    /// skipped: it cannot occur when they were gathered from the same
+    /// elements).
+    pub fn set(&mut self, key: &str, row: usize, value: Value) {
+        if let Some(&i) = self.at.get(key) {
+            if let Some(slot) = self.cols[i].get_mut(row) {
+                *slot = Some(value);
+            }
+        }
+    }
+
+    /// Makes room for `n` rows.
+    pub fn grow(&mut self, n: usize) {
+        for c in &mut self.cols {
+            c.resize(n, None);
+        }
+    }
+
+    /// The columns, in the order of `kinds`' fields.
+    pub fn build(self, kinds: &KeyKinds) -> Vec<ArrayRef> {
+        self.cols
+            .iter()
+            .zip(&kinds.keys)
+            .map(|(col, (_, kind))| kind.build(col.iter().map(Option::as_ref)))
+            .collect()
+    }
+}
+
 fn scalar_of(v: &Value) -> Option<Scalar> {
     Some(match v {
         Value::Bool(_) => Scalar::Bool,
@@ -377,7 +454,7 @@ fn build_list<'a>(e: Scalar, values: impl ExactSizeIterator<Item = Option<&'a Va
 /// Takes what [`Kind::build`] writes, and the Arrow types other writers
 /// commonly use for the same things: unsigned integers (widened to the
 /// next signed type; a UInt64 above `i64::MAX` is refused), large and view
-/// strings and binaries, timestamps of any unit (a named zone is read as
+/// strings and binaries, dictionary-encoded columns, timestamps of any unit (a named zone is read as
 /// UTC), dates (midnight UTC), large lists, maps. Anything else is refused
 /// with what the type is.
 pub struct ColumnReader<'a> {
@@ -387,12 +464,17 @@ pub struct ColumnReader<'a> {
 
 enum Read<'a> {
     Null,
+    /// A dictionary-encoded column: each row's key into the values.
+    Dictionary(Vec<usize>, Box<ColumnReader<'a>>),
     Encoded,
     Set(Box<ColumnReader<'a>>),
     List(Box<ColumnReader<'a>>),
     Map(Box<ColumnReader<'a>>, Box<ColumnReader<'a>>),
     Plain,
-    Timestamp { unit: TimeUnit, offset: i32 },
+    Timestamp {
+        unit: TimeUnit,
+        offset: i32,
+    },
     Uuid,
 }
 
@@ -403,6 +485,20 @@ impl<'a> ColumnReader<'a> {
         let encoding = field.metadata().get(ENCODING_KEY).map(String::as_str);
         let read = match (array.data_type(), encoding) {
             (DataType::Null, _) => Read::Null,
+            (DataType::Dictionary(_, value_type), _) => {
+                let d = array.as_any_dictionary();
+                let values: &'a dyn Array = d.values().as_ref();
+                let value_field = Field::new(field.name(), (**value_type).clone(), true)
+                    .with_metadata(field.metadata().clone());
+                // With no values every row is null (`normalized_keys`
+                // would panic): no key is ever read.
+                let keys = if values.is_empty() {
+                    vec![0; array.len()]
+                } else {
+                    d.normalized_keys()
+                };
+                Read::Dictionary(keys, Box::new(ColumnReader::new(values, &value_field)?))
+            }
             (DataType::Binary | DataType::LargeBinary | DataType::BinaryView, Some(ENCODED)) => {
                 Read::Encoded
             }
@@ -474,6 +570,10 @@ impl<'a> ColumnReader<'a> {
         }
         let v = match &self.read {
             Read::Null => return Ok(None),
+            Read::Dictionary(keys, values) if !values.array.is_empty() => {
+                return values.value(keys[i]);
+            }
+            Read::Dictionary(..) => return Ok(None),
             Read::Encoded => {
                 let bytes = binary_at(a, i);
                 Value::decode(bytes).map_err(|e| format!("row {i}: encoded value: {e}"))?
@@ -720,6 +820,27 @@ mod tests {
         let r = ColumnReader::new(array.as_ref(), &field).expect("readable");
         let e = r.value(0).expect_err("damaged");
         assert!(e.contains("row 0"), "{e}");
+    }
+
+    #[test]
+    fn dictionary_columns_read_as_their_values() {
+        let mut b = arrow_array::builder::StringDictionaryBuilder::<Int32Type>::new();
+        b.append_value("song");
+        b.append_null();
+        b.append_value("artist");
+        b.append_value("song");
+        let array: ArrayRef = Arc::new(b.finish());
+        let field = Field::new("l", array.data_type().clone(), true);
+        let r = ColumnReader::new(array.as_ref(), &field).expect("readable");
+        let got: Vec<Option<Value>> = (0..4).map(|i| r.value(i).expect("value")).collect();
+        let s = |x: &str| Some(Value::String(x.into()));
+        assert_eq!(got, vec![s("song"), None, s("artist"), s("song")]);
+        // A column of nulls only has no values at all.
+        let mut b = arrow_array::builder::StringDictionaryBuilder::<Int32Type>::new();
+        b.append_null();
+        let array: ArrayRef = Arc::new(b.finish());
+        let r = ColumnReader::new(array.as_ref(), &field).expect("readable");
+        assert_eq!(r.value(0), Ok(None));
     }
 
     #[test]

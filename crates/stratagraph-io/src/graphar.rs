@@ -34,7 +34,7 @@
 //! timestamp, the store's kind and each type's label and counts, which an
 //! import needs to give back the same graph.
 
-use crate::columns::{ColumnReader, Kind};
+use crate::columns::{ColumnReader, KeyKinds, Rows};
 use crate::load::{LoadError, Loaded};
 use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder, UInt64Builder};
 use arrow_array::cast::AsArray;
@@ -185,7 +185,7 @@ struct VertexType {
     name: String,
     /// Internal ids, ascending: a vertex's index is its place here.
     members: Vec<u32>,
-    keys: Vec<(Arc<str>, Kind)>,
+    kinds: KeyKinds,
 }
 
 /// One (source label, edge label or the weighted structure, destination
@@ -196,7 +196,7 @@ struct EdgeType {
     /// `None`: the weighted structure.
     label: Option<String>,
     name: String,
-    keys: Vec<(Arc<str>, Kind)>,
+    kinds: KeyKinds,
     count: u64,
     /// Chunks written per source part.
     chunks: Vec<u64>,
@@ -210,7 +210,7 @@ struct EdgeRows {
     dst: Vec<i64>,
     ids: Vec<u64>,
     weights: Vec<f64>,
-    props: Vec<Vec<Option<Value>>>,
+    props: Option<Rows>,
 }
 
 /// Writes `snap` under `dir` (created; it must not exist or be empty).
@@ -283,7 +283,7 @@ impl<'s> Exporter<'s> {
                     name: unique(&mut used, file_name(&label)),
                     label,
                     members: Vec::new(),
-                    keys: Vec::new(),
+                    kinds: KeyKinds::default(),
                 });
                 vtypes.len() - 1
             });
@@ -316,21 +316,16 @@ impl<'s> Exporter<'s> {
     /// Each vertex label's property keys and the kind of each column.
     fn vertex_kinds(&mut self) -> Result<(), ExportError> {
         for t in &mut self.vtypes {
-            let mut at: HashMap<Arc<str>, usize> = HashMap::new();
             for &v in &t.members {
                 let props = self
                     .snap
                     .properties(self.snap.external_id_unchecked(v))
                     .unwrap_or_default();
                 for (k, value) in props {
-                    let i = *at.entry(k.clone()).or_insert_with(|| {
-                        t.keys.push((k.clone(), Kind::Unknown));
-                        t.keys.len() - 1
-                    });
-                    t.keys[i].1 = t.keys[i].1.join(Kind::of(&value));
+                    t.kinds.add(&k, &value);
                 }
             }
-            if let Some((k, _)) = t.keys.iter().find(|(k, _)| RESERVED.contains(&&**k)) {
+            if let Some(k) = t.kinds.keys().find(|k| RESERVED.contains(k)) {
                 return Err(ExportError::ReservedKey {
                     what: "vertex",
                     label: t.label.clone(),
@@ -371,7 +366,7 @@ impl<'s> Exporter<'s> {
             dst: d,
             label: label_name,
             name,
-            keys: Vec::new(),
+            kinds: KeyKinds::default(),
             count: 0,
             chunks: Vec::new(),
             rows: EdgeRows::default(),
@@ -383,26 +378,19 @@ impl<'s> Exporter<'s> {
     /// Every edge type, and the property kinds of each.
     fn edge_types(&mut self) -> Result<(), ExportError> {
         let snap = self.snap;
-        let mut at: Vec<HashMap<Arc<str>, usize>> = Vec::new();
         for v in snap.vertices() {
             for e in snap.edge_ends_of(self.external(v), EdgeDirection::Out, None) {
                 let Some(o) = snap.internal_id(e.other) else {
                     continue;
                 };
                 let t = self.etype(v, Some(e.label), o);
-                at.resize_with(self.etypes.len(), HashMap::new);
-                let et = &mut self.etypes[t];
                 for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
-                    let i = *at[t].entry(k.clone()).or_insert_with(|| {
-                        et.keys.push((k.clone(), Kind::Unknown));
-                        et.keys.len() - 1
-                    });
-                    et.keys[i].1 = et.keys[i].1.join(Kind::of(&value));
+                    self.etypes[t].kinds.add(&k, &value);
                 }
             }
         }
         for t in &self.etypes {
-            if let Some((k, _)) = t.keys.iter().find(|(k, _)| RESERVED.contains(&&**k)) {
+            if let Some(k) = t.kinds.keys().find(|k| RESERVED.contains(k)) {
                 return Err(ExportError::ReservedKey {
                     what: "edge",
                     label: t.label.clone().unwrap_or_default(),
@@ -449,34 +437,24 @@ impl<'s> Exporter<'s> {
             Field::new(VERTEX_INDEX, DataType::Int64, false),
             Field::new(ID, id_type.clone(), false),
         ];
-        fields.extend(vt.keys.iter().map(|(k, kind)| kind.field(k)));
+        fields.extend(vt.kinds.fields());
         let schema: SchemaRef = Arc::new(Schema::new(fields));
-        let key_at: HashMap<&str, usize> = vt
-            .keys
-            .iter()
-            .enumerate()
-            .map(|(i, (k, _))| (&**k, i))
-            .collect();
         let base = self.dir.join("vertex").join(&vt.name).join("properties");
         let mut bytes = Vec::new();
         for (c, chunk) in vt.members.chunks(self.chunks.vertices as usize).enumerate() {
             let start = c as u64 * self.chunks.vertices;
             let n = chunk.len();
-            let mut cols: Vec<Vec<Option<Value>>> = vec![vec![None; n]; vt.keys.len()];
+            let mut cols = vt.kinds.rows(n);
             for (row, &v) in chunk.iter().enumerate() {
                 for (k, value) in snap.properties(self.external(v)).unwrap_or_default() {
-                    if let Some(&i) = key_at.get(&*k) {
-                        cols[i][row] = Some(value);
-                    }
+                    cols.set(&k, row, value);
                 }
             }
             let index: Vec<i64> = (0..n as i64).map(|i| start as i64 + i).collect();
             let ids = self.id_column(chunk, &id_type);
             let mut arrays: Vec<ArrayRef> =
                 vec![Arc::new(arrow_array::Int64Array::from(index)), ids];
-            for (i, (_, kind)) in vt.keys.iter().enumerate() {
-                arrays.push(kind.build(cols[i].iter().map(Option::as_ref)));
-            }
+            arrays.extend(cols.build(&vt.kinds));
             let batch =
                 RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io_err(&base, e))?;
             bytes.push(write_parquet(&base.join(format!("chunk{c}")), &batch)?);
@@ -550,17 +528,6 @@ impl Exporter<'_> {
     fn write_edges(&mut self) -> Result<(), ExportError> {
         let snap = self.snap;
         let directed = snap.is_directed();
-        let key_at: Vec<HashMap<Arc<str>, usize>> = self
-            .etypes
-            .iter()
-            .map(|t| {
-                t.keys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (k, _))| (k.clone(), i))
-                    .collect()
-            })
-            .collect();
         for v in snap.vertices() {
             let (_, vi) = self.place[v as usize];
             for e in snap.edge_ends_of(self.external(v), EdgeDirection::Out, None) {
@@ -573,20 +540,16 @@ impl Exporter<'_> {
                     self.place[o as usize].0 as usize,
                 )];
                 self.start_row(t, vi)?;
-                let nkeys = self.etypes[t].keys.len();
-                let rows = &mut self.etypes[t].rows;
+                let et = &mut self.etypes[t];
+                let rows = &mut et.rows;
                 rows.src.push(i64::from(vi));
                 rows.dst.push(i64::from(self.place[o as usize].1));
                 rows.ids.push(e.id);
-                rows.props.resize_with(nkeys, Vec::new);
                 let at = rows.src.len();
-                for col in &mut rows.props {
-                    col.resize(at, None);
-                }
+                let cols = rows.props.get_or_insert_with(|| et.kinds.rows(0));
+                cols.grow(at);
                 for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
-                    if let Some(&i) = key_at[t].get(&k) {
-                        rows.props[i][at - 1] = Some(value);
-                    }
+                    cols.set(&k, at - 1, value);
                 }
                 self.end_row(t)?;
             }
@@ -683,7 +646,7 @@ impl Exporter<'_> {
         let mut fields = Vec::new();
         if et.label.is_some() {
             fields.push(Field::new(ID, DataType::UInt64, false));
-            fields.extend(et.keys.iter().map(|(k, kind)| kind.field(k)));
+            fields.extend(et.kinds.fields());
         } else {
             fields.push(Field::new(WEIGHT, DataType::Float64, false));
         }
@@ -695,21 +658,17 @@ impl Exporter<'_> {
         t: usize,
         ids: Vec<u64>,
         weights: Vec<f64>,
-        props: Vec<Vec<Option<Value>>>,
+        props: Option<Rows>,
     ) -> (SchemaRef, Vec<ArrayRef>) {
         let et = &self.etypes[t];
         let schema = self.edge_schema(t);
         let mut arrays: Vec<ArrayRef> = Vec::new();
         if et.label.is_some() {
+            let n = ids.len();
             arrays.push(Arc::new(arrow_array::UInt64Array::from(ids)));
-            for (i, (_, kind)) in et.keys.iter().enumerate() {
-                let col = props.get(i);
-                let n = arrays[0].len();
-                let values: Vec<Option<&Value>> = (0..n)
-                    .map(|r| col.and_then(|c| c.get(r)).and_then(Option::as_ref))
-                    .collect();
-                arrays.push(kind.build(values.into_iter()));
-            }
+            let mut cols = props.unwrap_or_else(|| et.kinds.rows(n));
+            cols.grow(n);
+            arrays.extend(cols.build(&et.kinds));
         } else {
             let mut b = Float64Builder::with_capacity(weights.len());
             b.append_slice(&weights);

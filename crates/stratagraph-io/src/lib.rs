@@ -15,6 +15,7 @@ pub mod edgelist;
 pub mod graphar;
 pub mod graphson;
 pub mod load;
+pub mod tables;
 
 pub use edgelist::{EdgeListError, Grammar, Reader, Records, Weights};
 pub use load::{LoadError, LoadOptions, Loaded};

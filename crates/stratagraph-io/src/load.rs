@@ -256,6 +256,26 @@ impl<'g> Batcher<'g> {
         Ok(())
     }
 
+    /// Inserts `edges` (line, source, destination, weight) into the
+    /// weighted structure in atomic batches of up to a million edges.
+    pub(crate) fn weighted(&mut self, edges: &[(u64, RawId, RawId, f64)]) -> Result<(), LoadError> {
+        for chunk in edges.chunks(1 << 20) {
+            let mut batch = Vec::with_capacity(chunk.len());
+            for (line, src, dst, w) in chunk {
+                let s = self.vertex_id(*line, "_src", src)?;
+                let d = self.vertex_id(*line, "_dst", dst)?;
+                batch.push((s, d, *w));
+            }
+            let line = chunk.first().map_or(0, |c| c.0);
+            self.g
+                .insert_edges(&batch)
+                .map_err(|e| self.engine(line, e))?;
+            self.loaded.edges += batch.len() as u64;
+            self.loaded.batches += 1;
+        }
+        Ok(())
+    }
+
     /// Commits the open batch, if any.
     pub(crate) fn commit(&mut self, line: u64) -> Result<(), LoadError> {
         if let Some(tx) = self.tx.take() {

@@ -716,6 +716,59 @@ impl PyGraph {
             .collect())
     }
 
+    /// Loads Arrow tables into this graph, without the GIL: ``vertices``
+    /// then ``edges``, each anything with ``__arrow_c_stream__`` (a
+    /// pyarrow Table, a polars or pandas DataFrame) or ``None``. Returns
+    /// ``{"vertices": n, "edges": n, "batches": n}`` (edges of both kinds).
+    ///
+    /// The columns ``to_arrow`` writes: vertices need ``_id`` (integers,
+    /// or strings in a store of string ids) and may have ``_label``; edges
+    /// need ``_src`` and ``_dst`` and may have ``_label``, ``_id`` and
+    /// ``_weight``. A row with a label is a property edge (with ``_id``,
+    /// or a new id where it is null); a row without one is an edge of the
+    /// weighted structure (``_weight``, or 1.0). Every other column is a
+    /// property; nulls are absent values. A vertex already in the graph
+    /// gets the row's properties.
+    ///
+    /// Both tables are read and checked before anything is written (a
+    /// missing column, a null id, a column type with no property type):
+    /// ``InvalidInput`` naming the table and column (in ``field``), the
+    /// graph unchanged. ``batch`` rows are one transaction; a row the
+    /// store refuses (an edge id in use, a missing vertex) keeps the
+    /// batches before it, and the error says so (``line`` is the row, from
+    /// 1).
+    #[pyo3(signature = (vertices = None, edges = None, *, batch = 10_000))]
+    fn load_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        vertices: Option<Bound<'py, PyAny>>,
+        edges: Option<Bound<'py, PyAny>>,
+        batch: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use stratagraph_io::tables::{self, table_name, Table};
+        let opts = loaders::options(batch)?;
+        let read = |obj: Option<Bound<'py, PyAny>>, what: &str| -> PyResult<Option<Table>> {
+            match obj {
+                Some(o) if !o.is_none() => {
+                    let (schema, batches) = crate::arrow::read_stream(&o, what)?;
+                    Ok(Some(Table {
+                        name: table_name(what),
+                        schema,
+                        batches,
+                    }))
+                }
+                _ => Ok(None),
+            }
+        };
+        let v = read(vertices, "vertices")?;
+        let e = read(edges, "edges")?;
+        let loaded = self.with(|g| {
+            py.detach(|| tables::load(g, v.as_ref(), e.as_ref(), opts.batch))
+                .map_err(|err| loaders::error(py, err))
+        })?;
+        loaders::loaded_dict(py, loaded)
+    }
+
     /// Loads the directory ``path`` that ``Snapshot.export_parquet`` (or
     /// ``stratagraph export``) wrote into this graph, which must hold no
     /// vertex yet and be of the export's kind (directed or not, string

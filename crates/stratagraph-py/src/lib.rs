@@ -18,6 +18,7 @@
 //! Python-level locking.
 
 mod analytics;
+mod arrow;
 mod conversions;
 mod edgelist;
 mod edges;
@@ -39,6 +40,7 @@ fn stratagraph_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<snapshot::PySnapshot>()?;
     m.add_class::<transaction::PyTransaction>()?;
+    m.add_class::<arrow::PyArrowStream>()?;
     errors::register(m)?;
     m.add_class::<edgelist::PyEdgeListReader>()?;
     m.add_function(wrap_pyfunction!(errors::_raise_engine_bug, m)?)?;

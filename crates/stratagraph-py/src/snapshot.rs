@@ -344,6 +344,49 @@ impl PySnapshot {
         self.with(|s| Ok(s.timestamp()))
     }
 
+    /// This snapshot as two ``pyarrow.Table``s, ``(vertices, edges)``
+    /// (needs pyarrow; ``arrow_vertices()``/``arrow_edges()`` give the same
+    /// tables to any Arrow consumer without it: ``polars.DataFrame(...)``,
+    /// ``duckdb.arrow(...)``).
+    ///
+    /// ``vertices``: ``_id`` (the id as given: int64, or string in a store
+    /// of string ids), ``_label`` (dictionary-encoded string), one column
+    /// per property key. ``edges``: ``_id`` (the property edge's id; null
+    /// for a weighted edge), ``_src``, ``_dst``, ``_label`` (null for the
+    /// weighted structure), ``_weight`` (null for property edges), one
+    /// column per property key; an undirected graph lists each weighted
+    /// edge once. A column whose values all have one type is that Arrow
+    /// type (Int32 stays int32); one of mixed types holds each value in
+    /// the engine's binary encoding (``docs/FORMAT.md`` §7.2), which
+    /// ``Graph.load_arrow`` reads back exactly. Built without the GIL;
+    /// ``InvalidInput`` for a property named like one of the tables' own
+    /// columns.
+    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let pa = py.import("pyarrow")?;
+        let v = pa.call_method1("table", (self.arrow_vertices(py)?,))?;
+        let e = pa.call_method1("table", (self.arrow_edges(py)?,))?;
+        PyTuple::new(py, [v, e])
+    }
+
+    /// The vertex table of ``to_arrow`` as a ``stratagraph.ArrowStream``
+    /// (the Arrow PyCapsule interface), for consumers other than pyarrow.
+    fn arrow_vertices(&self, py: Python<'_>) -> PyResult<crate::arrow::PyArrowStream> {
+        let (schema, batches) = self.with(|s| {
+            py.detach(|| stratagraph_io::tables::vertex_table(s))
+                .map_err(|e| errors::InvalidInput::new_err(e.to_string()))
+        })?;
+        Ok(crate::arrow::PyArrowStream::new(schema, batches))
+    }
+
+    /// The edge table of ``to_arrow`` as a ``stratagraph.ArrowStream``.
+    fn arrow_edges(&self, py: Python<'_>) -> PyResult<crate::arrow::PyArrowStream> {
+        let (schema, batches) = self.with(|s| {
+            py.detach(|| stratagraph_io::tables::edge_table(s))
+                .map_err(|e| errors::InvalidInput::new_err(e.to_string()))
+        })?;
+        Ok(crate::arrow::PyArrowStream::new(schema, batches))
+    }
+
     /// Writes this snapshot to the directory ``path`` as Parquet files in
     /// Apache GraphAr's layout (``docs/FORMAT.md`` §8), without the GIL: a
     /// vertex table per label and an edge table per (source label, edge

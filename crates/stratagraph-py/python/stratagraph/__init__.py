@@ -17,6 +17,7 @@ and values raise ``TypeError``/``ValueError`` naming the argument.
 
 from ._native import _parquet_kind
 from ._native import (
+    ArrowStream,
     CapacityExceeded,
     Closed,
     Conflict,
@@ -50,6 +51,16 @@ def gremlin_source(graph, traversal_source="g"):
 
     return source(graph, traversal_source)
 
+def from_arrow(vertices=None, edges=None, *, directed=True, string_ids=False, batch=10_000):
+    """A new in-memory ``Graph`` holding Arrow tables (a pyarrow Table, a
+    polars or pandas DataFrame: anything with ``__arrow_c_stream__``) in
+    the columns ``Snapshot.to_arrow`` gives; see ``Graph.load_arrow``.
+    ``string_ids=True`` for tables whose ids are strings."""
+    g = Graph.in_memory(directed=directed, string_ids=string_ids)
+    g.load_arrow(vertices, edges, batch=batch)
+    return g
+
+
 def read_parquet(path, store=None, *, batch=10_000):
     """A new ``Graph`` holding the directory ``path`` that
     ``Snapshot.export_parquet`` (or ``stratagraph export``) wrote: in memory,
@@ -71,6 +82,7 @@ def read_parquet(path, store=None, *, batch=10_000):
 
 
 __all__ = [
+    "ArrowStream",
     "CapacityExceeded",
     "Closed",
     "Conflict",
@@ -90,6 +102,7 @@ __all__ = [
     "UnsupportedFormat",
     "__version__",
     "as_dict",
+    "from_arrow",
     "from_networkx",
     "gremlin_source",
     "read_edgelist",

@@ -5,6 +5,7 @@ from typing import Any, Dict, Final, Optional, Union
 
 import numpy.typing as npt
 
+from ._native import ArrowStream as ArrowStream
 from ._native import CapacityExceeded as CapacityExceeded
 from ._native import Closed as Closed
 from ._native import Conflict as Conflict
@@ -62,6 +63,17 @@ def gremlin_source(graph: Graph, traversal_source: str = "g") -> Any:
 def as_dict(s: Snapshot, values: npt.ArrayLike) -> Dict[Union[int, str], Any]:
     """``{vertex id: value}`` for an array aligned with ``s.vertices()``
     (keyed by ``str`` keys in a string-keyed store)."""
+
+def from_arrow(
+    vertices: Any = None,
+    edges: Any = None,
+    *,
+    directed: bool = True,
+    string_ids: bool = False,
+    batch: int = 10_000,
+) -> Graph:
+    """A new in-memory ``Graph`` holding Arrow tables in ``to_arrow``'s
+    columns (``Graph.load_arrow``)."""
 
 def read_parquet(
     path: Union[str, "os.PathLike[str]"],

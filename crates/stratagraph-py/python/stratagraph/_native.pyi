@@ -321,6 +321,15 @@ class Graph:
         """Answers one Gremlin Server request frame (mime-type header, then
         a GraphBinary or GraphSON request) in this process; the response
         frames. Used by ``stratagraph.gremlin_source``."""
+    def load_arrow(
+        self, vertices: Any = None, edges: Any = None, *, batch: int = 10_000
+    ) -> _Loaded:
+        """Loads Arrow tables (anything with ``__arrow_c_stream__``) in
+        ``to_arrow``'s columns: vertices need ``_id``, edges ``_src`` and
+        ``_dst``; a labelled edge is a property edge, an unlabelled one a
+        weighted edge. Both tables are checked before anything is written
+        (``InvalidInput`` naming the column in ``field``); ``TypeError``
+        for something that is not a table."""
     def load_parquet(self, path: _Path, *, batch: int = 10_000) -> _Loaded:
         """Loads a directory ``Snapshot.export_parquet`` (or ``stratagraph
         export``) wrote into this graph, which must hold no vertex yet and
@@ -479,6 +488,12 @@ class Transaction:
     ) -> Literal[False]: ...
 
 @final
+class ArrowStream:
+    """A table as an Arrow C stream (``__arrow_c_stream__``): pass it to
+    ``pyarrow.table``, ``polars.DataFrame`` or DuckDB."""
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+    def __len__(self) -> int: ...
+
 class Snapshot:
     """A consistent read-only view at one commit. Per-vertex arrays are
     aligned with ``vertices()`` (ascending internal id, i.e. first-seen
@@ -637,6 +652,18 @@ class Snapshot:
     def to_dict(self, values: npt.ArrayLike) -> Dict[_Shown, Any]:
         """``{vertex id: value}`` for an array aligned with ``vertices()``
         (keyed by ``str`` keys in a string-keyed store)."""
+    def to_arrow(self) -> Tuple[Any, Any]:
+        """``(vertices, edges)`` as ``pyarrow.Table``s (needs pyarrow).
+        vertices: ``_id``, ``_label``, one column per property key; edges:
+        ``_id`` (null for weighted edges), ``_src``, ``_dst``, ``_label``
+        (null for weighted edges), ``_weight`` (null for property edges),
+        one column per property key. Values keep their types; a key of
+        mixed types is a binary column of encoded values, which
+        ``Graph.load_arrow`` reads back exactly."""
+    def arrow_vertices(self) -> ArrowStream:
+        """The vertex table of ``to_arrow`` for any Arrow consumer."""
+    def arrow_edges(self) -> ArrowStream:
+        """The edge table of ``to_arrow`` for any Arrow consumer."""
     def export_parquet(
         self, path: _Path, *, vertex_chunk: int = 1 << 18, edge_chunk: int = 1 << 22
     ) -> Dict[str, int]:
