@@ -449,6 +449,43 @@ fn build_list<'a>(e: Scalar, values: impl ExactSizeIterator<Item = Option<&'a Va
     }
 }
 
+/// Per row of a table, its properties: (key, value) for each non-null
+/// cell, in column order.
+pub type RowProperties = Vec<Vec<(String, Value)>>;
+
+/// Every row's properties from the columns of `batches` not named in
+/// `own`: per row, (key, value) for each non-null cell, in column order.
+/// `Err((column, what))` for a column of a type no property has or a
+/// value that does not read (naming the row).
+pub fn row_properties(
+    schema: &arrow_schema::Schema,
+    batches: &[arrow_array::RecordBatch],
+    own: &[&str],
+) -> Result<RowProperties, (String, String)> {
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let mut out: RowProperties = vec![Vec::new(); rows];
+    for (c, field) in schema.fields().iter().enumerate() {
+        if own.contains(&field.name().as_str()) {
+            continue;
+        }
+        let mut at = 0;
+        for b in batches {
+            let a = b.column(c);
+            let r = ColumnReader::new(a.as_ref(), field).map_err(|e| (field.name().clone(), e))?;
+            for row in 0..a.len() {
+                let v = r
+                    .value(row)
+                    .map_err(|e| (field.name().clone(), format!("row {}: {e}", at + row)))?;
+                if let Some(v) = v {
+                    out[at + row].push((field.name().clone(), v));
+                }
+            }
+            at += a.len();
+        }
+    }
+    Ok(out)
+}
+
 /// Reads the typed values of a column back, one per row (`None`: null).
 ///
 /// Takes what [`Kind::build`] writes, and the Arrow types other writers
@@ -561,8 +598,9 @@ impl<'a> ColumnReader<'a> {
         Ok(ColumnReader { array, read })
     }
 
-    /// The value in row `i`; `Err` for an encoded value that does not
-    /// decode or a number out of range.
+    /// The value in row `i`; `Err` (saying what, not where: the caller
+    /// knows the row) for an encoded value that does not decode or a
+    /// number out of range.
     pub fn value(&self, i: usize) -> Result<Option<Value>, String> {
         let a = self.array;
         if a.is_null(i) {
@@ -576,7 +614,7 @@ impl<'a> ColumnReader<'a> {
             Read::Dictionary(..) => return Ok(None),
             Read::Encoded => {
                 let bytes = binary_at(a, i);
-                Value::decode(bytes).map_err(|e| format!("row {i}: encoded value: {e}"))?
+                Value::decode(bytes).map_err(|e| format!("encoded value: {e}"))?
             }
             Read::List(inner) | Read::Set(inner) => {
                 let (start, end) = list_range(a, i);
@@ -599,7 +637,7 @@ impl<'a> ColumnReader<'a> {
                     let v = values.value(j)?.unwrap_or(Value::Null);
                     pairs.push((k, v));
                 }
-                Value::map(pairs).map_err(|e| format!("row {i}: {e}"))?
+                Value::map(pairs).map_err(|e| e.to_string())?
             }
             Read::Timestamp { unit, offset } => {
                 let (per_second, raw) = match unit {
@@ -617,7 +655,7 @@ impl<'a> ColumnReader<'a> {
                     ),
                 };
                 date_time(raw, per_second, *offset)
-                    .ok_or_else(|| format!("row {i}: timestamp {raw} out of range"))?
+                    .ok_or_else(|| format!("timestamp {raw} out of range"))?
             }
             Read::Uuid => {
                 let b = a.as_fixed_size_binary().value(i);
@@ -672,9 +710,7 @@ fn plain(a: &dyn Array, i: usize) -> Result<Value, String> {
         DataType::UInt32 => Value::Int64(a.as_primitive::<UInt32Type>().value(i).into()),
         DataType::UInt64 => {
             let x = a.as_primitive::<UInt64Type>().value(i);
-            Value::Int64(
-                i64::try_from(x).map_err(|_| format!("row {i}: UInt64 {x} exceeds Int64"))?,
-            )
+            Value::Int64(i64::try_from(x).map_err(|_| format!("UInt64 {x} exceeds Int64"))?)
         }
         DataType::Float32 => Value::Float32(a.as_primitive::<Float32Type>().value(i)),
         DataType::Float64 => Value::Float64(a.as_primitive::<Float64Type>().value(i)),
@@ -687,11 +723,11 @@ fn plain(a: &dyn Array, i: usize) -> Result<Value, String> {
         DataType::FixedSizeBinary(_) => Value::Bytes(a.as_fixed_size_binary().value(i).to_vec()),
         DataType::Date32 => {
             let days = i64::from(a.as_primitive::<Date32Type>().value(i));
-            date_time(days * 86_400, 1, 0).ok_or_else(|| format!("row {i}: date out of range"))?
+            date_time(days * 86_400, 1, 0).ok_or_else(|| "date out of range".to_owned())?
         }
         DataType::Date64 => {
             let ms = a.as_primitive::<Date64Type>().value(i);
-            date_time(ms, 1_000, 0).ok_or_else(|| format!("row {i}: date out of range"))?
+            date_time(ms, 1_000, 0).ok_or_else(|| "date out of range".to_owned())?
         }
         other => return Err(format!("column type {other} has no property type")),
     })
@@ -814,12 +850,12 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_encoded_value_is_an_error_naming_the_row() {
+    fn a_damaged_encoded_value_is_an_error() {
         let field = Kind::Encoded.field("p");
         let array: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![&[0xffu8, 1][..]]));
         let r = ColumnReader::new(array.as_ref(), &field).expect("readable");
         let e = r.value(0).expect_err("damaged");
-        assert!(e.contains("row 0"), "{e}");
+        assert!(e.contains("encoded value"), "{e}");
     }
 
     #[test]

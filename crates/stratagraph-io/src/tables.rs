@@ -14,7 +14,7 @@
 //! weighted edge once. Property columns are typed as [`crate::columns`]
 //! says, so values keep their types through a round trip.
 
-use crate::columns::{ColumnReader, KeyKinds};
+use crate::columns::{row_properties, ColumnReader, KeyKinds, RowProperties};
 use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, RawId, VertexRecord};
 use arrow_array::builder::{
     Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder, UInt64Builder,
@@ -416,7 +416,11 @@ fn strings(t: &Table, name: &str) -> Result<Option<Vec<Option<String>>>, LoadErr
         let a = b.column(i);
         let r = ColumnReader::new(a.as_ref(), field).map_err(|e| err(t, Some(name), e))?;
         for row in 0..a.len() {
-            match r.value(row).map_err(|e| err(t, Some(name), e))? {
+            let at = out.len();
+            match r
+                .value(row)
+                .map_err(|e| err(t, Some(name), format!("row {at}: {e}")))?
+            {
                 None => out.push(None),
                 Some(Value::String(s)) => out.push(Some(s)),
                 Some(other) => {
@@ -437,34 +441,8 @@ fn strings(t: &Table, name: &str) -> Result<Option<Vec<Option<String>>>, LoadErr
 }
 
 /// Every row's properties from the columns not named in `own`.
-fn properties(t: &Table, own: &[&str]) -> Result<Vec<Vec<(String, Value)>>, LoadError> {
-    let rows: usize = t.batches.iter().map(RecordBatch::num_rows).sum();
-    let mut out: Vec<Vec<(String, Value)>> = vec![Vec::new(); rows];
-    for (c, field) in t.schema.fields().iter().enumerate() {
-        if own.contains(&field.name().as_str()) {
-            continue;
-        }
-        let mut at = 0;
-        for b in &t.batches {
-            let a = b.column(c);
-            let r =
-                ColumnReader::new(a.as_ref(), field).map_err(|e| err(t, Some(field.name()), e))?;
-            for row in 0..a.len() {
-                let v = r.value(row).map_err(|e| {
-                    err(
-                        t,
-                        Some(field.name()),
-                        format!("{e} (table row {})", at + row),
-                    )
-                })?;
-                if let Some(v) = v {
-                    out[at + row].push((field.name().clone(), v));
-                }
-            }
-            at += a.len();
-        }
-    }
-    Ok(out)
+fn properties(t: &Table, own: &[&str]) -> Result<RowProperties, LoadError> {
+    row_properties(&t.schema, &t.batches, own).map_err(|(column, what)| err(t, Some(&column), what))
 }
 
 /// Loads `vertices` then `edges` into `g` (either may be absent).
@@ -488,7 +466,7 @@ pub fn load(
     struct Checked {
         ids: Vec<RawId>,
         labels: Option<Vec<Option<String>>>,
-        props: Vec<Vec<(String, Value)>>,
+        props: RowProperties,
     }
     let vs = match vertices {
         Some(t) => Some(Checked {
@@ -504,7 +482,7 @@ pub fn load(
         ids: Vec<Option<u64>>,
         labels: Option<Vec<Option<String>>>,
         weights: Vec<Option<f64>>,
-        props: Vec<Vec<(String, Value)>>,
+        props: RowProperties,
     }
     let es = match edges {
         Some(t) => {
