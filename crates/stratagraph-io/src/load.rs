@@ -5,13 +5,19 @@
 use std::path::{Path, PathBuf};
 use stratagraph::{EdgeId, Graph, Value, VertexId, WriteTxn};
 
+/// The most edges one weighted batch of a load takes: under the bulk
+/// load's limit of `u32::MAX / 2` edges per batch.
+pub(crate) const MAX_BATCH_EDGES: usize = 1 << 30;
+
 /// What a load has committed so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Loaded {
     /// Vertices created (vertices named again, or created by an edge, are
     /// not counted).
     pub vertices: u64,
-    /// Property edges created.
+    /// Edges written: property edges created, and (by the Parquet and
+    /// Arrow loads, which carry them) edges of the weighted structure
+    /// inserted.
     pub edges: u64,
     /// Transactions committed.
     pub batches: u64,
@@ -257,9 +263,10 @@ impl<'g> Batcher<'g> {
     }
 
     /// Inserts `edges` (line, source, destination, weight) into the
-    /// weighted structure in atomic batches of up to a million edges.
+    /// weighted structure in as few atomic batches as the engine takes (so
+    /// a store with no edge yet takes them as one bulk load).
     pub(crate) fn weighted(&mut self, edges: &[(u64, RawId, RawId, f64)]) -> Result<(), LoadError> {
-        for chunk in edges.chunks(1 << 20) {
+        for chunk in edges.chunks(MAX_BATCH_EDGES) {
             let mut batch = Vec::with_capacity(chunk.len());
             for (line, src, dst, w) in chunk {
                 let s = self.vertex_id(*line, "_src", src)?;

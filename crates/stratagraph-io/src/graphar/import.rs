@@ -1,7 +1,7 @@
 //! Reading an export directory back into a store, checked whole first.
 
 use crate::columns::{row_properties, RowProperties};
-use crate::load::{LoadError, Loaded};
+use crate::load::{LoadError, Loaded, MAX_BATCH_EDGES};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -512,9 +512,9 @@ pub fn stored_kind(dir: &Path) -> Result<(bool, bool), LoadError> {
 /// Reads and checks everything first (every file, type, id and end; a
 /// bad one is an error naming its file and column), so an export that
 /// fails leaves the store unchanged. Then writes vertices and property
-/// edges in transactions of `batch` records and the weighted structure
-/// in batches of one chunk each (the first a bulk load, as the store holds
-/// no edge yet).
+/// edges in transactions of `batch` records, and the weighted structure
+/// (every weighted edge type together) as one batch, which a store that
+/// holds no edge yet takes as a bulk load straight into a level.
 pub fn import(g: &Graph, dir: &Path, batch: usize) -> Result<Loaded, LoadError> {
     let checked = check(dir)?;
     let meta_file = dir.join(META_FILE);
@@ -597,6 +597,8 @@ pub fn import(g: &Graph, dir: &Path, batch: usize) -> Result<Loaded, LoadError> 
         }
         store_ids.push(ids);
     }
+    let mut weighted: Vec<(VertexId, VertexId, f64)> = Vec::new();
+    let mut first_weighted: Option<&Path> = None;
     for (e, chunks) in checked.meta.edges.iter().zip(&checked.edges) {
         let (src_ids, dst_ids) = (&store_ids[e.src], &store_ids[e.dst]);
         for chunk in chunks {
@@ -607,16 +609,11 @@ pub fn import(g: &Graph, dir: &Path, batch: usize) -> Result<Loaded, LoadError> 
                 )
             };
             if e.weighted {
-                let edges: Vec<(VertexId, VertexId, f64)> = (0..chunk.src.len())
-                    .map(|i| {
-                        let (s, d) = ends(i);
-                        (s, d, chunk.weights[i])
-                    })
-                    .collect();
-                g.insert_edges(&edges)
-                    .map_err(|err| engine(&chunk.file, err, loaded))?;
-                loaded.edges += edges.len() as u64;
-                loaded.batches += 1;
+                first_weighted.get_or_insert(&chunk.file);
+                weighted.extend((0..chunk.src.len()).map(|i| {
+                    let (s, d) = ends(i);
+                    (s, d, chunk.weights[i])
+                }));
                 continue;
             }
             let label = e.label.as_deref().unwrap_or_default();
@@ -640,6 +637,14 @@ pub fn import(g: &Graph, dir: &Path, batch: usize) -> Result<Loaded, LoadError> 
                 loaded.batches += 1;
             }
         }
+    }
+    // Within the bulk load's limit per batch (u32 entry indices).
+    for part in weighted.chunks(MAX_BATCH_EDGES) {
+        let file = first_weighted.unwrap_or(dir);
+        g.insert_edges(part)
+            .map_err(|err| engine(file, err, loaded))?;
+        loaded.edges += part.len() as u64;
+        loaded.batches += 1;
     }
     Ok(loaded)
 }
