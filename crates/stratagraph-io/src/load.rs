@@ -262,22 +262,45 @@ impl<'g> Batcher<'g> {
         Ok(())
     }
 
-    /// Inserts `edges` (line, source, destination, weight) into the
-    /// weighted structure in as few atomic batches as the engine takes (so
-    /// a store with no edge yet takes them as one bulk load).
-    pub(crate) fn weighted(&mut self, edges: &[(u64, RawId, RawId, f64)]) -> Result<(), LoadError> {
+    /// The store's vertex id for `raw` (see `vertex_id`), for loaders that
+    /// batch vertices or edges themselves.
+    pub(crate) fn resolve(
+        &self,
+        line: u64,
+        field: &str,
+        raw: &RawId,
+    ) -> Result<VertexId, LoadError> {
+        self.vertex_id(line, field, raw)
+    }
+
+    /// Inserts `vertices` (no label, no property) as one atomic batch,
+    /// counting those it created.
+    pub(crate) fn plain_vertices(&mut self, vertices: &[VertexId]) -> Result<(), LoadError> {
+        if vertices.is_empty() {
+            return Ok(());
+        }
+        let before = self.g.snapshot().vertex_count();
+        self.g
+            .insert_vertices(vertices)
+            .map_err(|e| self.engine(0, e))?;
+        self.loaded.vertices += self.g.snapshot().vertex_count().saturating_sub(before);
+        self.loaded.batches += 1;
+        Ok(())
+    }
+
+    /// Inserts `edges` into the weighted structure in as few atomic
+    /// batches as the engine takes (so a store with no edge yet takes them
+    /// as one bulk load); `line` is the first one's, for errors.
+    pub(crate) fn weighted(
+        &mut self,
+        edges: &[(VertexId, VertexId, f64)],
+        line: u64,
+    ) -> Result<(), LoadError> {
         for chunk in edges.chunks(MAX_BATCH_EDGES) {
-            let mut batch = Vec::with_capacity(chunk.len());
-            for (line, src, dst, w) in chunk {
-                let s = self.vertex_id(*line, "_src", src)?;
-                let d = self.vertex_id(*line, "_dst", dst)?;
-                batch.push((s, d, *w));
-            }
-            let line = chunk.first().map_or(0, |c| c.0);
             self.g
-                .insert_edges(&batch)
+                .insert_edges(chunk)
                 .map_err(|e| self.engine(line, e))?;
-            self.loaded.edges += batch.len() as u64;
+            self.loaded.edges += chunk.len() as u64;
             self.loaded.batches += 1;
         }
         Ok(())

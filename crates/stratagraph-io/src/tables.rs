@@ -315,49 +315,61 @@ fn err(t: &Table, column: Option<&str>, what: impl Into<String>) -> LoadError {
     }
 }
 
-/// Reads every row's `RawId` from column `name` (integers or strings).
-fn raw_ids(t: &Table, name: &str) -> Result<Vec<RawId>, LoadError> {
+/// Vertex ids as a table gives them: integers, or strings (keys).
+enum IdColumn {
+    Ints(Vec<u64>),
+    Keys(Vec<String>),
+}
+
+impl IdColumn {
+    fn raw(&self, row: usize) -> RawId {
+        match self {
+            IdColumn::Ints(v) => RawId::Int(v[row]),
+            IdColumn::Keys(v) => RawId::Str(v[row].clone()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            IdColumn::Ints(v) => v.len(),
+            IdColumn::Keys(v) => v.len(),
+        }
+    }
+}
+
+/// Every row's id from column `name`: integers (no negative one) or
+/// strings, never null.
+fn id_column(t: &Table, name: &str) -> Result<IdColumn, LoadError> {
     let Ok(i) = t.schema.index_of(name) else {
         return Err(err(t, Some(name), "missing column"));
     };
-    let mut out = Vec::new();
+    let rows: usize = t.batches.iter().map(RecordBatch::num_rows).sum();
+    let mut ints = Vec::new();
+    let mut keys = Vec::new();
+    let mut at = 0;
     for b in &t.batches {
         let a = b.column(i);
         if a.null_count() > 0 {
-            return Err(err(
-                t,
-                Some(name),
-                format!("null in row {}", out.len() + first_null(a.as_ref())),
-            ));
+            let row = at + first_null(a.as_ref());
+            return Err(err(t, Some(name), format!("null in row {row}")));
         }
         match a.data_type() {
             DataType::Int64 | DataType::Int32 | DataType::UInt32 | DataType::UInt64 => {
-                let cast = arrow_cast_u64(a.as_ref());
-                for (row, x) in cast.into_iter().enumerate() {
-                    out.push(RawId::Int(x.ok_or_else(|| {
-                        err(
-                            t,
-                            Some(name),
-                            format!("row {}: a negative id", out.len() + row),
-                        )
-                    })?));
+                ints.reserve(rows);
+                for (row, x) in arrow_cast_u64(a.as_ref()).into_iter().enumerate() {
+                    let x = x.ok_or_else(|| {
+                        err(t, Some(name), format!("row {}: a negative id", at + row))
+                    })?;
+                    ints.push(x);
                 }
             }
-            DataType::Utf8 => out.extend(
-                a.as_string::<i32>()
-                    .iter()
-                    .map(|s| RawId::Str(s.unwrap_or_default().to_owned())),
-            ),
-            DataType::LargeUtf8 => out.extend(
-                a.as_string::<i64>()
-                    .iter()
-                    .map(|s| RawId::Str(s.unwrap_or_default().to_owned())),
-            ),
-            DataType::Utf8View => out.extend(
-                a.as_string_view()
-                    .iter()
-                    .map(|s| RawId::Str(s.unwrap_or_default().to_owned())),
-            ),
+            DataType::Utf8 => keys.extend(a.as_string::<i32>().iter().flatten().map(str::to_owned)),
+            DataType::LargeUtf8 => {
+                keys.extend(a.as_string::<i64>().iter().flatten().map(str::to_owned))
+            }
+            DataType::Utf8View => {
+                keys.extend(a.as_string_view().iter().flatten().map(str::to_owned))
+            }
             other => {
                 return Err(err(
                     t,
@@ -366,8 +378,17 @@ fn raw_ids(t: &Table, name: &str) -> Result<Vec<RawId>, LoadError> {
                 ))
             }
         }
+        at += a.len();
     }
-    Ok(out)
+    match (ints.is_empty(), keys.is_empty()) {
+        (_, true) => Ok(IdColumn::Ints(ints)),
+        (true, false) => Ok(IdColumn::Keys(keys)),
+        (false, false) => Err(err(
+            t,
+            Some(name),
+            "integers in some batches, strings in others",
+        )),
+    }
 }
 
 fn first_null(a: &dyn Array) -> usize {
@@ -404,12 +425,22 @@ fn arrow_cast_u64(a: &dyn Array) -> Vec<Option<u64>> {
     }
 }
 
-/// Every row's value of an optional string column (`None` when absent or
-/// null).
+/// Whether column `i` is null in every row.
+fn all_null(t: &Table, i: usize) -> bool {
+    t.batches
+        .iter()
+        .all(|b| b.column(i).null_count() == b.num_rows())
+}
+
+/// Every row's value of an optional string column; `None` when the
+/// column is absent or null in every row (nothing to read per row).
 fn strings(t: &Table, name: &str) -> Result<Option<Vec<Option<String>>>, LoadError> {
     let Ok(i) = t.schema.index_of(name) else {
         return Ok(None);
     };
+    if all_null(t, i) {
+        return Ok(None);
+    }
     let field = t.schema.field(i);
     let mut out = Vec::new();
     for b in &t.batches {
@@ -427,11 +458,7 @@ fn strings(t: &Table, name: &str) -> Result<Option<Vec<Option<String>>>, LoadErr
                     return Err(err(
                         t,
                         Some(name),
-                        format!(
-                            "row {}: a {}, expected a string",
-                            out.len(),
-                            other.type_name()
-                        ),
+                        format!("row {at}: a {}, expected a string", other.type_name()),
                     ))
                 }
             }
@@ -440,9 +467,80 @@ fn strings(t: &Table, name: &str) -> Result<Option<Vec<Option<String>>>, LoadErr
     Ok(Some(out))
 }
 
-/// Every row's properties from the columns not named in `own`.
+/// Every row's properties from the columns not named in `own` (empty
+/// when there is no such column).
 fn properties(t: &Table, own: &[&str]) -> Result<RowProperties, LoadError> {
+    let any = t
+        .schema
+        .fields()
+        .iter()
+        .any(|f| !own.contains(&f.name().as_str()));
+    if !any {
+        return Ok(Vec::new());
+    }
     row_properties(&t.schema, &t.batches, own).map_err(|(column, what)| err(t, Some(&column), what))
+}
+
+/// Row `row`'s properties, taken out of `props` (empty if it has none).
+fn take(props: &mut RowProperties, row: usize) -> Vec<(String, Value)> {
+    props.get_mut(row).map(std::mem::take).unwrap_or_default()
+}
+
+/// The optional `_id` column of an edge table: per row an id or null
+/// (`None`: absent or all null).
+fn edge_ids(t: &Table) -> Result<Option<Vec<Option<u64>>>, LoadError> {
+    let Ok(i) = t.schema.index_of(ID) else {
+        return Ok(None);
+    };
+    if all_null(t, i) {
+        return Ok(None);
+    }
+    let mut ids = Vec::new();
+    for b in &t.batches {
+        let a = b.column(i);
+        if !matches!(
+            a.data_type(),
+            DataType::UInt64 | DataType::Int64 | DataType::Int32 | DataType::UInt32
+        ) {
+            return Err(err(
+                t,
+                Some(ID),
+                format!("type {}, expected integers", a.data_type()),
+            ));
+        }
+        for (row, x) in arrow_cast_u64(a.as_ref()).into_iter().enumerate() {
+            let at = ids.len();
+            if a.is_null(row) {
+                ids.push(None);
+            } else {
+                let x = x.ok_or_else(|| err(t, Some(ID), format!("row {at}: a negative id")))?;
+                ids.push(Some(x));
+            }
+        }
+    }
+    Ok(Some(ids))
+}
+
+/// The optional `_weight` column: per row the weight, 1.0 where null or
+/// absent.
+fn weights(t: &Table, rows: usize) -> Result<Vec<f64>, LoadError> {
+    let Ok(i) = t.schema.index_of(WEIGHT) else {
+        return Ok(vec![1.0; rows]);
+    };
+    let mut out = Vec::with_capacity(rows);
+    for b in &t.batches {
+        let a = b.column(i);
+        if a.data_type() != &DataType::Float64 {
+            return Err(err(
+                t,
+                Some(WEIGHT),
+                format!("type {}, expected Float64", a.data_type()),
+            ));
+        }
+        let p = a.as_primitive::<Float64Type>();
+        out.extend((0..p.len()).map(|r| if p.is_null(r) { 1.0 } else { p.value(r) }));
+    }
+    Ok(out)
 }
 
 /// Loads `vertices` then `edges` into `g` (either may be absent).
@@ -451,12 +549,14 @@ fn properties(t: &Table, own: &[&str]) -> Result<RowProperties, LoadError> {
 /// a usable type, no null id or end, every value readable), so a bad
 /// table changes nothing. Then vertices go in as the loaders do: a new
 /// vertex with its label and properties, a vertex already there gets the
-/// row's properties set. Edges with a `_label` are property edges (with
-/// the row's `_id`, or a new id where it is null or absent); edges with
-/// a null or absent `_label` go into the weighted structure (`_weight`,
-/// or 1.0), in atomic batches. `batch` rows per transaction; a failure
-/// the store reports (an edge id in use, a missing end) keeps the
-/// batches before it and says how many (`LoadError::loaded`).
+/// row's properties set; rows with neither a label nor a property go in
+/// as one batch. Edges with a `_label` are property edges (with the row's
+/// `_id`, or a new id where it is null or absent); edges with a null or
+/// absent `_label` go into the weighted structure (`_weight`, or 1.0) as
+/// one batch (a bulk load into a store with no edge yet). `batch` rows
+/// per transaction; a failure the store reports (an edge id in use, a
+/// missing end) keeps the batches before it and says how many
+/// (`LoadError::loaded`).
 pub fn load(
     g: &Graph,
     vertices: Option<&Table>,
@@ -464,88 +564,37 @@ pub fn load(
     batch: usize,
 ) -> Result<Loaded, LoadError> {
     struct Checked {
-        ids: Vec<RawId>,
+        ids: IdColumn,
         labels: Option<Vec<Option<String>>>,
         props: RowProperties,
     }
     let vs = match vertices {
         Some(t) => Some(Checked {
-            ids: raw_ids(t, ID)?,
+            ids: id_column(t, ID)?,
             labels: strings(t, LABEL)?,
             props: properties(t, &[ID, LABEL])?,
         }),
         None => None,
     };
     struct CheckedEdges {
-        src: Vec<RawId>,
-        dst: Vec<RawId>,
-        ids: Vec<Option<u64>>,
+        src: IdColumn,
+        dst: IdColumn,
+        ids: Option<Vec<Option<u64>>>,
         labels: Option<Vec<Option<String>>>,
-        weights: Vec<Option<f64>>,
+        weights: Vec<f64>,
         props: RowProperties,
     }
     let es = match edges {
         Some(t) => {
-            let src = raw_ids(t, SRC)?;
-            let dst = raw_ids(t, DST)?;
-            let n = src.len();
-            let mut ids = vec![None; n];
-            if let Ok(i) = t.schema.index_of(ID) {
-                let mut at = 0;
-                for b in &t.batches {
-                    let a = b.column(i);
-                    if !matches!(
-                        a.data_type(),
-                        DataType::UInt64 | DataType::Int64 | DataType::Int32 | DataType::UInt32
-                    ) {
-                        return Err(err(
-                            t,
-                            Some(ID),
-                            format!("type {}, expected integers", a.data_type()),
-                        ));
-                    }
-                    let vals = arrow_cast_u64(a.as_ref());
-                    for (row, x) in vals.into_iter().enumerate() {
-                        if !a.is_null(row) {
-                            ids[at + row] = Some(x.ok_or_else(|| {
-                                err(t, Some(ID), format!("row {}: a negative id", at + row))
-                            })?);
-                        }
-                    }
-                    at += a.len();
-                }
-            }
-            let mut weights = vec![None; n];
-            if let Ok(i) = t.schema.index_of(WEIGHT) {
-                let mut at = 0;
-                for b in &t.batches {
-                    let a = b.column(i);
-                    let a = match a.data_type() {
-                        DataType::Float64 => a.clone(),
-                        other => {
-                            return Err(err(
-                                t,
-                                Some(WEIGHT),
-                                format!("type {other}, expected Float64"),
-                            ))
-                        }
-                    };
-                    let p = a.as_primitive::<Float64Type>();
-                    for row in 0..p.len() {
-                        if !p.is_null(row) {
-                            weights[at + row] = Some(p.value(row));
-                        }
-                    }
-                    at += p.len();
-                }
-            }
+            let src = id_column(t, SRC)?;
+            let dst = id_column(t, DST)?;
             Some(CheckedEdges {
+                ids: edge_ids(t)?,
+                labels: strings(t, LABEL)?,
+                weights: weights(t, src.len())?,
+                props: properties(t, &[ID, SRC, DST, LABEL, WEIGHT])?,
                 src,
                 dst,
-                ids,
-                labels: strings(t, LABEL)?,
-                weights,
-                props: properties(t, &[ID, SRC, DST, LABEL, WEIGHT])?,
             })
         }
         None => None,
@@ -555,42 +604,59 @@ pub fn load(
         batch: batch.max(1),
     };
     let mut b = Batcher::new(g, &name(vertices), opts, Loaded::default());
-    if let Some(vs) = vs {
-        for (row, (id, props)) in vs.ids.into_iter().zip(vs.props).enumerate() {
+    if let Some(mut vs) = vs {
+        let mut plain = Vec::new();
+        for row in 0..vs.ids.len() {
+            let line = row as u64 + 1;
+            let label = vs.labels.as_ref().and_then(|l| l[row].clone());
+            let props = take(&mut vs.props, row);
+            let labelled = label
+                .as_deref()
+                .is_some_and(|l| l != stratagraph::DEFAULT_LABEL);
+            if props.is_empty() && !labelled {
+                plain.push(b.resolve(line, ID, &vs.ids.raw(row))?);
+                continue;
+            }
             let record = VertexRecord {
-                id,
+                id: vs.ids.raw(row),
                 id_field: ID.into(),
-                label: vs.labels.as_ref().and_then(|l| l[row].clone()),
+                label,
                 props,
             };
-            b.vertex(row as u64 + 1, &record)?;
+            b.vertex(line, &record)?;
         }
         b.commit(0)?;
+        b.plain_vertices(&plain)?;
     }
-    if let Some(es) = es {
+    if let Some(mut es) = es {
         b.set_file(&name(edges));
-        let mut weighted: Vec<(u64, RawId, RawId, f64)> = Vec::new();
-        let rows = es.src.into_iter().zip(es.dst).zip(es.props);
-        for (row, ((src, dst), props)) in rows.enumerate() {
+        let mut weighted: Vec<(VertexId, VertexId, f64)> = Vec::new();
+        let mut first_weighted = None;
+        for row in 0..es.src.len() {
             let line = row as u64 + 1;
             match es.labels.as_ref().and_then(|l| l[row].clone()) {
                 Some(label) => {
                     let record = EdgeRecord {
-                        id: es.ids[row],
-                        src,
-                        dst,
+                        id: es.ids.as_ref().and_then(|ids| ids[row]),
+                        src: es.src.raw(row),
+                        dst: es.dst.raw(row),
                         src_field: SRC.into(),
                         dst_field: DST.into(),
                         label,
-                        props,
+                        props: take(&mut es.props, row),
                     };
                     b.edge(line, &record)?;
                 }
-                None => weighted.push((line, src, dst, es.weights[row].unwrap_or(1.0))),
+                None => {
+                    first_weighted.get_or_insert(line);
+                    let s = b.resolve(line, SRC, &es.src.raw(row))?;
+                    let d = b.resolve(line, DST, &es.dst.raw(row))?;
+                    weighted.push((s, d, es.weights[row]));
+                }
             }
         }
         b.commit(0)?;
-        b.weighted(&weighted)?;
+        b.weighted(&weighted, first_weighted.unwrap_or(0))?;
     }
     Ok(b.loaded)
 }
