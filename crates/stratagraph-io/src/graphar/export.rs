@@ -5,8 +5,9 @@ use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder, UInt64Bu
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
@@ -175,6 +176,7 @@ struct Exporter<'s> {
     place: Vec<(u32, u32)>,
     etypes: Vec<EdgeType>,
     etype_of: HashMap<(usize, Option<u32>, usize), usize>,
+    writer: Writer,
     done: Exported,
 }
 
@@ -216,6 +218,7 @@ impl<'s> Exporter<'s> {
             place,
             etypes: Vec::new(),
             etype_of: HashMap::new(),
+            writer: Writer::new(),
             done: Exported {
                 timestamp: snap.timestamp(),
                 ..Exported::default()
@@ -251,6 +254,16 @@ impl<'s> Exporter<'s> {
             }
         }
         Ok(())
+    }
+
+    /// Internal vertex `v`'s outgoing property edges (none read when it
+    /// has none: a count is a binary search, the list a look-up by id).
+    fn property_edges_of(&self, v: u32) -> Vec<stratagraph::EdgeEnd> {
+        if self.snap.edge_count_of(v, EdgeDirection::Out, None) == 0 {
+            return Vec::new();
+        }
+        self.snap
+            .edge_ends_of(self.external(v), EdgeDirection::Out, None)
     }
 
     fn etype(&mut self, src: u32, label: Option<u32>, dst: u32) -> usize {
@@ -296,7 +309,7 @@ impl<'s> Exporter<'s> {
     fn edge_types(&mut self) -> Result<(), ExportError> {
         let snap = self.snap;
         for v in snap.vertices() {
-            for e in snap.edge_ends_of(self.external(v), EdgeDirection::Out, None) {
+            for e in self.property_edges_of(v) {
                 let Some(o) = snap.internal_id(e.other) else {
                     continue;
                 };
@@ -323,6 +336,9 @@ impl<'s> Exporter<'s> {
             self.write_vertices(t)?;
         }
         self.write_edges()?;
+        let (files, bytes) = self.writer.finish()?;
+        self.done.files = files;
+        self.done.bytes = bytes;
         self.write_meta()?;
         Ok(self.done)
     }
@@ -357,7 +373,7 @@ impl<'s> Exporter<'s> {
         fields.extend(vt.kinds.fields());
         let schema: SchemaRef = Arc::new(Schema::new(fields));
         let base = vertex_chunk(&self.dir, &vt.name, 0);
-        let mut bytes = Vec::new();
+        let mut batches = Vec::new();
         for (c, chunk) in vt.members.chunks(self.chunks.vertices as usize).enumerate() {
             let start = c as u64 * self.chunks.vertices;
             let n = chunk.len();
@@ -375,11 +391,11 @@ impl<'s> Exporter<'s> {
             let batch =
                 RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io_err(&base, e))?;
             let file = vertex_chunk(&self.dir, &vt.name, c as u64);
-            bytes.push(write_parquet(&file, &batch)?);
+            batches.push((file, batch));
         }
         self.done.vertices += vt.members.len() as u64;
-        for b in bytes {
-            self.wrote(b);
+        for (file, batch) in batches {
+            self.writer.write(file, batch)?;
         }
         let yml = vertex_yml(&self.vtypes[t], &schema, self.chunks.vertices);
         let path = self.dir.join(format!("{}.vertex.yml", self.vtypes[t].name));
@@ -418,15 +434,89 @@ impl<'s> Exporter<'s> {
     }
 }
 
+/// Parquet files written on a thread of their own, so that encoding and
+/// compressing one chunk overlaps gathering the next from the snapshot
+/// (at k20 the two take about as long). At most two chunks wait.
+struct Writer {
+    send: Option<std::sync::mpsc::SyncSender<(PathBuf, RecordBatch)>>,
+    thread: Option<std::thread::JoinHandle<Result<(u64, u64), ExportError>>>,
+}
+
+impl Writer {
+    fn new() -> Writer {
+        let (send, recv) = std::sync::mpsc::sync_channel::<(PathBuf, RecordBatch)>(2);
+        let thread = std::thread::spawn(move || {
+            let (mut files, mut bytes) = (0, 0);
+            // Returning on the first error drops `recv`: the next `write`
+            // fails and collects the error from here.
+            for (file, batch) in recv {
+                bytes += write_parquet(&file, &batch)?;
+                files += 1;
+            }
+            Ok((files, bytes))
+        });
+        Writer {
+            send: Some(send),
+            thread: Some(thread),
+        }
+    }
+
+    /// Queues `batch` to be written as `file`.
+    fn write(&mut self, file: PathBuf, batch: RecordBatch) -> Result<(), ExportError> {
+        let sent = self.send.as_ref().map(|s| s.send((file, batch)));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            // The thread stopped: its error says why.
+            _ => self.finish().map(drop),
+        }
+    }
+
+    /// Waits for every queued file; (files, bytes) written.
+    fn finish(&mut self) -> Result<(u64, u64), ExportError> {
+        self.send = None;
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(ExportError::Io {
+                file: PathBuf::new(),
+                message: "the Parquet writer thread panicked".into(),
+            }),
+            None => Err(ExportError::Io {
+                file: PathBuf::new(),
+                message: "the Parquet writer has stopped".into(),
+            }),
+        }
+    }
+}
+
+impl Drop for Writer {
+    /// An export that failed part way still waits for its writer, so no
+    /// file is written after the export's directory is removed.
+    fn drop(&mut self) {
+        self.send = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// Writes `batch` as the Parquet file `file`; returns its size in bytes.
 fn write_parquet(file: &Path, batch: &RecordBatch) -> Result<u64, ExportError> {
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
     }
     let f = File::create(file).map_err(|e| io_err(file, e))?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
+    // Index and id columns hold (almost) all distinct values, so a
+    // dictionary only costs time before Parquet gives it up; the ascending
+    // ones (a vertex's index, an edge's source) shrink to almost nothing
+    // as deltas.
+    let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
+    for col in [VERTEX_INDEX, SRC_INDEX, DST_INDEX, ID] {
+        props = props.set_column_dictionary_enabled(ColumnPath::from(col), false);
+    }
+    for col in [VERTEX_INDEX, SRC_INDEX] {
+        props = props.set_column_encoding(ColumnPath::from(col), Encoding::DELTA_BINARY_PACKED);
+    }
+    let props = props.build();
     let mut w =
         ArrowWriter::try_new(f, batch.schema(), Some(props)).map_err(|e| io_err(file, e))?;
     w.write(batch).map_err(|e| io_err(file, e))?;
@@ -435,11 +525,6 @@ fn write_parquet(file: &Path, batch: &RecordBatch) -> Result<u64, ExportError> {
 }
 
 impl Exporter<'_> {
-    fn wrote(&mut self, bytes: u64) {
-        self.done.files += 1;
-        self.done.bytes += bytes;
-    }
-
     /// Streams every edge into its type's rows, writing a chunk whenever a
     /// type's source part changes or its chunk is full: memory stays at
     /// one chunk per type.
@@ -448,7 +533,7 @@ impl Exporter<'_> {
         let directed = snap.is_directed();
         for v in snap.vertices() {
             let (_, vi) = self.place[v as usize];
-            for e in snap.edge_ends_of(self.external(v), EdgeDirection::Out, None) {
+            for e in self.property_edges_of(v) {
                 let Some(o) = snap.internal_id(e.other) else {
                     continue;
                 };
@@ -471,14 +556,22 @@ impl Exporter<'_> {
                 }
                 self.end_row(t)?;
             }
-            let mut weighted = Vec::new();
+            // One vertex's edges mostly lead to one label: the edge type
+            // of the last destination label is kept at hand.
+            let mut last: Option<(u32, usize)> = None;
             for (o, w) in snap.out_weighted_of(v) {
-                if directed || o >= v {
-                    weighted.push((o, w));
+                if !directed && o < v {
+                    continue;
                 }
-            }
-            for (o, w) in weighted {
-                let t = self.etype(v, None, o);
+                let dst_type = self.place[o as usize].0;
+                let t = match last {
+                    Some((d, t)) if d == dst_type => t,
+                    _ => {
+                        let t = self.etype(v, None, o);
+                        last = Some((dst_type, t));
+                        t
+                    }
+                };
                 self.start_row(t, vi)?;
                 let rows = &mut self.etypes[t].rows;
                 rows.src.push(i64::from(vi));
@@ -543,10 +636,8 @@ impl Exporter<'_> {
         .map_err(|e| io_err(&adj_file, e))?;
         let (schema, props) = self.edge_property_batch(t, rows.ids, rows.weights, rows.props);
         let props = RecordBatch::try_new(schema, props).map_err(|e| io_err(&prop_file, e))?;
-        let b = write_parquet(&adj_file, &adj)?;
-        self.wrote(b);
-        let b = write_parquet(&prop_file, &props)?;
-        self.wrote(b);
+        self.writer.write(adj_file, adj)?;
+        self.writer.write(prop_file, props)?;
         if self.etypes[t].label.is_some() {
             self.done.edges += n as u64;
         } else {

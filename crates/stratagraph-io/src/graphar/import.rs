@@ -183,14 +183,51 @@ struct Table {
 
 impl Table {
     fn read(file: &Path) -> Result<Table, LoadError> {
+        // The parquet crate asserts some footer fields rather than
+        // checking them (`byte_range` panics on a negative offset), so
+        // beyond the checks below a panic while reading a damaged file is
+        // caught and reported as damage: the store is unchanged either way.
+        std::panic::catch_unwind(|| Table::read_checked(file)).unwrap_or_else(|_| {
+            Err(table_err(
+                file,
+                None,
+                "damaged: the Parquet reader failed on it",
+            ))
+        })
+    }
+
+    fn read_checked(file: &Path) -> Result<Table, LoadError> {
         let f = File::open(file).map_err(|e| LoadError::Io {
             file: file.to_owned(),
             op: "open",
             message: e.to_string(),
             loaded: Loaded::default(),
         })?;
+        let len = f.metadata().map_or(0, |m| m.len());
         let builder = ParquetRecordBatchReaderBuilder::try_new(f)
             .map_err(|e| table_err(file, None, format!("not a readable Parquet file: {e}")))?;
+        // Every column chunk within the file, before anything reads one.
+        for (g, group) in builder.metadata().row_groups().iter().enumerate() {
+            for c in group.columns() {
+                let start = c.dictionary_page_offset().unwrap_or(c.data_page_offset());
+                let size = c.compressed_size();
+                let inside = start >= 0
+                    && size >= 0
+                    && (start as u64)
+                        .checked_add(size as u64)
+                        .is_some_and(|end| end <= len);
+                if !inside {
+                    return Err(table_err(
+                        file,
+                        Some(c.column_path().string().as_str()),
+                        format!(
+                            "not a readable Parquet file: row group {g} places the column at \
+                             bytes {start}+{size} of {len}"
+                        ),
+                    ));
+                }
+            }
+        }
         let schema = builder.schema().clone();
         let reader = builder
             .with_batch_size(1 << 16)
