@@ -213,6 +213,24 @@ enum Command {
         /// The store's directory.
         dir: PathBuf,
     },
+    /// Writes every change committed to the store in DIR after timestamp
+    /// SINCE (vertices, edges, properties added, changed or removed, with
+    /// their commit timestamps) as one Parquet file, for a downstream copy
+    /// to apply (`docs/FORMAT.md` §3.5, columns in
+    /// `stratagraph_io::changes`). Prints the timestamp the changes reach:
+    /// the next call's --since. Changes older than the store keeps
+    /// (`Options::change_log_bytes`) are refused, naming from where they
+    /// are kept.
+    Changes {
+        /// The store's directory.
+        dir: PathBuf,
+        /// Changes after this commit timestamp (0: all that are kept).
+        #[arg(long)]
+        since: u64,
+        /// The Parquet file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Writes a snapshot of the store in DIR to OUT as Parquet files in
     /// Apache GraphAr's layout (`docs/FORMAT.md` §7): a vertex table per
     /// label, an edge table per (source label, edge label, destination
@@ -609,6 +627,7 @@ fn main() -> ExitCode {
             default_weight,
         }),
         Command::Check { dir } => store_cmds::check(&dir),
+        Command::Changes { dir, since, out } => store_cmds::changes(&dir, since, &out),
         Command::Export {
             dir,
             out,

@@ -140,6 +140,17 @@ fn load_parquet(g: &Graph, p: &PropertyInputs) -> Res {
     Ok(())
 }
 
+/// Writes the changes after `since` to `out` (`stratagraph changes`).
+pub fn changes(dir: &Path, since: u64, out: &Path) -> Res {
+    let g = open_read_only(dir, None)?;
+    let (until, rows, bytes) = stratagraph_io::changes::write_parquet(&g, since, out)?;
+    println!(
+        "{}: {rows} changes after timestamp {since} up to {until} ({bytes} bytes); next --since {until}",
+        out.display()
+    );
+    Ok(())
+}
+
 /// Writes a snapshot of the store in `dir` to `out` (`stratagraph export`).
 pub fn export(dir: &Path, out: &Path, chunks: stratagraph_io::graphar::Chunks) -> Res {
     let g = open_read_only(dir, None)?;

@@ -234,6 +234,41 @@ fn a_parquet_export_is_refused_when_damaged_and_never_overwrites() {
     );
 }
 
+/// `changes` writes the writes after a timestamp as a Parquet file and
+/// says where the next call starts.
+#[test]
+fn changes_are_written_after_a_timestamp_and_say_where_to_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    std::fs::write(&input, "1 2\n2 3 0.5\n").unwrap();
+    let store = dir.path().join("s");
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let out = dir.path().join("c.parquet");
+    let text = run_ok(
+        bin()
+            .args(["changes"])
+            .arg(&store)
+            .args(["--since", "0", "--out"])
+            .arg(&out),
+    );
+    assert!(
+        text.contains(": 2 changes after timestamp 0 up to "),
+        "{text}"
+    );
+    assert!(out.exists());
+    let until: u64 = text.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    std::fs::write(&input, "3 4\n").unwrap();
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let text = run_ok(
+        bin()
+            .args(["changes"])
+            .arg(&store)
+            .args(["--since", &until.to_string(), "--out"])
+            .arg(&out),
+    );
+    assert!(text.contains(": 1 changes after timestamp"), "{text}");
+}
+
 #[test]
 fn a_malformed_line_is_refused_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -9,6 +9,7 @@
 //! such a directory back into a store ([`graphar`]), with typed property
 //! values as Arrow columns ([`columns`]).
 
+pub mod changes;
 pub mod columns;
 pub mod csv;
 pub mod edgelist;

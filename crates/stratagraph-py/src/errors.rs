@@ -91,6 +91,14 @@ mod classes {
     );
     pyo3::create_exception!(
         stratagraph,
+        ChangesUnavailable,
+        Error,
+        "Graph.changes was asked for changes the store no longer keeps (older \
+         than its change_log_bytes of retired log reach) or never kept (an \
+         in-memory graph); the message says from which timestamp they are kept."
+    );
+    pyo3::create_exception!(
+        stratagraph,
         ReadOnly,
         Error,
         "The graph was opened with read_only=True: every write is refused."
@@ -111,8 +119,8 @@ mod classes {
 }
 
 pub use classes::{
-    CapacityExceeded, Closed, Conflict, Corruption, Error, InternalError, InvalidInput, NotFound,
-    ReadOnly, SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
+    CapacityExceeded, ChangesUnavailable, Closed, Conflict, Corruption, Error, InternalError,
+    InvalidInput, NotFound, ReadOnly, SnapshotTooOld, StorageError, StoreLocked, UnsupportedFormat,
 };
 
 /// Converts an engine error into the Python exception of its class.
@@ -151,6 +159,7 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
         E::StoreLocked { .. } => StoreLocked::new_err(msg),
         E::Closed { .. } => Closed::new_err(msg),
         E::ReadOnly { .. } => ReadOnly::new_err(msg),
+        E::ChangesUnavailable { .. } => ChangesUnavailable::new_err(msg),
         E::InvalidSegmentInput { .. } => InternalError::new_err(msg),
         // The engine's enum is non-exhaustive: a variant added later still
         // reaches Python as a stratagraph.Error until it gets its own class.
@@ -192,6 +201,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("StorageError", py.get_type::<StorageError>())?;
     m.add("StoreLocked", py.get_type::<StoreLocked>())?;
     m.add("ReadOnly", py.get_type::<ReadOnly>())?;
+    m.add("ChangesUnavailable", py.get_type::<ChangesUnavailable>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
     m.add("Closed", py.get_type::<Closed>())?;
     Ok(())

@@ -716,6 +716,67 @@ impl PyGraph {
             .collect())
     }
 
+    /// Every write committed after timestamp ``since``, as a
+    /// ``pyarrow.Table`` (needs pyarrow; ``changes_stream`` gives the same
+    /// to any Arrow consumer): one row per write in commit order, columns
+    /// ``ts``, ``op`` (``add_vertex``, ``delete_vertex``, ``put_edge``,
+    /// ``delete_edge``, ``set_property``, ``remove_property``,
+    /// ``add_edge``, ``remove_edge``, ``set_edge_property``,
+    /// ``remove_edge_property``, ``create_index``), ``vertex``, ``src``,
+    /// ``dst``, ``edge_id``, ``label``, ``key``, ``value`` (the engine's
+    /// encoding of the value), ``weight``. Take ``snapshot().timestamp``
+    /// before the call to know where the next call may start. A downstream
+    /// copy catches up with ``apply_changes``.
+    ///
+    /// Raises ``ChangesUnavailable`` when changes after ``since`` are no
+    /// longer all kept (an on-disk store keeps 64 MiB of retired log; an
+    /// in-memory graph keeps none), naming from where they are.
+    #[pyo3(signature = (since = 0))]
+    fn changes<'py>(&self, py: Python<'py>, since: u64) -> PyResult<Bound<'py, PyAny>> {
+        let stream = self.changes_stream(py, since)?;
+        py.import("pyarrow")?.call_method1("table", (stream,))
+    }
+
+    /// ``changes(since)`` as a ``stratagraph.ArrowStream``.
+    #[pyo3(signature = (since = 0))]
+    fn changes_stream(&self, py: Python<'_>, since: u64) -> PyResult<crate::arrow::PyArrowStream> {
+        let (schema, batches) = self.with(|g| {
+            let c = py
+                .detach(|| g.changes(since))
+                .map_err(|e| self.error(g, e))?;
+            Ok(stratagraph_io::changes::change_table(
+                &g.snapshot(),
+                &c.changes,
+            ))
+        })?;
+        Ok(crate::arrow::PyArrowStream::new(schema, batches))
+    }
+
+    /// Applies a table of changes (what ``changes`` gives, from this or
+    /// another store) to this graph, each commit's rows as one
+    /// transaction, without the GIL: a copy taken at ``since`` (an export,
+    /// ``from_arrow`` of ``to_arrow``) catches up with the store the
+    /// changes came from. Every row is checked first (``InvalidInput``
+    /// naming the column, the graph unchanged); a commit the graph refuses
+    /// stops there, keeping the ones before (``loaded["batches"]``).
+    fn apply_changes<'py>(
+        &self,
+        py: Python<'py>,
+        table: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (schema, batches) = crate::arrow::read_stream(&table, "table")?;
+        let t = stratagraph_io::tables::Table {
+            name: stratagraph_io::tables::table_name("changes"),
+            schema,
+            batches,
+        };
+        let loaded = self.with(|g| {
+            py.detach(|| stratagraph_io::changes::apply(g, &t))
+                .map_err(|e| loaders::error(py, e))
+        })?;
+        loaders::loaded_dict(py, loaded)
+    }
+
     /// Loads Arrow tables into this graph, without the GIL: ``vertices``
     /// then ``edges``, each anything with ``__arrow_c_stream__`` (a
     /// pyarrow Table, a polars or pandas DataFrame) or ``None``. Returns

@@ -268,7 +268,10 @@ fn list_orphans(
     report: &mut CheckReport,
 ) -> Result<()> {
     for (name, path) in entries(dir)? {
-        let why = if name == crate::manifest::FILE || name == "LOCK" {
+        let why = if name == crate::manifest::FILE
+            || name == "LOCK"
+            || crate::wal::archive::is_archive_file(&name)
+        {
             continue;
         } else if maintain::is_run_or_temporary(&name) {
             if keep.contains(&path) {

@@ -407,6 +407,16 @@ pub enum Error {
         /// What was found there.
         what: String,
     },
+    /// `Graph::changes` was asked for changes the store no longer keeps
+    /// (older than its archive of changes reaches, `Options::change_log_bytes`)
+    /// or never kept (an in-memory store has no log).
+    #[error("changes since timestamp {since} are not available: {why}")]
+    ChangesUnavailable {
+        /// The timestamp asked for.
+        since: u64,
+        /// Why, and from which timestamp on changes are kept.
+        why: String,
+    },
     /// The store was opened read-only (`Options::read_only`): it takes no
     /// writes or maintenance, and changes no file.
     #[error("{op} refused: the store {store} was opened read-only")]

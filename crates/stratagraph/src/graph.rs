@@ -68,6 +68,18 @@ impl Drop for Handle {
     }
 }
 
+/// What `Graph::changes` returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    /// The timestamp asked for: changes are after it.
+    pub since: Timestamp,
+    /// The newest commit visible when they were read: changes are up to
+    /// and including it, so the next call can ask `since: until`.
+    pub until: Timestamp,
+    /// The writes, in commit order.
+    pub changes: Vec<crate::changes::Change>,
+}
+
 /// Counters describing a store at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stats {
@@ -279,6 +291,27 @@ impl Graph {
     /// A snapshot of everything committed so far.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::open(self.store().clone())
+    }
+
+    /// Every write committed after timestamp `since`, up to the newest
+    /// commit visible now (`Changes::until`), in commit order: what a
+    /// downstream copy applies to catch up. Read from the log of an
+    /// on-disk store, which keeps retired segments within
+    /// `Options::change_log_bytes` (`wal/archive.rs`).
+    ///
+    /// # Errors
+    /// `ChangesUnavailable` for an in-memory store, or when commits after
+    /// `since` may no longer all be kept (the message says from which
+    /// timestamp they are); `Corrupt` or `Io` for a damaged or unreadable
+    /// log file.
+    pub fn changes(&self, since: Timestamp) -> Result<Changes> {
+        let until = self.snapshot().timestamp();
+        let changes = crate::changes::read(self.store(), since, until)?;
+        Ok(Changes {
+            since,
+            until,
+            changes,
+        })
     }
 
     /// Inserts (or re-weights) one edge in its own transaction.

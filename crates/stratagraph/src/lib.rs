@@ -36,6 +36,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod batch;
+mod changes;
 mod check;
 mod conflict;
 mod csr;
@@ -61,9 +62,10 @@ mod value;
 mod version;
 mod wal;
 
+pub use changes::{Change, ChangeOp};
 pub use check::{check, CheckReport};
 pub use error::{BatchIndex, Element, Error, Op, Result, VertexId};
-pub use graph::{Graph, LevelStats, RunInfo, Stats};
+pub use graph::{Changes, Graph, LevelStats, RunInfo, Stats};
 pub use manifest::Totals;
 pub use mem::MemoryUsage;
 pub use open::{repair, resolve_directed, stored_kind, stored_string_ids, RepairReport};

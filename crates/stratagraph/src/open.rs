@@ -129,6 +129,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
         }
     };
     let manifest_path = manifest_file.display().to_string();
+    let durable_ts = manifest.last_ts;
     if manifest.directed != opts.directed {
         return Err(mismatch(&dir, manifest.directed, opts.directed));
     }
@@ -227,12 +228,24 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
         return Ok((store, report));
     }
     wal::recover::cut_newest(&log)?;
+    // Commits up to the durable cut may be missing from the log files
+    // left: in a store from before the archive of changes (whose retired
+    // segments were deleted), or where a crash left retired segments
+    // behind (removed below). `Graph::changes` then refuses to reach back
+    // that far.
+    let oldest_live = log.segments.first().map_or(log.next_segment, |s| s.number);
+    let before_archive =
+        oldest_live > 1 && wal::archive::list(&dir)?.is_empty() && wal::archive::floor(&dir)? == 0;
+    if before_archive || !log.garbage.is_empty() {
+        wal::archive::raise_floor(&dir, durable_ts)?;
+    }
     let wal = Wal::create(
         &dir,
         policy,
         log.next_segment,
         std::mem::take(&mut log.segments),
         store.ids.bound(),
+        store.opts.change_log_bytes,
     )?;
     // After recovery, which must take back every id the log assigned.
     store.ids.limit(store.opts.max_vertex_ids);
@@ -334,6 +347,7 @@ pub(crate) fn holds_no_store_data(dir: &Path) -> Result<()> {
                 data.push(name);
             }
         } else if name.starts_with("run-")
+            || wal::archive::is_archive_file(&name)
             || name.starts_with("props-")
             || name.starts_with(crate::manifest::FILE)
         {

@@ -72,6 +72,12 @@ pub struct Options {
     /// faster, and the loaded graph is read at CSR speed at once.
     /// `usize::MAX` turns this off. Default 65536; see `batch::bulk` for why.
     pub bulk_load_min_edges: usize,
+    /// Bytes of log an on-disk store keeps after it no longer needs them
+    /// for recovery, so that `Graph::changes` reaches back past flushes:
+    /// retired log segments are kept as `changes-*.log` files in the store
+    /// and the oldest go once they total more than this. 0 keeps none (changes
+    /// then reach back to the last flush only). Not stored. Default 64 MiB.
+    pub change_log_bytes: u64,
     /// The most internal vertex ids the store hands out; a write that needs
     /// one more is refused with `Error::VertexIdsExhausted`. Every external
     /// id the store has seen holds one for good (deleting a vertex does not
@@ -113,6 +119,7 @@ impl Default for Options {
             stamp_window: 1 << 30,
             sync: SyncPolicy::Always,
             bulk_load_min_edges: 1 << 16,
+            change_log_bytes: 64 << 20,
             max_vertex_ids: u64::from(u32::MAX),
             create_if_missing: true,
             read_only: false,

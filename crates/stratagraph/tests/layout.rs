@@ -28,6 +28,7 @@ const RANKS: &[(&str, u32)] = &[
     ("batch", 82),
     ("txn", 80),
     ("edge_rules", 70),
+    ("changes", 62),
     ("read", 60),
     ("store", 50),
     ("lsm", 40),

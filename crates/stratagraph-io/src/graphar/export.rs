@@ -501,6 +501,16 @@ impl Drop for Writer {
 
 /// Writes `batch` as the Parquet file `file`; returns its size in bytes.
 fn write_parquet(file: &Path, batch: &RecordBatch) -> Result<u64, ExportError> {
+    write_parquet_batches(file, &batch.schema(), std::slice::from_ref(batch))
+}
+
+/// Writes `batches` (of `schema`) as one Parquet file `file`; returns its
+/// size in bytes.
+pub(crate) fn write_parquet_batches(
+    file: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<u64, ExportError> {
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
     }
@@ -518,8 +528,10 @@ fn write_parquet(file: &Path, batch: &RecordBatch) -> Result<u64, ExportError> {
     }
     let props = props.build();
     let mut w =
-        ArrowWriter::try_new(f, batch.schema(), Some(props)).map_err(|e| io_err(file, e))?;
-    w.write(batch).map_err(|e| io_err(file, e))?;
+        ArrowWriter::try_new(f, schema.clone(), Some(props)).map_err(|e| io_err(file, e))?;
+    for batch in batches {
+        w.write(batch).map_err(|e| io_err(file, e))?;
+    }
     w.close().map_err(|e| io_err(file, e))?;
     Ok(std::fs::metadata(file).map_err(|e| io_err(file, e))?.len())
 }

@@ -37,6 +37,7 @@
 mod export;
 mod import;
 
+pub(crate) use export::write_parquet_batches;
 pub use export::{export, ExportError, Exported};
 pub use import::{import, stored_kind};
 

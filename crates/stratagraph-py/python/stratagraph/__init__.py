@@ -19,6 +19,7 @@ from ._native import _parquet_kind
 from ._native import (
     ArrowStream,
     CapacityExceeded,
+    ChangesUnavailable,
     Closed,
     Conflict,
     Corruption,
@@ -84,6 +85,7 @@ def read_parquet(path, store=None, *, batch=10_000):
 __all__ = [
     "ArrowStream",
     "CapacityExceeded",
+    "ChangesUnavailable",
     "Closed",
     "Conflict",
     "Corruption",

@@ -7,6 +7,7 @@ import numpy.typing as npt
 
 from ._native import ArrowStream as ArrowStream
 from ._native import CapacityExceeded as CapacityExceeded
+from ._native import ChangesUnavailable as ChangesUnavailable
 from ._native import Closed as Closed
 from ._native import Conflict as Conflict
 from ._native import Corruption as Corruption

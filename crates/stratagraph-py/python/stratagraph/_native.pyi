@@ -113,6 +113,11 @@ class CapacityExceeded(Error):
     """The store ran out of vertex ids: 2**32 - 1 of them, or the graph's
     ``max_vertex_ids`` (engine: ``VertexIdsExhausted``)."""
 
+class ChangesUnavailable(Error):
+    """``Graph.changes`` was asked for changes the store no longer keeps,
+    or an in-memory graph (which keeps none); the message says from which
+    timestamp they are kept (engine: ``ChangesUnavailable``)."""
+
 class SnapshotTooOld(Error):
     """A snapshot has been open for so many commits that a write cannot be
     stamped next to it; close old snapshots and retry (engine:
@@ -321,6 +326,16 @@ class Graph:
         """Answers one Gremlin Server request frame (mime-type header, then
         a GraphBinary or GraphSON request) in this process; the response
         frames. Used by ``stratagraph.gremlin_source``."""
+    def changes(self, since: int = 0) -> Any:
+        """Every write committed after ``since`` as a ``pyarrow.Table``: one
+        row per write in commit order (``ts``, ``op``, ``vertex``, ``src``,
+        ``dst``, ``edge_id``, ``label``, ``key``, ``value``, ``weight``).
+        ``ChangesUnavailable`` if they are no longer all kept."""
+    def changes_stream(self, since: int = 0) -> ArrowStream:
+        """``changes(since)`` for any Arrow consumer."""
+    def apply_changes(self, table: Any) -> _Loaded:
+        """Applies a table of changes (``changes()`` of this or another
+        store), each commit as one transaction; checked first."""
     def load_arrow(
         self, vertices: Any = None, edges: Any = None, *, batch: int = 10_000
     ) -> _Loaded:

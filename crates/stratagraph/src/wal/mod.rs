@@ -7,10 +7,13 @@
 //! - `frame.rs`: segment files, record frames, torn-tail rules;
 //! - `writer.rs`: group commit, segment rotation and deletion;
 //! - `recover.rs`: reading the log back (its records, in order) after a
-//!   restart; the opener (`crate::open`) re-applies them.
+//!   restart; the opener (`crate::open`) re-applies them;
+//! - `archive.rs`: segments kept after the store stops needing them, for
+//!   `Graph::changes`, within a byte budget.
 //!
 //! The format is specified in `docs/FORMAT.md` §3.
 
+pub(crate) mod archive;
 pub(crate) mod frame;
 pub(crate) mod record;
 pub(crate) mod recover;

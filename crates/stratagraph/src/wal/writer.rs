@@ -250,6 +250,8 @@ fn fill_zeros(file: &mut File, end: u64, from: u64, to: u64) -> std::io::Result<
 pub(crate) struct Wal {
     dir: PathBuf,
     policy: SyncPolicy,
+    /// Bytes of retired segments the archive of changes keeps.
+    change_log_bytes: u64,
     pending: Mutex<Pending>,
     current: Mutex<Current>,
     /// Log position written to the file (and so safe from a process crash).
@@ -322,11 +324,13 @@ impl Wal {
         first: u64,
         older: Vec<Sealed>,
         next_id: u32,
+        change_log_bytes: u64,
     ) -> Result<Arc<Wal>> {
         let (file, path, filled) = new_segment(dir, first)?;
         let wal = Arc::new(Wal {
             dir: dir.to_path_buf(),
             policy,
+            change_log_bytes,
             pending: Mutex::new(Pending {
                 buf: Vec::new(),
                 end: 0,
@@ -687,29 +691,43 @@ impl Wal {
             .collect()
     }
 
-    /// Deletes the sealed segments numbered below `first_needed`: the
-    /// first segment a manifest just written lists (see `live_segments`).
+    /// Hands the sealed segments numbered below `first_needed` (the first
+    /// segment a manifest just written lists, see `live_segments`) to the
+    /// archive of changes, which keeps them within its budget or deletes
+    /// them (`archive.rs`).
     pub(crate) fn retire(&self, first_needed: u64) -> Result<()> {
         let mut cur = self.current.lock();
         let mut kept = Vec::new();
-        for s in std::mem::take(&mut cur.sealed) {
-            if s.number < first_needed {
-                match hit(&s.path, FileOp::Remove).and_then(|()| std::fs::remove_file(&s.path)) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => {
-                        let err = io_error(&s.path, "remove", &e);
-                        kept.push(s);
-                        cur.sealed.extend(kept);
-                        return Err(err);
-                    }
-                }
-            } else {
+        let mut sealed = std::mem::take(&mut cur.sealed).into_iter();
+        for s in sealed.by_ref() {
+            if s.number >= first_needed {
                 kept.push(s);
+                continue;
+            }
+            let moved = super::archive::keep(
+                &self.dir,
+                s.number,
+                &s.path,
+                s.max_ts,
+                self.change_log_bytes,
+            );
+            if let Err(e) = moved {
+                kept.push(s);
+                kept.extend(sealed);
+                cur.sealed = kept;
+                return Err(e);
             }
         }
         cur.sealed = kept;
         Ok(())
+    }
+
+    /// Runs `f` with the log's segment files held still: no segment is
+    /// retired (moved or deleted) or sealed while it runs. For readers of
+    /// changes, which open every file they need inside `f`.
+    pub(crate) fn with_segments_still<R>(&self, f: impl FnOnce(u64) -> R) -> R {
+        let cur = self.current.lock();
+        f(cur.number)
     }
 
     /// Log segment files currently on disk (sealed and current).
