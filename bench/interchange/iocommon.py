@@ -35,6 +35,7 @@ class Mismatch(Exception):
 # W1's weights and its binary edge files, as every W1 peer reads them.
 sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 from w1common import _pairs as read_pairs  # noqa: E402
+from w1common import significant  # noqa: E402
 from w1common import w1_weights  # noqa: E402
 
 
@@ -135,14 +136,6 @@ def machine_header(system, version):
     ]
 
 
-def significant(v):
-    if v != v:
-        return "n/a"
-    if v == 0 or v in (float("inf"), float("-inf")):
-        return str(v)
-    import math
-    digits = 4 - 1 - math.floor(math.log10(abs(v)))
-    return f"{v:.{max(digits, 0)}f}"
 
 
 def median(xs):

@@ -833,8 +833,8 @@ impl PyGraph {
     /// Loads the directory ``path`` that ``Snapshot.export_parquet`` (or
     /// ``stratagraph export``) wrote into this graph, which must hold no
     /// vertex yet and be of the export's kind (directed or not, string
-    /// ids or not; ``stratagraph.parquet_kind`` says which), without the
-    /// GIL. Returns ``{"vertices": n, "edges": n, "batches": n}`` (edges
+    /// ids or not; ``stratagraph.read_parquet`` makes a graph of the
+    /// right kind), without the GIL. Returns ``{"vertices": n, "edges": n, "batches": n}`` (edges
     /// of both kinds).
     ///
     /// Every file is read and checked first: a file that is not Parquet
