@@ -45,10 +45,12 @@ if ! "$venv/bin/python" -c "import gremlin_python.driver" 2>/dev/null ||
     [ "$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("gremlinpython"))')" != 3.8.2 ]; then
     "$venv/bin/python" -m pip install -q --disable-pip-version-check gremlinpython==3.8.2
 fi
-# Readers of `stratagraph export`'s Parquet files in the Python tests:
-# DuckDB (a second engine, as the README's example uses it) and pyarrow.
-if [ "$("$venv/bin/python" -c 'from importlib.metadata import version as v; print(v("duckdb"), v("pyarrow"))' 2>/dev/null)" != "2.0.1 26.0.1" ]; then
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check duckdb==2.0.1 pyarrow==26.0.1
+# The other ends of Parquet exports and Arrow tables in the Python tests:
+# DuckDB (a second engine, as the README's example uses it), pyarrow,
+# pandas and polars.
+if [ "$("$venv/bin/python" -c 'from importlib.metadata import version as v; print(v("duckdb"), v("pyarrow"), v("pandas"), v("polars"))' 2>/dev/null)" != "2.0.1 26.0.1 3.1.1 2.1.0" ]; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+        duckdb==2.0.1 pyarrow==26.0.1 pandas==3.1.1 polars==2.1.0
 fi
 # An editable install: the pure-Python files are used from the checkout, the
 # extension is rebuilt incrementally (a no-op cargo build when unchanged).

@@ -195,3 +195,32 @@ def test_a_row_the_store_refuses_names_its_row_and_keeps_earlier_batches():
     assert e.value.line == 3
     assert e.value.loaded["edges"] == 2
     assert sorted(x["id"] for x in g.snapshot().property_edges()) == [5, 6]
+
+
+def _same_graph(a, b):
+    sa, sb = a.snapshot(), b.snapshot()
+    assert sorted(sa.vertices().tolist()) == sorted(sb.vertices().tolist())
+    for v in sa.vertices().tolist():
+        assert sa.vertex(v) == sb.vertex(v)
+    for e in sa.property_edges():
+        assert sa.edge(e["id"]) == sb.edge(e["id"])
+
+
+def test_pandas_and_polars_frames_go_out_and_back_with_their_types():
+    import pandas as pd
+    import polars as pl
+
+    g = sg.Graph.in_memory()
+    g.load_graphson(GRATEFUL)
+    v, e = g.snapshot().to_arrow()
+    # pandas keeps Arrow's types (Int32 with nulls stays Int32) with
+    # ArrowDtype columns; its NumPy default would widen them to float64.
+    pv, pe = v.to_pandas(types_mapper=pd.ArrowDtype), e.to_pandas(types_mapper=pd.ArrowDtype)
+    assert str(pv["performances"].dtype) == "int32[pyarrow]"
+    _same_graph(g, sg.from_arrow(pv, pe))
+    # polars takes the stream objects themselves, no pyarrow in between.
+    lv = pl.DataFrame(g.snapshot().arrow_vertices())
+    le = pl.DataFrame(g.snapshot().arrow_edges())
+    assert lv.schema["performances"] == pl.Int32 and lv.height == 808
+    assert le.height == 8049
+    _same_graph(g, sg.from_arrow(lv, le))
