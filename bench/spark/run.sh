@@ -2,17 +2,24 @@
 # The hand-off to Spark, tested (issue 33): Apache Spark in local mode reads
 # stratagraph's Parquet export (docs/FORMAT.md section 7) and checks counts,
 # the edge list, degrees, PageRank and WCC against stratagraph's own kernels
-# on the same snapshot. Too heavy for CI (a Spark JVM per graph, minutes).
+# on the same snapshot, then applies a change-feed increment (the writes
+# after that snapshot, from Graph.changes) to what it read and checks the
+# result against stratagraph's state after them. Too heavy for CI (a Spark
+# JVM per graph, minutes).
 #
-#   bench/spark/run.sh [--iterations 20] [--master local[2]] [--keep] [--work DIR] [graph ...]
+#   bench/spark/run.sh [--iterations 20] [--master local[2]] [--keep] [--work DIR]
+#                      [--seed 33] [--no-change-feed] [graph ...]
 #
 # Graphs (default: all five):
 # wiki-Vote, email-Eu-core, p2p-Gnutella04 (directed SNAP edge lists),
 # facebook_combined (undirected), grateful-dead (TinkerPop property graph,
 # kernels on its followedBy edges). Per graph: export_side.py (project venv)
-# exports one snapshot and writes stratagraph's answers beside it, then
-# spark_side.py (Spark venv) reads the export and checks it; one PASS/FAIL
-# line per check and per graph. Exits 1 if any check failed.
+# loads it into an on-disk store, exports one snapshot, writes stratagraph's
+# answers beside it, makes a seeded batch of changes (--seed) and writes
+# their change feed and the answers after them; then spark_side.py (Spark
+# venv) reads the export and checks it, and applies the feed and checks that
+# (--no-change-feed: not). One PASS/FAIL line per check and per graph.
+# Exits 1 if any check failed.
 # GraphXWcc.java (Spark GraphX's ConnectedComponents, for a second WCC
 # check) is compiled with javac against pyspark's jars into the venv.
 #
@@ -35,7 +42,7 @@ PYSPARK_VERSION=4.3.0
 GRAPHFRAMES_PY_VERSION=0.12.3
 GRAPHFRAMES_JAR=io.graphframes:graphframes-spark4_2.13:0.12.3
 
-iterations=20 master="local[2]" keep=0 work="" probe=1
+iterations=20 master="local[2]" keep=0 work="" probe=1 seed=33 change_feed=1
 graphs=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,7 +51,9 @@ while [ $# -gt 0 ]; do
         --keep) keep=1; shift ;;
         --work) work="$2"; shift 2 ;;
         --no-graphframes-probe) probe=0; shift ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --seed) seed="$2"; shift 2 ;;
+        --no-change-feed) change_feed=0; shift ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) graphs+=("$1"); shift ;;
     esac
@@ -111,6 +120,8 @@ cleanup() { if [ "$keep" = 0 ]; then rm -rf "$work"; fi; }
 trap cleanup EXIT
 
 export PYSPARK_PYTHON="$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
+spark_opts=()
+if [ "$change_feed" = 1 ]; then spark_opts+=(--change-feed); fi
 failed=()
 summary=()
 for g in "${graphs[@]}"; do
@@ -120,7 +131,7 @@ for g in "${graphs[@]}"; do
     echo "== $g"
     t=$(now)
     if ! (cd / && nice -n 10 "$project_python" "$here/export_side.py" --graph "$g" --out "$dir" \
-            --iterations "$iterations"); then
+            --iterations "$iterations" --seed "$seed"); then
         echo "FAIL  $g: export_side.py failed" >&2
         failed+=("$g (export)")
         continue
@@ -131,7 +142,7 @@ for g in "${graphs[@]}"; do
     # From /, so nothing in the working directory shadows a library; Spark's
     # JVM chatter to the log, the PASS/FAIL lines to stdout.
     (cd / && nice -n 10 "$venv/bin/python" "$here/spark_side.py" --dir "$dir" --master "$master" \
-        --graphx-jar "$graphx_jar" \
+        --graphx-jar "$graphx_jar" "${spark_opts[@]}" \
         2> "$dir/spark.log") || rc=$?
     spark_s=$(since "$t")
     if [ "$rc" != 0 ]; then
