@@ -16,9 +16,7 @@ imports in every system's virtual environment.
 import argparse
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 
@@ -35,6 +33,7 @@ class Mismatch(Exception):
 # W1's weights and its binary edge files, as every W1 peer reads them.
 sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 from w1common import _pairs as read_pairs  # noqa: E402
+from w1common import machine_header as w1_machine_header  # noqa: E402
 from w1common import significant  # noqa: E402
 from w1common import w1_weights  # noqa: E402
 
@@ -109,31 +108,13 @@ def input_files(folder):
 
 
 def machine_header(system, version):
-    cpu = mem = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-        with open("/proc/meminfo") as f:
-            mem = next(l.split(":", 1)[1].strip() for l in f if l.startswith("MemTotal"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
+    """W1's header (machine, build, commit) and the load average at start:
+    these runs share the machine with other work."""
     try:
         load = " ".join(open("/proc/loadavg").read().split()[:3])
     except OSError:
         load = "unknown"
-    return [
-        f"# cpu: {cpu}",
-        f"# cores: {os.cpu_count()}",
-        f"# memory: {mem}",
-        f"# load average at start: {load}",
-        f"# build: python {platform.python_version()}, {system} {version}",
-        f"# commit: {commit}",
-    ]
+    return w1_machine_header(system, version) + [f"# load average at start: {load}"]
 
 
 

@@ -32,8 +32,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use stratagraph::{Change, ChangeOp, Graph, Snapshot, Value, VertexId, WriteTxn};
 
-const COLUMNS: [&str; 11] = [
-    "ts", "op", "vertex", "src", "dst", "edge_id", "label", "key", "value", "weight", "",
+/// The table's columns, in order.
+const COLUMNS: [&str; 10] = [
+    "ts", "op", "vertex", "src", "dst", "edge_id", "label", "key", "value", "weight",
 ];
 
 /// Rows per record batch.
@@ -284,7 +285,7 @@ struct Row {
 }
 
 fn rows(t: &Table) -> Result<Vec<Row>, LoadError> {
-    for name in COLUMNS.iter().filter(|c| !c.is_empty()) {
+    for name in COLUMNS {
         if t.schema.index_of(name).is_err() {
             return Err(err(t, Some(name), "missing column"));
         }
@@ -293,11 +294,8 @@ fn rows(t: &Table) -> Result<Vec<Row>, LoadError> {
     for b in &t.batches {
         let col = |name: &str| b.column(t.schema.index_of(name).unwrap_or(0)).clone();
         let field = |name: &str| t.schema.field(t.schema.index_of(name).unwrap_or(0)).clone();
-        let readers: Vec<(&str, ArrayRef, Field)> = COLUMNS
-            .iter()
-            .filter(|c| !c.is_empty())
-            .map(|c| (*c, col(c), field(c)))
-            .collect();
+        let readers: Vec<(&str, ArrayRef, Field)> =
+            COLUMNS.iter().map(|c| (*c, col(c), field(c))).collect();
         let mut values: HashMap<&str, Vec<Option<Value>>> = HashMap::new();
         for (name, array, field) in &readers {
             let r = ColumnReader::new(array.as_ref(), field).map_err(|e| err(t, Some(name), e))?;

@@ -116,6 +116,30 @@ pub(crate) enum RawId {
     Str(String),
 }
 
+/// Vertex ids as a table or Parquet file gives them, one per row:
+/// integers, or strings (keys).
+pub(crate) enum IdColumn {
+    Ints(Vec<u64>),
+    Keys(Vec<String>),
+}
+
+impl IdColumn {
+    /// Row `row`'s id.
+    pub(crate) fn raw(&self, row: usize) -> RawId {
+        match self {
+            IdColumn::Ints(v) => RawId::Int(v[row]),
+            IdColumn::Keys(v) => RawId::Str(v[row].clone()),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            IdColumn::Ints(v) => v.len(),
+            IdColumn::Keys(v) => v.len(),
+        }
+    }
+}
+
 /// A vertex as a file gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct VertexRecord {

@@ -15,7 +15,7 @@
 //! says, so values keep their types through a round trip.
 
 use crate::columns::{row_properties, ColumnReader, KeyKinds, RowProperties};
-use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, RawId, VertexRecord};
+use crate::load::{Batcher, EdgeRecord, IdColumn, LoadError, LoadOptions, Loaded, VertexRecord};
 use arrow_array::builder::{
     Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder, UInt64Builder,
 };
@@ -312,28 +312,6 @@ fn err(t: &Table, column: Option<&str>, what: impl Into<String>) -> LoadError {
         column: column.map(str::to_owned),
         what: what.into(),
         loaded: Loaded::default(),
-    }
-}
-
-/// Vertex ids as a table gives them: integers, or strings (keys).
-enum IdColumn {
-    Ints(Vec<u64>),
-    Keys(Vec<String>),
-}
-
-impl IdColumn {
-    fn raw(&self, row: usize) -> RawId {
-        match self {
-            IdColumn::Ints(v) => RawId::Int(v[row]),
-            IdColumn::Keys(v) => RawId::Str(v[row].clone()),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            IdColumn::Ints(v) => v.len(),
-            IdColumn::Keys(v) => v.len(),
-        }
     }
 }
 

@@ -178,7 +178,7 @@ type Opened = Vec<(PathBuf, bool, std::fs::File)>;
 /// retirement cannot move one between listing and opening (an open file
 /// stays readable when moved or deleted).
 fn open_still(wal: &Wal, dir: &Path) -> Result<Opened> {
-    wal.with_segments_still(|_| open_files(dir))
+    wal.with_segments_still(|| open_files(dir))
 }
 
 /// The archived segments, then the live ones (the last of which may have

@@ -176,6 +176,9 @@ struct Exporter<'s> {
     place: Vec<(u32, u32)>,
     etypes: Vec<EdgeType>,
     etype_of: HashMap<(usize, Option<u32>, usize), usize>,
+    /// The `_id` column's type: Utf8 keys in a store of string ids, else
+    /// Int64, or UInt64 if some id exceeds `i64::MAX`.
+    id_type: DataType,
     writer: Writer,
     done: Exported,
 }
@@ -210,6 +213,16 @@ impl<'s> Exporter<'s> {
             place[v as usize] = (t as u32, members.len() as u32);
             members.push(v);
         }
+        let id_type = if snap.has_string_ids() {
+            DataType::Utf8
+        } else if snap
+            .vertices()
+            .all(|v| snap.external_id_unchecked(v) <= i64::MAX as u64)
+        {
+            DataType::Int64
+        } else {
+            DataType::UInt64
+        };
         let mut x = Exporter {
             snap,
             chunks,
@@ -218,6 +231,7 @@ impl<'s> Exporter<'s> {
             place,
             etypes: Vec::new(),
             etype_of: HashMap::new(),
+            id_type,
             writer: Writer::new(),
             done: Exported {
                 timestamp: snap.timestamp(),
@@ -343,28 +357,9 @@ impl<'s> Exporter<'s> {
         Ok(self.done)
     }
 
-    fn string_ids(&self) -> bool {
-        self.snap.has_string_ids()
-    }
-
-    /// Whether every vertex id fits an Int64 column (else UInt64).
-    fn ids_fit_i64(&self) -> bool {
-        self.vtypes
-            .iter()
-            .flat_map(|t| &t.members)
-            .all(|&v| self.external(v) <= i64::MAX as u64)
-    }
-
     fn write_vertices(&mut self, t: usize) -> Result<(), ExportError> {
         let snap = self.snap;
-        let strings = self.string_ids();
-        let id_type = if strings {
-            DataType::Utf8
-        } else if self.ids_fit_i64() {
-            DataType::Int64
-        } else {
-            DataType::UInt64
-        };
+        let id_type = self.id_type.clone();
         let vt = &self.vtypes[t];
         let mut fields = vec![
             Field::new(VERTEX_INDEX, DataType::Int64, false),
@@ -728,7 +723,7 @@ impl Exporter<'_> {
 
     fn write_meta(&mut self) -> Result<(), ExportError> {
         let snap = self.snap;
-        let strings = self.string_ids();
+        let strings = self.snap.has_string_ids();
         let vertices: Vec<_> = self
             .vtypes
             .iter()

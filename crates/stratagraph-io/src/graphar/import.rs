@@ -1,7 +1,7 @@
 //! Reading an export directory back into a store, checked whole first.
 
 use crate::columns::{row_properties, RowProperties};
-use crate::load::{LoadError, Loaded, MAX_BATCH_EDGES};
+use crate::load::{IdColumn, LoadError, Loaded, MAX_BATCH_EDGES};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -287,22 +287,7 @@ impl Table {
     }
 }
 
-/// Vertex ids as a file gives them.
-enum Ids {
-    Ints(Vec<u64>),
-    Keys(Vec<String>),
-}
-
-impl Ids {
-    fn len(&self) -> usize {
-        match self {
-            Ids::Ints(v) => v.len(),
-            Ids::Keys(v) => v.len(),
-        }
-    }
-}
-
-fn read_ids(t: &Table, string_ids: bool) -> Result<Ids, LoadError> {
+fn read_ids(t: &Table, string_ids: bool) -> Result<IdColumn, LoadError> {
     if string_ids {
         let mut out = Vec::with_capacity(t.rows());
         for a in t.column(ID, &[DataType::Utf8])? {
@@ -318,7 +303,7 @@ fn read_ids(t: &Table, string_ids: bool) -> Result<Ids, LoadError> {
                 out.push(s.value(i).to_owned());
             }
         }
-        return Ok(Ids::Keys(out));
+        return Ok(IdColumn::Keys(out));
     }
     let mut out = Vec::with_capacity(t.rows());
     for a in t.column(ID, &[DataType::Int64, DataType::UInt64])? {
@@ -337,7 +322,7 @@ fn read_ids(t: &Table, string_ids: bool) -> Result<Ids, LoadError> {
             _ => out.extend_from_slice(a.as_primitive::<UInt64Type>().values()),
         }
     }
-    Ok(Ids::Ints(out))
+    Ok(IdColumn::Ints(out))
 }
 
 /// An edge chunk read and checked: ends as indexes, ids or weights, and
@@ -354,7 +339,7 @@ struct EdgeChunk {
 /// Everything an import will write, read and checked before any of it is.
 struct Checked {
     meta: Meta,
-    ids: Vec<Ids>,
+    ids: Vec<IdColumn>,
     vertex_props: Vec<RowProperties>,
     edges: Vec<Vec<EdgeChunk>>,
 }
@@ -371,8 +356,8 @@ fn check(dir: &Path) -> Result<Checked, LoadError> {
     let mut seen_keys = HashSet::new();
     for t in &meta.vertices {
         let mut type_ids = match meta.string_ids {
-            true => Ids::Keys(Vec::new()),
-            false => Ids::Ints(Vec::new()),
+            true => IdColumn::Keys(Vec::new()),
+            false => IdColumn::Ints(Vec::new()),
         };
         let mut props = Vec::new();
         for c in 0..t.chunks {
@@ -398,7 +383,7 @@ fn check(dir: &Path) -> Result<Checked, LoadError> {
             }
             let chunk_ids = read_ids(&table, meta.string_ids)?;
             match (&mut type_ids, chunk_ids) {
-                (Ids::Ints(all), Ids::Ints(more)) => {
+                (IdColumn::Ints(all), IdColumn::Ints(more)) => {
                     for (row, &id) in more.iter().enumerate() {
                         if !seen_ints.insert(id) {
                             return Err(table_err(
@@ -410,7 +395,7 @@ fn check(dir: &Path) -> Result<Checked, LoadError> {
                     }
                     all.extend(more);
                 }
-                (Ids::Keys(all), Ids::Keys(more)) => {
+                (IdColumn::Keys(all), IdColumn::Keys(more)) => {
                     for (row, id) in more.iter().enumerate() {
                         if !seen_keys.insert(id.clone()) {
                             return Err(table_err(
@@ -603,8 +588,8 @@ pub fn import(g: &Graph, dir: &Path, batch: usize) -> Result<Loaded, LoadError> 
     let mut store_ids: Vec<Vec<VertexId>> = Vec::new();
     for (t, vm) in checked.meta.vertices.iter().enumerate() {
         let ids: Vec<VertexId> = match &checked.ids[t] {
-            Ids::Ints(v) => v.clone(),
-            Ids::Keys(v) => v
+            IdColumn::Ints(v) => v.clone(),
+            IdColumn::Keys(v) => v
                 .iter()
                 .map(|k| g.intern_key(k))
                 .collect::<Result<_, _>>()

@@ -725,9 +725,9 @@ impl Wal {
     /// Runs `f` with the log's segment files held still: no segment is
     /// retired (moved or deleted) or sealed while it runs. For readers of
     /// changes, which open every file they need inside `f`.
-    pub(crate) fn with_segments_still<R>(&self, f: impl FnOnce(u64) -> R) -> R {
-        let cur = self.current.lock();
-        f(cur.number)
+    pub(crate) fn with_segments_still<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _still = self.current.lock();
+        f()
     }
 
     /// Log segment files currently on disk (sealed and current).
