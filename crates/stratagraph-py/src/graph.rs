@@ -940,6 +940,17 @@ impl PyGraph {
         loaders::loaded_dict(py, loaded)
     }
 
+    /// Merges everything committed so far (the in-memory part and every
+    /// level) into one level, without the GIL. Worth calling after a large
+    /// load or before a long analytics phase: kernels read one level as a
+    /// plain CSR, and ``Snapshot.to_arrow(ids="internal")`` hands a
+    /// directed graph's lists out without copying them. It rewrites the
+    /// whole graph; ``close()`` does it too. ``Closed`` after ``close()``,
+    /// ``Io`` if a level file cannot be written.
+    fn compact(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(|g| py.detach(|| g.compact()).map_err(|e| self.error(g, e)))
+    }
+
     /// A consistent, read-only view of everything committed so far.
     fn snapshot(&self) -> PyResult<PySnapshot> {
         self.with(|g| {

@@ -361,34 +361,52 @@ impl PySnapshot {
     /// ``Graph.load_arrow`` reads back exactly. Built without the GIL;
     /// ``InvalidInput`` for a property named like one of the tables' own
     /// columns.
-    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    ///
+    /// ``ids="internal"`` names vertices by the store's dense internal ids
+    /// (uint32): the vertex table gains ``_vid`` before ``_id``, and
+    /// ``_src``/``_dst`` are ``_vid``s. Property edges come first, then the
+    /// weighted edges in source order, and a column is there only if it
+    /// holds something (``_id``, ``_label`` and property columns with
+    /// property edges, ``_weight`` with those or a weight other than 1.0).
+    /// In a directed graph the lists the snapshot reads straight from a
+    /// compacted level (all of them after ``Graph.compact()`` with no write
+    /// since) go out without a copy: ``_dst`` and ``_weight`` are the
+    /// level's own memory or mapped file, kept alive by the tables, and only
+    /// ``_src`` is built (4 bytes an edge). ``Graph.load_arrow`` reads these
+    /// tables back through ``_vid``.
+    #[pyo3(signature = (ids = "user"))]
+    fn to_arrow<'py>(&self, py: Python<'py>, ids: &str) -> PyResult<Bound<'py, PyTuple>> {
         let pa = py.import("pyarrow")?;
-        let v = pa.call_method1("table", (self.arrow_vertices(py)?,))?;
-        let e = pa.call_method1("table", (self.arrow_edges(py)?,))?;
+        let v = pa.call_method1("table", (self.arrow_vertices(py, ids)?,))?;
+        let e = pa.call_method1("table", (self.arrow_edges(py, ids)?,))?;
         PyTuple::new(py, [v, e])
     }
 
     /// The vertex table of ``to_arrow`` as a ``stratagraph.ArrowStream``
     /// (the Arrow PyCapsule interface), for consumers other than pyarrow.
-    fn arrow_vertices(&self, py: Python<'_>) -> PyResult<crate::arrow::PyArrowStream> {
+    #[pyo3(signature = (ids = "user"))]
+    fn arrow_vertices(&self, py: Python<'_>, ids: &str) -> PyResult<crate::arrow::PyArrowStream> {
+        let ids = vertex_ids(ids)?;
         let (schema, batches) = self.with(|s| {
-            py.detach(|| stratagraph_io::tables::vertex_table(s))
+            py.detach(|| stratagraph_io::tables::vertex_table_with(s, ids))
                 .map_err(|e| errors::InvalidInput::new_err(e.to_string()))
         })?;
         Ok(crate::arrow::PyArrowStream::new(schema, batches))
     }
 
     /// The edge table of ``to_arrow`` as a ``stratagraph.ArrowStream``.
-    fn arrow_edges(&self, py: Python<'_>) -> PyResult<crate::arrow::PyArrowStream> {
+    #[pyo3(signature = (ids = "user"))]
+    fn arrow_edges(&self, py: Python<'_>, ids: &str) -> PyResult<crate::arrow::PyArrowStream> {
+        let ids = vertex_ids(ids)?;
         let (schema, batches) = self.with(|s| {
-            py.detach(|| stratagraph_io::tables::edge_table(s))
+            py.detach(|| stratagraph_io::tables::edge_table_with(s, ids))
                 .map_err(|e| errors::InvalidInput::new_err(e.to_string()))
         })?;
         Ok(crate::arrow::PyArrowStream::new(schema, batches))
     }
 
     /// Writes this snapshot to the directory ``path`` as Parquet files in
-    /// Apache GraphAr's layout (``docs/FORMAT.md`` §8), without the GIL: a
+    /// Apache GraphAr's layout (``docs/FORMAT.md`` §7), without the GIL: a
     /// vertex table per label and an edge table per (source label, edge
     /// label, destination label), ids as the user gave them, properties as
     /// typed columns (a key whose values are of several types keeps each
@@ -1160,5 +1178,16 @@ impl PySnapshot {
             }
             Err(_) => "<stratagraph.Snapshot, closed>".to_owned(),
         }
+    }
+}
+
+/// The `ids=` argument of the Arrow methods.
+fn vertex_ids(ids: &str) -> PyResult<stratagraph_io::tables::VertexIds> {
+    match ids {
+        "user" => Ok(stratagraph_io::tables::VertexIds::User),
+        "internal" => Ok(stratagraph_io::tables::VertexIds::Internal),
+        other => Err(errors::InvalidInput::new_err(format!(
+            "ids={other:?}: expected \"user\" or \"internal\""
+        ))),
     }
 }

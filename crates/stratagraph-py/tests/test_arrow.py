@@ -126,6 +126,74 @@ def test_a_snap_graph_gives_the_edges_of_its_file():
     assert duckdb.sql("select count(*) from stream").fetchall()[0][0] == len(pairs)
 
 
+def _level_mappings(store):
+    """Address ranges of the store's level files (``*.seg``) mapped into
+    this process, from the kernel's own list."""
+    ranges = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and parts[5].startswith(str(store)) and parts[5].endswith(".seg"):
+                lo, hi = (int(x, 16) for x in parts[0].split("-"))
+                ranges.append((lo, hi))
+    return ranges
+
+
+def test_a_compacted_directed_graph_hands_arrow_its_level_without_a_copy(tmp_path):
+    path = real_path("wiki-Vote")
+    with gzip.open(path, "rt") as f:
+        pairs = {tuple(map(int, ln.split()[:2])) for ln in f if ln.strip() and ln[0] != "#"}
+    store = tmp_path / "store"
+    g = sg.Graph.open(store, directed=True, sync="never")
+    src, dst = zip(*sorted(pairs))
+    g.add_edges(list(src), list(dst), [0.5 if (s + d) % 2 else 1.0 for s, d in zip(src, dst)])
+    g.compact()
+    v, e = g.snapshot().to_arrow(ids="internal")
+    assert v.column_names[:3] == ["_vid", "_id", "_label"]
+    assert e.column_names == ["_src", "_dst", "_weight"]
+    assert e.schema.field("_src").type == pa.uint32()
+    id_of = dict(zip(v["_vid"].to_pylist(), v["_id"].to_pylist()))
+    got = {
+        (id_of[s], id_of[d]): w
+        for s, d, w in zip(e["_src"].to_pylist(), e["_dst"].to_pylist(), e["_weight"].to_pylist())
+    }
+    assert e.num_rows == len(pairs)
+    assert got == {(s, d): 0.5 if (s + d) % 2 else 1.0 for s, d in pairs}
+    # Destinations and weights are the level file's mapped bytes.
+    maps = _level_mappings(store)
+    assert maps, "the store maps its level files"
+    for column in ("_dst", "_weight"):
+        for chunk in e[column].chunks:
+            buf = chunk.buffers()[1]
+            start = buf.address + chunk.offset * (4 if column == "_dst" else 8)
+            assert any(lo <= start < hi for lo, hi in maps), f"{column} is a copy"
+    # Built columns are not: _src is.
+    src_addr = e["_src"].chunks[0].buffers()[1].address
+    assert not any(lo <= src_addr < hi for lo, hi in maps)
+    # Tables of internal ids load back through _vid into the same graph.
+    back = sg.Graph.in_memory(directed=True)
+    back.load_arrow(v, e)
+    s = back.snapshot()
+    assert s.num_edges == len(pairs)
+    assert all(s.weight(a, b) == w for (a, b), w in list(got.items())[:2000])
+    # The tables outlive the store.
+    g.close()
+    assert pa.compute.sum(e["_dst"]).as_py() == sum(e["_dst"].to_pylist())
+
+
+def test_unweighted_internal_tables_have_no_weight_column_and_bad_ids_are_refused():
+    g = sg.Graph.in_memory(directed=True)
+    g.add_edges([10, 20, 30], [20, 30, 10])
+    v, e = g.snapshot().to_arrow(ids="internal")
+    assert e.column_names == ["_src", "_dst"]
+    assert sorted(zip(e["_src"].to_pylist(), e["_dst"].to_pylist())) == sorted(
+        (v["_vid"].to_pylist()[v["_id"].to_pylist().index(a)], v["_vid"].to_pylist()[v["_id"].to_pylist().index(b)])
+        for a, b in [(10, 20), (20, 30), (30, 10)]
+    )
+    with pytest.raises(sg.InvalidInput, match="ids=.*expected"):
+        g.snapshot().to_arrow(ids="external")
+
+
 def test_string_ids_come_out_as_strings():
     g = sg.Graph.in_memory(string_ids=True)
     with g.transaction() as tx:

@@ -73,7 +73,7 @@ pub use options::{Options, SyncPolicy, MAX_THREADS};
 pub use props::edges::{Edge, EdgeDirection, EdgeId};
 pub use props::names::MAX_NAME_BYTES;
 pub use props::DEFAULT_LABEL;
-pub use read::{EdgeEnd, Neighbors, Snapshot, WeightedNeighbors};
+pub use read::{EdgeEnd, Neighbors, SharedColumn, SharedLists, Snapshot, WeightedNeighbors};
 pub use txn::{Isolation, WriteTxn};
 /// Failing the store's file operations on purpose, for fault tests.
 #[cfg(feature = "fault-injection")]

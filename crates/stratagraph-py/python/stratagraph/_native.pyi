@@ -382,6 +382,10 @@ class Graph:
         gives its rows that label. Empty fields set nothing. Errors as
         ``load_graphson``, ``field`` naming the column; ``TypeError`` for an
         argument of another shape."""
+    def compact(self) -> None:
+        """Merges everything committed into one level (kernels then read a
+        plain CSR, and ``to_arrow(ids="internal")`` shares a directed
+        graph's lists without copying); rewrites the whole graph."""
     def snapshot(self) -> Snapshot:
         """A consistent read-only view of everything committed so far."""
     def transaction(self, *, serializable: bool = False) -> Transaction:
@@ -667,17 +671,23 @@ class Snapshot:
     def to_dict(self, values: npt.ArrayLike) -> Dict[_Shown, Any]:
         """``{vertex id: value}`` for an array aligned with ``vertices()``
         (keyed by ``str`` keys in a string-keyed store)."""
-    def to_arrow(self) -> Tuple[Any, Any]:
+    def to_arrow(self, ids: Literal["user", "internal"] = "user") -> Tuple[Any, Any]:
         """``(vertices, edges)`` as ``pyarrow.Table``s (needs pyarrow).
         vertices: ``_id``, ``_label``, one column per property key; edges:
         ``_id`` (null for weighted edges), ``_src``, ``_dst``, ``_label``
         (null for weighted edges), ``_weight`` (null for property edges),
         one column per property key. Values keep their types; a key of
         mixed types is a binary column of encoded values, which
-        ``Graph.load_arrow`` reads back exactly."""
-    def arrow_vertices(self) -> ArrowStream:
+        ``Graph.load_arrow`` reads back exactly.
+
+        ``ids="internal"``: vertices gain ``_vid`` (uint32, the store's
+        dense id) and ``_src``/``_dst`` are ``_vid``s; columns appear only
+        if they hold something (no ``_weight`` when every weight is 1.0);
+        a compacted directed graph's ``_dst`` and ``_weight`` are the
+        level's own memory, not a copy."""
+    def arrow_vertices(self, ids: Literal["user", "internal"] = "user") -> ArrowStream:
         """The vertex table of ``to_arrow`` for any Arrow consumer."""
-    def arrow_edges(self) -> ArrowStream:
+    def arrow_edges(self, ids: Literal["user", "internal"] = "user") -> ArrowStream:
         """The edge table of ``to_arrow`` for any Arrow consumer."""
     def export_parquet(
         self, path: _Path, *, vertex_chunk: int = 1 << 18, edge_chunk: int = 1 << 22

@@ -28,6 +28,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use format::Section;
 pub(crate) use reader::Segment;
 pub(crate) use storage::SegmentBytes;
 pub(crate) use writer::{write_columns, SegmentWriter};

@@ -379,6 +379,18 @@ impl Segment {
         self.col(Section::Dsts)
     }
 
+    /// Whether `other` is this very segment (a clone shares its bytes).
+    pub(crate) fn same(&self, other: &Segment) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The bytes of one section, as the file holds them (empty when the
+    /// section is absent): what `read::shared` hands out without copying.
+    pub(crate) fn section_bytes(&self, s: Section) -> &[u8] {
+        let e = self.header().section(s);
+        e.range().and_then(|r| self.bytes().get(r)).unwrap_or(&[])
+    }
+
     /// Entry indices that carry a stamp, ascending.
     pub(crate) fn stamp_index(&self) -> &[u32] {
         self.col(Section::StampIdx)

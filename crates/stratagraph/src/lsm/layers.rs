@@ -291,6 +291,17 @@ impl Layers {
         }
     }
 
+    /// The parts of the one source below the MemGraph when there is one
+    /// (one L0 run, or one level after a full compaction), ascending;
+    /// empty otherwise.
+    pub(crate) fn sole_parts(&self) -> &[Arc<FlushedRun>] {
+        match self.shape {
+            Shape::OneRun => &self.runs[..1],
+            Shape::OneLevel(i) => self.levels[i].parts(),
+            Shape::Empty | Shape::Many => &[],
+        }
+    }
+
     /// When one source below the MemGraph can hold `v` and its segment in
     /// this direction (`inn` resolved for undirected graphs by the caller
     /// or not: both give `out` there) reads as a plain slice at `ts`, that

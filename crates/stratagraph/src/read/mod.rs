@@ -10,7 +10,8 @@
 //!   later reads take no lock), and `hub_lists` keeps merged lists of
 //!   high-degree vertices;
 //! - `merge` merges a vertex's versions across the MemGraph and the levels,
-//!   newest first; `union` is its fast path when every source reads plain.
+//!   newest first; `union` is its fast path when every source reads plain;
+//! - `shared` hands a compacted level's columns out without copying them.
 
 mod edges;
 pub(crate) mod hub_lists;
@@ -18,11 +19,13 @@ pub(crate) mod mem_view;
 pub(crate) mod merge;
 mod props;
 pub(crate) mod scan;
+mod shared;
 mod snapshot;
 pub(crate) mod union;
 
 pub use edges::EdgeEnd;
 pub use scan::{Neighbors, WeightedNeighbors};
+pub use shared::{SharedColumn, SharedLists};
 pub use snapshot::Snapshot;
 
 use crate::lsm::layers::Layers;

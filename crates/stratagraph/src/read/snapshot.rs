@@ -726,6 +726,35 @@ impl Snapshot {
         Some(SoleOut::Updated(seg, range, (adds, weights), over))
     }
 
+    /// Whether `v`'s weighted out-list at this snapshot is exactly its
+    /// slice of `seg`, the plain segment below the MemGraph that alone
+    /// holds it (the MemGraph adds, removes and re-weights nothing of it
+    /// as this snapshot sees it). Builds `v`'s MemGraph page if the
+    /// MemGraph may hold `v`: for `read::shared`, which asks once per
+    /// vertex of a whole level.
+    pub(super) fn out_list_is_column(&self, v: u32, seg: &Segment) -> bool {
+        let Some(sole) = self.layers.plain_sole(v, Direction::Out, self.ts) else {
+            return false;
+        };
+        if v >= self.bound || !sole.same(seg) {
+            return false;
+        }
+        if !self.store.mem.may_hold(v) {
+            return true;
+        }
+        let below = |u| self.plain_below(u, Direction::Out);
+        let page = self
+            .mem_view
+            .page(self.mem_reader(Direction::Out), &below, v);
+        page.and_then(|p| p.weighted_pieces(v))
+            .is_some_and(|(adds, _)| adds.is_empty())
+    }
+
+    /// The layers below the MemGraph this snapshot reads.
+    pub(super) fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
     /// `out_weighted_of` for every list `sole_out` does not place.
     #[inline(never)]
     fn out_weighted_other(&self, v: u32) -> WeightedNeighbors<'_> {

@@ -13,6 +13,15 @@
 //! property key any property edge has. An undirected store lists each
 //! weighted edge once. Property columns are typed as [`crate::columns`]
 //! says, so values keep their types through a round trip.
+//!
+//! With [`VertexIds::Internal`] the tables name vertices by the store's
+//! dense internal ids instead (`internal.rs`): the vertex table gains
+//! `_vid` (UInt32) before `_id`, and the edge table's `_src` and `_dst`
+//! are `_vid`s, so a compacted level's destination and weight columns go
+//! out as they lie in memory or in the mapped file, without a copy.
+//! [`load`] reads such tables back through the vertex table's `_vid`.
+
+mod internal;
 
 use crate::columns::{row_properties, ColumnReader, KeyKinds, RowProperties};
 use crate::load::{Batcher, EdgeRecord, IdColumn, LoadError, LoadOptions, Loaded, VertexRecord};
@@ -21,8 +30,9 @@ use arrow_array::builder::{
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt64Type};
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch, UInt32Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use stratagraph::{EdgeDirection, Graph, Snapshot, Value, VertexId};
@@ -35,10 +45,25 @@ const LABEL: &str = "_label";
 const SRC: &str = "_src";
 const DST: &str = "_dst";
 const WEIGHT: &str = "_weight";
+const VID: &str = "_vid";
 
 /// Column names a table has for itself; a property of the same name is
 /// refused rather than shadowed.
-pub const RESERVED: [&str; 5] = [ID, LABEL, SRC, DST, WEIGHT];
+pub const RESERVED: [&str; 6] = [ID, LABEL, SRC, DST, WEIGHT, VID];
+
+/// How the tables name vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VertexIds {
+    /// As the user gave them (integers or string keys).
+    #[default]
+    User,
+    /// By the store's dense internal ids (UInt32): `_vid` in the vertex
+    /// table, `_src` and `_dst` in the edge table. Edges need no id
+    /// translation, and the lists of a compacted directed graph are
+    /// handed out without copying their destinations and weights (see
+    /// [`edge_table_with`]).
+    Internal,
+}
 
 /// Why a snapshot cannot be written as tables.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +80,8 @@ enum IdType {
     Int64,
     UInt64,
     Keys,
+    /// Internal ids, `VertexIds::Internal`.
+    Internal,
 }
 
 impl IdType {
@@ -76,6 +103,7 @@ impl IdType {
             IdType::Int64 => DataType::Int64,
             IdType::UInt64 => DataType::UInt64,
             IdType::Keys => DataType::Utf8,
+            IdType::Internal => DataType::UInt32,
         }
     }
 
@@ -101,6 +129,11 @@ impl IdType {
                 }
                 Arc::new(b.finish())
             }
+            IdType::Internal => Arc::new(
+                ids.iter()
+                    .map(|&v| snap.internal_id(v).unwrap_or(u32::MAX))
+                    .collect::<UInt32Array>(),
+            ),
         }
     }
 }
@@ -122,6 +155,15 @@ fn reserved(what: &'static str, kinds: &KeyKinds) -> Result<(), ReservedKey> {
 /// The vertex table of `snap`, in batches of [`BATCH_ROWS`] rows, in the
 /// order of `snap.vertices()`.
 pub fn vertex_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>), ReservedKey> {
+    vertex_table_with(snap, VertexIds::User)
+}
+
+/// `vertex_table`, with `_vid` first when `ids` is `Internal`.
+pub fn vertex_table_with(
+    snap: &Snapshot,
+    ids: VertexIds,
+) -> Result<(SchemaRef, Vec<RecordBatch>), ReservedKey> {
+    let internal = ids == VertexIds::Internal;
     let mut kinds = KeyKinds::default();
     for v in snap.vertices() {
         for (k, value) in snap
@@ -133,10 +175,12 @@ pub fn vertex_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>), Re
     }
     reserved("vertex", &kinds)?;
     let ids = IdType::of(snap);
-    let mut fields = vec![
-        Field::new(ID, ids.data_type(), false),
-        Field::new(LABEL, label_type(), false),
-    ];
+    let mut fields = Vec::new();
+    if internal {
+        fields.push(Field::new(VID, DataType::UInt32, false));
+    }
+    fields.push(Field::new(ID, ids.data_type(), false));
+    fields.push(Field::new(LABEL, label_type(), false));
     fields.extend(kinds.fields());
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let all: Vec<u32> = snap.vertices().collect();
@@ -158,7 +202,12 @@ pub fn vertex_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>), Re
                 cols.set(&k, row, value);
             }
         }
-        let mut arrays: Vec<ArrayRef> = vec![ids.build(snap, &ext), Arc::new(labels.finish())];
+        let mut arrays: Vec<ArrayRef> = Vec::new();
+        if internal {
+            arrays.push(Arc::new(UInt32Array::from(chunk.to_vec())));
+        }
+        arrays.push(ids.build(snap, &ext));
+        arrays.push(Arc::new(labels.finish()));
         arrays.extend(cols.build(&kinds));
         batches.push(
             RecordBatch::try_new(schema.clone(), arrays).map_err(|e| ReservedKey {
@@ -173,6 +222,29 @@ pub fn vertex_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>), Re
 /// The edge table of `snap`: each vertex's property edges (out side, in
 /// its `edges_of` order), then its weighted edges, vertex by vertex.
 pub fn edge_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>), ReservedKey> {
+    edge_table_with(snap, VertexIds::User)
+}
+
+/// `edge_table` with vertices named as `ids` says.
+///
+/// With `Internal`, every property edge comes first, then the weighted
+/// edges in source order, and columns are there only where they hold
+/// something: `_id`, `_label` and property columns only if the snapshot
+/// has property edges, `_weight` only if it has those or a weight other
+/// than 1.0 (an absent `_weight` means 1.0, as [`load`] reads it). In a
+/// directed graph, each run of lists the snapshot reads straight from a
+/// segment (`Snapshot::shared_out_lists`: after a full compaction, all of
+/// them) goes out as batches whose `_dst` and `_weight` are that
+/// segment's columns, shared rather than copied; only `_src` is built,
+/// 4 bytes an edge. An undirected graph lists each edge once, so its
+/// lists are copied.
+pub fn edge_table_with(
+    snap: &Snapshot,
+    ids: VertexIds,
+) -> Result<(SchemaRef, Vec<RecordBatch>), ReservedKey> {
+    if ids == VertexIds::Internal {
+        return internal::edge_table(snap);
+    }
     let mut kinds = KeyKinds::default();
     for v in snap.vertices() {
         for e in snap.edge_ends_of(snap.external_id_unchecked(v), EdgeDirection::Out, None) {
@@ -521,6 +593,63 @@ fn weights(t: &Table, rows: usize) -> Result<Vec<f64>, LoadError> {
     Ok(out)
 }
 
+/// The vertex table's `_vid` column as row numbers by `_vid`, if it has
+/// one: what edge ends name in tables of internal ids.
+fn vid_rows(t: &Table) -> Result<Option<HashMap<u64, usize>>, LoadError> {
+    if t.schema.index_of(VID).is_err() {
+        return Ok(None);
+    }
+    let IdColumn::Ints(vids) = id_column(t, VID)? else {
+        return Err(err(t, Some(VID), "strings, expected integers"));
+    };
+    let mut rows = HashMap::with_capacity(vids.len());
+    for (row, &vid) in vids.iter().enumerate() {
+        if let Some(first) = rows.insert(vid, row) {
+            return Err(err(
+                t,
+                Some(VID),
+                format!("row {row}: _vid {vid} is also in row {first}"),
+            ));
+        }
+    }
+    Ok(Some(rows))
+}
+
+/// Edge ends given as `_vid`s turned into the ids of the vertex rows
+/// they name.
+fn ends_by_vid(
+    t: &Table,
+    name: &str,
+    ends: IdColumn,
+    rows: &HashMap<u64, usize>,
+    ids: &IdColumn,
+) -> Result<IdColumn, LoadError> {
+    let IdColumn::Ints(vids) = ends else {
+        return Err(err(
+            t,
+            Some(name),
+            "strings, but the vertex table names vertices by _vid",
+        ));
+    };
+    let mut at = Vec::with_capacity(vids.len());
+    for (row, vid) in vids.iter().enumerate() {
+        match rows.get(vid) {
+            Some(&r) => at.push(r),
+            None => {
+                return Err(err(
+                    t,
+                    Some(name),
+                    format!("row {row}: {vid} is no _vid of the vertex table"),
+                ))
+            }
+        }
+    }
+    Ok(match ids {
+        IdColumn::Ints(v) => IdColumn::Ints(at.iter().map(|&r| v[r]).collect()),
+        IdColumn::Keys(v) => IdColumn::Keys(at.iter().map(|&r| v[r].clone()).collect()),
+    })
+}
+
 /// Loads `vertices` then `edges` into `g` (either may be absent).
 ///
 /// Every table is read and checked first (required columns present and of
@@ -535,6 +664,10 @@ fn weights(t: &Table, rows: usize) -> Result<Vec<f64>, LoadError> {
 /// per transaction; a failure the store reports (an edge id in use, a
 /// missing end) keeps the batches before it and says how many
 /// (`LoadError::loaded`).
+///
+/// When the vertex table has `_vid` (tables of internal ids,
+/// [`VertexIds::Internal`]), edge ends are `_vid`s and name the vertex
+/// rows that carry them; vertices keep their `_id`s.
 pub fn load(
     g: &Graph,
     vertices: Option<&Table>,
@@ -550,8 +683,12 @@ pub fn load(
         Some(t) => Some(Checked {
             ids: id_column(t, ID)?,
             labels: strings(t, LABEL)?,
-            props: properties(t, &[ID, LABEL])?,
+            props: properties(t, &[VID, ID, LABEL])?,
         }),
+        None => None,
+    };
+    let vids = match vertices {
+        Some(t) => vid_rows(t)?,
         None => None,
     };
     struct CheckedEdges {
@@ -564,8 +701,12 @@ pub fn load(
     }
     let es = match edges {
         Some(t) => {
-            let src = id_column(t, SRC)?;
-            let dst = id_column(t, DST)?;
+            let mut src = id_column(t, SRC)?;
+            let mut dst = id_column(t, DST)?;
+            if let (Some(rows), Some(vs)) = (&vids, &vs) {
+                src = ends_by_vid(t, SRC, src, rows, &vs.ids)?;
+                dst = ends_by_vid(t, DST, dst, rows, &vs.ids)?;
+            }
             Some(CheckedEdges {
                 ids: edge_ids(t)?,
                 labels: strings(t, LABEL)?,

@@ -1,0 +1,236 @@
+//! `Snapshot::shared_out_lists`: the out-lists a snapshot hands out as a
+//! segment's own columns. Every list it shares must be exactly the
+//! vertex's out-list with its weights, as a model of the writes made (a
+//! map of edges) says; after a full compaction it shares every list; a
+//! write after that takes only the vertices it touched out of the runs,
+//! for the snapshots that see it; and shared columns stay readable after
+//! the segment is compacted away and the store closed.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use std::collections::BTreeMap;
+use stratagraph::{Graph, Options, SharedLists, Snapshot};
+
+type Model = BTreeMap<(u64, u64), f64>;
+
+fn opts(directed: bool) -> Options {
+    Options {
+        directed,
+        sync: stratagraph::SyncPolicy::Never,
+        ..Options::default()
+    }
+}
+
+/// A deterministic pseudo-random graph: `n` edges among `v` vertices,
+/// every third weight not 1.0.
+fn edges(n: usize, v: u64, seed: u64) -> Vec<(u64, u64, f64)> {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|i| {
+            let (s, d) = (next() % v, next() % v);
+            let w = if i % 3 == 0 {
+                (i % 17) as f64 + 0.5
+            } else {
+                1.0
+            };
+            (s, d, w)
+        })
+        .filter(|(s, d, _)| s != d)
+        .collect()
+}
+
+fn apply(model: &mut Model, es: &[(u64, u64, f64)], directed: bool) {
+    for &(s, d, w) in es {
+        model.insert((s, d), w);
+        if !directed {
+            model.insert((d, s), w);
+        }
+    }
+}
+
+/// Checks every shared list against the model (external ids) and returns
+/// the internal ids the runs cover.
+fn check_runs(snap: &Snapshot, runs: &[SharedLists], model: &Model) -> Vec<u32> {
+    let mut covered = Vec::new();
+    let mut last_end = 0;
+    for run in runs {
+        let vs = run.vertices();
+        assert!(vs.start >= last_end, "runs ascend and do not overlap");
+        last_end = vs.end;
+        let offs = run.offsets();
+        assert_eq!(offs.len(), vs.len() + 1);
+        assert_eq!(run.dsts().len(), run.entries().len());
+        let base = run.entries().start;
+        assert_eq!(offs[0] as usize, base);
+        // The byte columns say the same as the typed views.
+        let dst_bytes = run.dsts_column();
+        let from_bytes: Vec<u32> = dst_bytes
+            .as_ref()
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(from_bytes, run.dsts());
+        if let Some(w) = run.weights_column() {
+            let ws: Vec<f64> = w
+                .as_ref()
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(Some(&ws[..]), run.weights());
+        }
+        for (i, v) in vs.clone().enumerate() {
+            let (a, b) = (offs[i] as usize - base, offs[i + 1] as usize - base);
+            let got: Vec<(u64, f64)> = (a..b)
+                .map(|e| {
+                    let d = snap.external_id(run.dsts()[e]).unwrap();
+                    let w = run.weights().map_or(1.0, |w| w[e]);
+                    (d, w)
+                })
+                .collect();
+            let want: Vec<(u64, f64)> = match snap.external_id(v) {
+                Some(src) => {
+                    let mut l: Vec<(u64, f64, u32)> = model
+                        .range((src, 0)..=(src, u64::MAX))
+                        .map(|(&(_, d), &w)| (d, w, snap.internal_id(d).unwrap()))
+                        .collect();
+                    // Lists are in internal id order.
+                    l.sort_by_key(|x| x.2);
+                    l.into_iter().map(|(d, w, _)| (d, w)).collect()
+                }
+                None => Vec::new(),
+            };
+            assert_eq!(got, want, "out-list of internal vertex {v}");
+            covered.push(v);
+        }
+    }
+    covered
+}
+
+#[test]
+fn after_a_full_compaction_every_list_is_shared_and_exact() {
+    for directed in [true, false] {
+        let g = Graph::in_memory(opts(directed));
+        let mut model = Model::new();
+        for (i, chunk) in edges(20_000, 3_000, 7).chunks(4_000).enumerate() {
+            g.insert_edges(chunk).unwrap();
+            apply(&mut model, chunk, directed);
+            if i % 2 == 0 {
+                g.flush().unwrap();
+            }
+        }
+        g.compact().unwrap();
+        let snap = g.snapshot();
+        let runs = snap.shared_out_lists();
+        let covered = check_runs(&snap, &runs, &model);
+        let with_edges: Vec<u32> = snap
+            .vertices()
+            .filter(|&v| snap.out_degree_of(v) > 0)
+            .collect();
+        for v in with_edges {
+            assert!(covered.binary_search(&v).is_ok(), "vertex {v} not shared");
+        }
+        let shared: usize = runs.iter().map(|r| r.dsts().len()).sum();
+        assert_eq!(shared, model.len(), "directed={directed}");
+    }
+}
+
+#[test]
+fn a_write_after_compaction_unshares_only_what_it_touched_for_snapshots_that_see_it() {
+    let g = Graph::in_memory(opts(true));
+    let mut model = Model::new();
+    let es = edges(30_000, 5_000, 11);
+    g.insert_edges(&es).unwrap();
+    apply(&mut model, &es, true);
+    g.compact().unwrap();
+    let before = g.snapshot();
+    let old_model = model.clone();
+
+    // An insert, a re-weight and a delete, at three different sources.
+    let (s1, d1) = (es[10].0, es[10].1);
+    let (s2, d2) = (es[20].0, es[20].1);
+    g.insert_edge(4_999, 4_998, 3.0).unwrap();
+    model.insert((4_999, 4_998), 3.0);
+    g.insert_edge(s1, d1, 42.0).unwrap();
+    model.insert((s1, d1), 42.0);
+    g.delete_edge(s2, d2).unwrap();
+    model.remove(&(s2, d2));
+
+    let after = g.snapshot();
+    let covered = check_runs(&after, &after.shared_out_lists(), &model);
+    for src in [4_999, s1, s2] {
+        let v = after.internal_id(src).unwrap();
+        assert!(
+            covered.binary_search(&v).is_err(),
+            "written vertex {src} shared"
+        );
+    }
+    // Everything else still is.
+    let untouched = after
+        .vertices()
+        .filter(|&v| after.out_degree_of(v) > 0)
+        .filter(|&v| ![4_999, s1, s2].contains(&after.external_id(v).unwrap()))
+        .filter(|v| covered.binary_search(v).is_err())
+        .count();
+    assert_eq!(untouched, 0);
+
+    // The snapshot from before the writes still reads the segment as it
+    // stands, so it shares every list, as the old model says.
+    let covered = check_runs(&before, &before.shared_out_lists(), &old_model);
+    let shared_before = covered.len();
+    assert!(
+        shared_before
+            >= before
+                .vertices()
+                .filter(|&v| before.out_degree_of(v) > 0)
+                .count()
+    );
+}
+
+#[test]
+fn nothing_is_shared_where_no_single_source_holds_the_lists() {
+    let g = Graph::in_memory(opts(true));
+    // Only the MemGraph.
+    g.insert_edges(&edges(1_000, 200, 3)).unwrap();
+    assert!(g.snapshot().shared_out_lists().is_empty());
+    // Two L0 runs.
+    g.flush().unwrap();
+    g.insert_edges(&edges(1_000, 200, 5)).unwrap();
+    g.flush().unwrap();
+    assert!(g.snapshot().shared_out_lists().is_empty());
+}
+
+#[test]
+fn shared_columns_outlive_the_segment_file_and_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Graph::open(dir.path(), opts(true)).unwrap();
+    let es = edges(10_000, 2_000, 13);
+    g.insert_edges(&es).unwrap();
+    g.compact().unwrap();
+    let snap = g.snapshot();
+    let runs = snap.shared_out_lists();
+    assert!(!runs.is_empty());
+    let cols: Vec<_> = runs.iter().map(|r| r.dsts_column()).collect();
+    let want: Vec<Vec<u32>> = runs.iter().map(|r| r.dsts().to_vec()).collect();
+    drop(runs);
+    drop(snap);
+    // A compaction after more writes replaces the level (its file is
+    // deleted once no snapshot holds it); then the store closes.
+    g.insert_edges(&edges(5_000, 2_000, 17)).unwrap();
+    g.compact().unwrap();
+    g.close().unwrap();
+    drop(g);
+    for (c, w) in cols.iter().zip(&want) {
+        let got: Vec<u32> = c
+            .as_ref()
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(&got, w);
+    }
+}
