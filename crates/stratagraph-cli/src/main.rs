@@ -243,6 +243,14 @@ enum Command {
         dir: PathBuf,
         /// The directory to write.
         out: PathBuf,
+        /// Export the state at this earlier commit timestamp instead of
+        /// the newest: rebuilt from the newest checkpoint at or before it
+        /// (`stratagraph checkpoint`) and the change feed after that, so
+        /// it needs such a checkpoint and the log archive reaching back to
+        /// it (`Options::change_log_bytes`); otherwise an error says which
+        /// is missing.
+        #[arg(long)]
+        as_of: Option<u64>,
         /// Vertices per vertex chunk file (and source vertices per edge
         /// part).
         #[arg(long, default_value_t = 1 << 18)]
@@ -250,6 +258,19 @@ enum Command {
         /// Edges per edge chunk file at most.
         #[arg(long, default_value_t = 1 << 22)]
         edge_chunk: u64,
+    },
+    /// Writes a checkpoint of the store in DIR into DIR/checkpoints/<timestamp>
+    /// (everything committed, flushed first; level files hard-linked, so
+    /// it costs little space until compactions replace them): a store of
+    /// its own, for a backup, and the base `export --as-of` rebuilds
+    /// earlier states from. With --list, lists the checkpoints instead.
+    /// Remove one by deleting its directory.
+    Checkpoint {
+        /// The store's directory.
+        dir: PathBuf,
+        /// List the checkpoints kept instead of writing one.
+        #[arg(long)]
+        list: bool,
     },
     /// Salvages the store in DIR whose log is damaged (a lost or shortened
     /// segment, a damaged record: what `check` reports and opening
@@ -631,16 +652,19 @@ fn main() -> ExitCode {
         Command::Export {
             dir,
             out,
+            as_of,
             vertex_chunk,
             edge_chunk,
         } => store_cmds::export(
             &dir,
             &out,
+            as_of,
             stratagraph_io::graphar::Chunks {
                 vertices: vertex_chunk,
                 edges: edge_chunk,
             },
         ),
+        Command::Checkpoint { dir, list } => store_cmds::checkpoint(&dir, list),
         Command::Repair { dir, accept_loss } => store_cmds::repair(&dir, accept_loss),
         Command::Stats { dir, json } => store_cmds::stats(&dir, json),
         Command::Vertex { dir, id, json } => store_cmds::vertex(&dir, &id, json),

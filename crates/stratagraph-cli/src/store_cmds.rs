@@ -151,11 +151,50 @@ pub fn changes(dir: &Path, since: u64, out: &Path) -> Res {
     Ok(())
 }
 
+/// Writes a checkpoint of the store in `dir`, or lists them
+/// (`stratagraph checkpoint`).
+pub fn checkpoint(dir: &Path, list: bool) -> Res {
+    if list {
+        for (ts, path) in stratagraph::checkpoints(dir)? {
+            println!("{ts}\t{}", path.display());
+        }
+        return Ok(());
+    }
+    if !dir.join("MANIFEST").exists() {
+        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
+    }
+    let g = Graph::open(dir, options(dir, None)?)?;
+    let started = std::time::Instant::now();
+    let (ts, path) = g.save_checkpoint()?;
+    g.close()?;
+    println!(
+        "checkpoint at timestamp {ts}: {} ({:.2} s)",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// Writes a snapshot of the store in `dir` to `out` (`stratagraph export`).
-pub fn export(dir: &Path, out: &Path, chunks: stratagraph_io::graphar::Chunks) -> Res {
+pub fn export(
+    dir: &Path,
+    out: &Path,
+    as_of: Option<u64>,
+    chunks: stratagraph_io::graphar::Chunks,
+) -> Res {
     let g = open_read_only(dir, None)?;
     let started = std::time::Instant::now();
-    let done = stratagraph_io::graphar::export(&g.snapshot(), out, chunks)?;
+    let done = match as_of {
+        None => stratagraph_io::graphar::export(&g.snapshot(), out, chunks)?,
+        Some(ts) => {
+            let r = stratagraph_io::as_of::rebuild(&g, ts)?;
+            println!(
+                "state at timestamp {ts}: checkpoint {} and {} commits after it replayed",
+                r.checkpoint, r.replayed
+            );
+            stratagraph_io::graphar::export_at(&r.graph.snapshot(), out, chunks, ts)?
+        }
+    };
     println!(
         "{}: {} vertices, {} property edges, {} weighted edges at timestamp {}: {} files, {} bytes, {:.2} s",
         out.display(),

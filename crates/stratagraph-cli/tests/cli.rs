@@ -270,6 +270,79 @@ fn changes_are_written_after_a_timestamp_and_say_where_to_go_on() {
 }
 
 #[test]
+fn export_as_of_rebuilds_an_earlier_state_from_a_checkpoint_and_the_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.txt");
+    let store = dir.path().join("s");
+    std::fs::write(&input, "1 2\n2 3 0.5\n").unwrap();
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    // Before any checkpoint: refused, saying why.
+    let out = bin()
+        .arg("export")
+        .arg(&store)
+        .arg(dir.path().join("x"))
+        .args(["--as-of", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no checkpoint") && err.contains("it has none"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x").exists());
+
+    let text = run_ok(bin().arg("checkpoint").arg(&store));
+    let base: u64 = text
+        .strip_prefix("checkpoint at timestamp ")
+        .and_then(|t| t.split(':').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    std::fs::write(&input, "3 4 2.5\n").unwrap();
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let changes = dir.path().join("c.parquet");
+    let text = run_ok(
+        bin()
+            .arg("changes")
+            .arg(&store)
+            .args(["--since", &base.to_string(), "--out"])
+            .arg(&changes),
+    );
+    let target: u64 = text.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(target > base);
+    std::fs::write(&input, "5 6\n").unwrap();
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    let listed = run_ok(bin().arg("checkpoint").arg(&store).arg("--list"));
+    assert!(listed.starts_with(&format!("{base}\t")), "{listed}");
+
+    let out = dir.path().join("export");
+    let text = run_ok(
+        bin()
+            .arg("export")
+            .arg(&store)
+            .arg(&out)
+            .args(["--as-of", &target.to_string()]),
+    );
+    assert!(
+        text.contains(&format!("checkpoint {base} and 1 commits")),
+        "{text}"
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("stratagraph.json")).unwrap()).unwrap();
+    assert_eq!(meta["timestamp"], target);
+    // Loaded back: the three edges up to the target, not the one after.
+    let back = dir.path().join("back");
+    run_ok(bin().arg("load").arg(&back).arg("--parquet").arg(&out));
+    let g = stratagraph::Graph::open(&back, stratagraph::Options::default()).unwrap();
+    let s = g.snapshot();
+    assert_eq!(s.edge_count(), 3);
+    assert_eq!(s.weight(2, 3), Some(0.5));
+    assert_eq!(s.weight(3, 4), Some(2.5));
+    assert!(!s.has_vertex(5));
+}
+
+#[test]
 fn a_malformed_line_is_refused_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("bad.txt");

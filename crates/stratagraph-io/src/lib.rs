@@ -7,8 +7,11 @@
 //! CSV files with a header row ([`csv`]), batched into transactions by
 //! [`load`]; a snapshot as Parquet files in Apache GraphAr's layout, and
 //! such a directory back into a store ([`graphar`]), with typed property
-//! values as Arrow columns ([`columns`]).
+//! values as Arrow columns ([`columns`]); the change feed as tables
+//! ([`changes`]) and a store's state at an earlier timestamp rebuilt from
+//! a checkpoint and that feed ([`as_of`]).
 
+pub mod as_of;
 pub mod changes;
 pub mod columns;
 pub mod csv;

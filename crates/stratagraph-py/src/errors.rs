@@ -147,7 +147,8 @@ pub fn engine_with_message(err: stratagraph::Error, msg: String) -> PyErr {
         | E::EdgeIdTaken { .. }
         | E::NotIndexable { .. }
         | E::WrongIdKind { .. }
-        | E::NotAStore { .. } => InvalidInput::new_err(msg),
+        | E::NotAStore { .. }
+        | E::InMemory { .. } => InvalidInput::new_err(msg),
         E::VertexIdsExhausted { .. } => CapacityExceeded::new_err(msg),
         E::SnapshotTooOld { .. } => SnapshotTooOld::new_err(msg),
         E::Conflict { .. } => Conflict::new_err(msg),

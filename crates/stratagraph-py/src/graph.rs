@@ -951,6 +951,84 @@ impl PyGraph {
         self.with(|g| py.detach(|| g.compact()).map_err(|e| self.error(g, e)))
     }
 
+    /// Writes a checkpoint of this on-disk store, without the GIL: a store
+    /// of its own holding every commit so far (flushed first; level files
+    /// hard-linked, so it costs little space until compactions replace
+    /// them), which ``Graph.open`` opens at that state. Into directory
+    /// ``path`` (new or empty) if given; otherwise into the store's own
+    /// ``checkpoints/<timestamp>``, where ``export_parquet(as_of=...)``
+    /// finds it. Returns ``{"timestamp", "path"}``. Writers wait while it
+    /// runs. ``InvalidInput`` for an in-memory graph, ``ReadOnly`` for a
+    /// read-only one, ``StorageError`` if ``path`` is not empty or a file
+    /// cannot be written.
+    #[pyo3(signature = (path = None))]
+    fn checkpoint<'py>(
+        &self,
+        py: Python<'py>,
+        path: Option<std::path::PathBuf>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (ts, at) = self.with(|g| {
+            py.detach(|| match &path {
+                Some(p) => g.checkpoint(p).map(|ts| (ts, p.clone())),
+                None => g.save_checkpoint(),
+            })
+            .map_err(|e| self.error(g, e))
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("timestamp", ts)?;
+        d.set_item("path", at)?;
+        Ok(d)
+    }
+
+    /// The checkpoints kept in the store's ``checkpoints`` directory, as
+    /// ``[(timestamp, path)]``, oldest first (empty for an in-memory graph).
+    fn checkpoints(&self) -> PyResult<Vec<(u64, std::path::PathBuf)>> {
+        self.with(|g| match g.path() {
+            Some(dir) => stratagraph::checkpoints(dir).map_err(|e| self.error(g, e)),
+            None => Ok(Vec::new()),
+        })
+    }
+
+    /// Writes the graph to directory ``path`` as ``Snapshot.export_parquet``
+    /// does, as of now, or with ``as_of=ts`` as it was at commit ``ts``:
+    /// rebuilt, without the GIL, from the newest checkpoint at or before
+    /// ``ts`` (``checkpoint()``) and the change feed after it (the log
+    /// archive must still reach back to that checkpoint). The returned
+    /// dict's ``timestamp`` is ``ts``. Raises ``ChangesUnavailable`` when
+    /// no checkpoint precedes ``ts`` or the feed after it is gone, each
+    /// naming what is kept; ``InvalidInput`` for a ``ts`` after the newest
+    /// commit or an in-memory graph.
+    #[pyo3(signature = (path, *, as_of = None, vertex_chunk = 1 << 18, edge_chunk = 1 << 22))]
+    fn export_parquet<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        as_of: Option<u64>,
+        vertex_chunk: i64,
+        edge_chunk: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use stratagraph_io::as_of::{rebuild, AsOfError};
+        let chunks = crate::snapshot::export_chunks(vertex_chunk, edge_chunk)?;
+        let done = self.with(|g| {
+            let Some(ts) = as_of else {
+                return py
+                    .detach(|| stratagraph_io::graphar::export(&g.snapshot(), &path, chunks))
+                    .map_err(crate::snapshot::export_error);
+            };
+            let r = py.detach(|| rebuild(g, ts)).map_err(|e| match e {
+                AsOfError::Engine(e) => self.error(g, e),
+                AsOfError::NoCheckpoint { .. } => {
+                    errors::ChangesUnavailable::new_err(e.to_string())
+                }
+                AsOfError::Future { .. } => errors::InvalidInput::new_err(e.to_string()),
+                AsOfError::Apply(_) => errors::InternalError::new_err(e.to_string()),
+            })?;
+            py.detach(|| stratagraph_io::graphar::export_at(&r.graph.snapshot(), &path, chunks, ts))
+                .map_err(crate::snapshot::export_error)
+        })?;
+        crate::snapshot::exported_dict(py, &done)
+    }
+
     /// A consistent, read-only view of everything committed so far.
     fn snapshot(&self) -> PyResult<PySnapshot> {
         self.with(|g| {

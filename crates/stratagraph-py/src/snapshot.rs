@@ -428,35 +428,12 @@ impl PySnapshot {
         vertex_chunk: i64,
         edge_chunk: i64,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        use stratagraph_io::graphar::{self, Chunks, ExportError};
-        let positive = |n: i64, arg: &str| match conv::count(n, arg, u32::MAX.into())? {
-            0 => Err(PyValueError::new_err(format!(
-                "{arg}: expected a positive number of rows per file, got 0"
-            ))),
-            n => Ok(n),
-        };
-        let chunks = Chunks {
-            vertices: positive(vertex_chunk, "vertex_chunk")?,
-            edges: positive(edge_chunk, "edge_chunk")?,
-        };
+        let chunks = export_chunks(vertex_chunk, edge_chunk)?;
         let done = self.with(|s| {
-            py.detach(|| graphar::export(s, &path, chunks))
-                .map_err(|e| match e {
-                    ExportError::NotEmpty(_) => {
-                        pyo3::exceptions::PyFileExistsError::new_err(e.to_string())
-                    }
-                    ExportError::ReservedKey { .. } => errors::InvalidInput::new_err(e.to_string()),
-                    ExportError::Io { .. } => pyo3::exceptions::PyOSError::new_err(e.to_string()),
-                })
+            py.detach(|| stratagraph_io::graphar::export(s, &path, chunks))
+                .map_err(export_error)
         })?;
-        let d = pyo3::types::PyDict::new(py);
-        d.set_item("timestamp", done.timestamp)?;
-        d.set_item("vertices", done.vertices)?;
-        d.set_item("edges", done.edges)?;
-        d.set_item("weighted_edges", done.weighted_edges)?;
-        d.set_item("files", done.files)?;
-        d.set_item("bytes", done.bytes)?;
-        Ok(d)
+        exported_dict(py, &done)
     }
 
     /// Whether ``close()`` has been called (or the graph closed).
@@ -1190,4 +1167,46 @@ fn vertex_ids(ids: &str) -> PyResult<stratagraph_io::tables::VertexIds> {
             "ids={other:?}: expected \"user\" or \"internal\""
         ))),
     }
+}
+
+/// The chunk sizes of an export, each a positive number of rows.
+pub(crate) fn export_chunks(
+    vertex_chunk: i64,
+    edge_chunk: i64,
+) -> PyResult<stratagraph_io::graphar::Chunks> {
+    let positive = |n: i64, arg: &str| match conv::count(n, arg, u32::MAX.into())? {
+        0 => Err(PyValueError::new_err(format!(
+            "{arg}: expected a positive number of rows per file, got 0"
+        ))),
+        n => Ok(n),
+    };
+    Ok(stratagraph_io::graphar::Chunks {
+        vertices: positive(vertex_chunk, "vertex_chunk")?,
+        edges: positive(edge_chunk, "edge_chunk")?,
+    })
+}
+
+/// An export's error as its Python exception.
+pub(crate) fn export_error(e: stratagraph_io::graphar::ExportError) -> PyErr {
+    use stratagraph_io::graphar::ExportError;
+    match e {
+        ExportError::NotEmpty(_) => pyo3::exceptions::PyFileExistsError::new_err(e.to_string()),
+        ExportError::ReservedKey { .. } => errors::InvalidInput::new_err(e.to_string()),
+        ExportError::Io { .. } => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+    }
+}
+
+/// What `export_parquet` returns.
+pub(crate) fn exported_dict<'py>(
+    py: Python<'py>,
+    done: &stratagraph_io::graphar::Exported,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("timestamp", done.timestamp)?;
+    d.set_item("vertices", done.vertices)?;
+    d.set_item("edges", done.edges)?;
+    d.set_item("weighted_edges", done.weighted_edges)?;
+    d.set_item("files", done.files)?;
+    d.set_item("bytes", done.bytes)?;
+    Ok(d)
 }

@@ -271,6 +271,7 @@ fn list_orphans(
         let why = if name == crate::manifest::FILE
             || name == "LOCK"
             || crate::wal::archive::is_archive_file(&name)
+            || name == crate::store::checkpoint::CHECKPOINTS_DIR
         {
             continue;
         } else if maintain::is_run_or_temporary(&name) {

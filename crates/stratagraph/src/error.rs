@@ -417,6 +417,13 @@ pub enum Error {
         /// Why, and from which timestamp on changes are kept.
         why: String,
     },
+    /// What was asked needs files, and the store is in memory
+    /// (`Graph::checkpoint`).
+    #[error("{op} needs an on-disk store; this one is in memory")]
+    InMemory {
+        /// What was refused.
+        op: &'static str,
+    },
     /// The store was opened read-only (`Options::read_only`): it takes no
     /// writes or maintenance, and changes no file.
     #[error("{op} refused: the store {store} was opened read-only")]

@@ -18,7 +18,7 @@ use crate::txn::{Isolation, WriteTxn};
 use crate::value::Value;
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 impl std::fmt::Debug for Graph {
@@ -551,6 +551,36 @@ impl Graph {
             return Err(e);
         }
         maintain::flush_and_compact(self.store())
+    }
+
+    /// Writes a checkpoint of this store into directory `dest` (created; it
+    /// must not exist or be empty) and returns the timestamp it holds
+    /// every commit up to: a store of its own, which `Graph::open` opens
+    /// at that state, for a backup, or as the base that
+    /// `stratagraph export --as-of` replays the change feed onto. Level
+    /// and properties files are hard-linked where `dest` is on the same
+    /// file system (they never change, so the checkpoint shares their
+    /// space until the store compacts them away), the MANIFEST and log
+    /// segments copied. Everything committed is flushed first; writers
+    /// wait while it runs. A failed checkpoint leaves nothing at `dest`.
+    ///
+    /// # Errors
+    /// `InMemory` for an in-memory store; `ReadOnly`, `Closed`; `Io` if
+    /// `dest` is a non-empty directory or a file cannot be written, or the
+    /// error the flush hit.
+    pub fn checkpoint(&self, dest: impl AsRef<Path>) -> Result<Timestamp> {
+        crate::store::checkpoint::write(self.store(), dest.as_ref())
+    }
+
+    /// `checkpoint` into the store's own `checkpoints/<timestamp>`
+    /// directory (see [`crate::checkpoints`]), where `stratagraph export
+    /// --as-of` looks for a base; returns the timestamp and the directory.
+    /// Remove one by deleting its directory.
+    ///
+    /// # Errors
+    /// As `checkpoint`.
+    pub fn save_checkpoint(&self) -> Result<(Timestamp, PathBuf)> {
+        crate::store::checkpoint::save(self.store())
     }
 
     /// Waits until the background flush and compaction threads are idle,

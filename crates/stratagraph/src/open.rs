@@ -348,6 +348,7 @@ pub(crate) fn holds_no_store_data(dir: &Path) -> Result<()> {
             }
         } else if name.starts_with("run-")
             || wal::archive::is_archive_file(&name)
+            || name == crate::store::checkpoint::CHECKPOINTS_DIR
             || name.starts_with("props-")
             || name.starts_with(crate::manifest::FILE)
         {

@@ -135,6 +135,18 @@ struct EdgeRows {
 /// Writes into a sibling directory first and renames it into place, so a
 /// failed export leaves nothing behind.
 pub fn export(snap: &Snapshot, dir: &Path, chunks: Chunks) -> Result<Exported, ExportError> {
+    export_at(snap, dir, chunks, snap.timestamp())
+}
+
+/// `export`, recording `timestamp` as the state's instead of the
+/// snapshot's own: for a snapshot of a copy rebuilt to the state of
+/// another store at that timestamp (`crate::as_of`).
+pub fn export_at(
+    snap: &Snapshot,
+    dir: &Path,
+    chunks: Chunks,
+    timestamp: u64,
+) -> Result<Exported, ExportError> {
     if dir.exists() {
         let empty = std::fs::read_dir(dir)
             .map_err(|e| io_err(dir, e))?
@@ -151,7 +163,10 @@ pub fn export(snap: &Snapshot, dir: &Path, chunks: Chunks) -> Result<Exported, E
     let tmp = dir.with_file_name(format!(".{name}.export-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
-    let result = Exporter::new(snap, &tmp, chunks).and_then(|mut x| x.run());
+    let result = Exporter::new(snap, &tmp, chunks).and_then(|mut x| {
+        x.done.timestamp = timestamp;
+        x.run()
+    });
     match result {
         Ok(done) => {
             if dir.exists() {
@@ -754,7 +769,7 @@ impl Exporter<'_> {
         let meta = json!({
             "format": META_FORMAT,
             "version": META_VERSION,
-            "timestamp": snap.timestamp(),
+            "timestamp": self.done.timestamp,
             "directed": snap.is_directed(),
             "string_ids": strings,
             "vertex_chunk_size": self.chunks.vertices,

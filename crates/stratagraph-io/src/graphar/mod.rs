@@ -38,7 +38,7 @@ mod export;
 mod import;
 
 pub(crate) use export::write_parquet_batches;
-pub use export::{export, ExportError, Exported};
+pub use export::{export, export_at, ExportError, Exported};
 pub use import::{import, stored_kind};
 
 use std::path::{Path, PathBuf};

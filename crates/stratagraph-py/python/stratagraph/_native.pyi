@@ -382,6 +382,27 @@ class Graph:
         gives its rows that label. Empty fields set nothing. Errors as
         ``load_graphson``, ``field`` naming the column; ``TypeError`` for an
         argument of another shape."""
+    def checkpoint(
+        self, path: Union[None, str, "os.PathLike[str]"] = None
+    ) -> Dict[str, Any]:
+        """Writes a checkpoint (a store of its own at every commit so far;
+        level files hard-linked) into ``path``, or into the store's
+        ``checkpoints/<timestamp>``; returns ``{"timestamp", "path"}``."""
+    def checkpoints(self) -> List[Tuple[int, "os.PathLike[str]"]]:
+        """The checkpoints in the store's ``checkpoints`` directory,
+        ``[(timestamp, path)]``, oldest first."""
+    def export_parquet(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        as_of: Optional[int] = None,
+        vertex_chunk: int = 1 << 18,
+        edge_chunk: int = 1 << 22,
+    ) -> Dict[str, int]:
+        """``Snapshot.export_parquet`` of the newest state, or with
+        ``as_of=ts`` of the state at commit ``ts``, rebuilt from the newest
+        checkpoint at or before it and the change feed after it
+        (``ChangesUnavailable`` when either is missing)."""
     def compact(self) -> None:
         """Merges everything committed into one level (kernels then read a
         plain CSR, and ``to_arrow(ids="internal")`` shares a directed

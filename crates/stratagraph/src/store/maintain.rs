@@ -55,7 +55,7 @@ pub(crate) struct LsmState {
     /// Held while the flushed cut, the durable vertices and the published
     /// layers change and the manifest describing them is written, so a
     /// manifest never names a cut without the run that holds it.
-    manifest: Mutex<()>,
+    pub(super) manifest: Mutex<()>,
     /// A flush asked for compaction since the compaction thread last looked.
     compact_wanted: AtomicBool,
     /// The compaction thread is running.

@@ -13,6 +13,7 @@
 //! `Error::Closed`, and snapshots taken before keep reading the data they
 //! hold (memory and mapped level files, which need no open file handle).
 
+pub mod checkpoint;
 pub(crate) mod maintain;
 
 use crate::conflict::Conflicts;

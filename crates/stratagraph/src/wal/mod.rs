@@ -19,4 +19,4 @@ pub(crate) mod record;
 pub(crate) mod recover;
 mod writer;
 
-pub(crate) use writer::{list_segments, segment_number, Wal};
+pub(crate) use writer::{list_segments, segment_number, segment_path, Wal};
