@@ -79,6 +79,15 @@ enum Command {
         /// Records per transaction for --graphson, --vertices and --edges.
         #[arg(long, default_value_t = 10_000)]
         batch: usize,
+        /// Memory the load may use, e.g. 256M or 2G (suffixes K, M, G; 0:
+        /// no limit, the default): sizes the MemGraph (a quarter) and the
+        /// edge-list batches (an eighth, about 110 bytes an edge while a
+        /// batch is parsed, sorted and applied), so the anonymous memory a
+        /// load of any size uses stays within it. Page cache of the files
+        /// read and written comes on top; the kernel reclaims it under a
+        /// memory cap.
+        #[arg(long, value_name = "BYTES", value_parser = size_arg, default_value = "0")]
+        memory: usize,
         /// Create the store naming vertices by string keys (ids in the
         /// files are read as keys; integers as their decimal text).
         #[arg(long)]
@@ -607,6 +616,7 @@ fn main() -> ExitCode {
             edges,
             parquet,
             batch,
+            memory,
             string_ids,
             kind,
         } => store_cmds::load(
@@ -620,6 +630,7 @@ fn main() -> ExitCode {
                 batch,
                 string_ids,
             },
+            memory,
             kind.asked(),
         ),
         Command::Algo {
@@ -924,4 +935,20 @@ fn demo(path: &std::path::Path, directed: bool) -> Result<(), Box<dyn std::error
         );
     }
     Ok(())
+}
+
+/// A byte count with an optional K, M or G suffix (powers of 1024).
+fn size_arg(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 30),
+        _ => (t, 0),
+    };
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a byte count such as 256M"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s:?}: too large"))
 }

@@ -342,6 +342,56 @@ fn export_as_of_rebuilds_an_earlier_state_from_a_checkpoint_and_the_changes() {
     assert!(!s.has_vertex(5));
 }
 
+/// `load --memory`: small batches and a small MemGraph (many flushes and
+/// compactions) load the same graph as the default; a bad size is refused.
+#[test]
+fn a_load_within_a_memory_budget_loads_the_same_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/datasets/real/wiki-Vote.txt.gz");
+    if !input.exists() {
+        eprintln!("skipped: {} not found", input.display());
+        return;
+    }
+    let plain = dir.path().join("plain");
+    let small = dir.path().join("small");
+    run_ok(bin().arg("load").arg(&plain).arg(&input));
+    run_ok(
+        bin()
+            .arg("load")
+            .arg(&small)
+            .arg(&input)
+            .args(["--memory", "2M"]),
+    );
+    let edges = |p: &Path| {
+        let g = stratagraph::Graph::open(p, stratagraph::Options::default()).unwrap();
+        let s = g.snapshot();
+        let mut all: Vec<(u64, u64)> = s
+            .vertices()
+            .flat_map(|v| {
+                let src = s.external_id(v).unwrap();
+                s.out_neighbors_of(v)
+                    .map(|d| (src, s.external_id(d).unwrap()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        all.sort_unstable();
+        (s.vertex_count(), all)
+    };
+    let (want, got) = (edges(&plain), edges(&small));
+    assert_eq!(want.1.len(), 103_689);
+    assert_eq!(got, want);
+    let out = bin()
+        .arg("load")
+        .arg(dir.path().join("x"))
+        .arg(&input)
+        .args(["--memory", "12X"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected a byte count"));
+}
+
 #[test]
 fn a_malformed_line_is_refused_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
