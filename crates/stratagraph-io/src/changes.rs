@@ -18,7 +18,7 @@
 
 use crate::columns::{ColumnReader, ENCODED, ENCODING_KEY};
 use crate::load::{LoadError, Loaded, RawId};
-use crate::tables::Table;
+use crate::tables::{err, Table};
 use arrow_array::builder::{
     BinaryBuilder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
     UInt64Builder,
@@ -260,15 +260,6 @@ pub enum ChangesError {
 
 // ---------------------------------------------------------------------------
 // Applying
-
-fn err(t: &Table, column: Option<&str>, what: impl Into<String>) -> LoadError {
-    LoadError::Table {
-        file: PathBuf::from(&t.name),
-        column: column.map(str::to_owned),
-        what: what.into(),
-        loaded: Loaded::default(),
-    }
-}
 
 /// One row read back.
 struct Row {

@@ -5,9 +5,8 @@
 //! `SharedColumn` each buffer owns (`bytes::Bytes::from_owner`), so no
 //! `unsafe` code is needed and the store may compact or close meanwhile.
 
-use super::{label_type, reserved, EdgeRows, IdType, ReservedKey, BATCH_ROWS};
+use super::{edge_kinds, label_type, EdgeRows, IdType, ReservedKey, BATCH_ROWS};
 use super::{DST, ID, LABEL, SRC, WEIGHT};
-use crate::columns::KeyKinds;
 use arrow_array::types::{ArrowPrimitiveType, Float64Type, UInt32Type};
 use arrow_array::{
     new_null_array, ArrayRef, Float64Array, PrimitiveArray, RecordBatch, UInt32Array,
@@ -15,7 +14,7 @@ use arrow_array::{
 use arrow_buffer::{Buffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::Arc;
-use stratagraph::{EdgeDirection, SharedColumn, SharedLists, Snapshot};
+use stratagraph::{SharedColumn, SharedLists, Snapshot};
 
 /// Runs of fewer entries are copied with the lists around them: a batch
 /// of their own would cost consumers more than the copy saves.
@@ -150,17 +149,7 @@ fn piece_columns(piece: Piece, weighted: bool) -> (Vec<u32>, ArrayRef, Option<Ar
 }
 
 pub(super) fn edge_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>), ReservedKey> {
-    let mut kinds = KeyKinds::default();
-    let mut property_edges = false;
-    for v in snap.vertices() {
-        for e in snap.edge_ends_of(snap.external_id_unchecked(v), EdgeDirection::Out, None) {
-            property_edges = true;
-            for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
-                kinds.add(&k, &value);
-            }
-        }
-    }
-    reserved("edge", &kinds)?;
+    let (kinds, property_edges) = edge_kinds(snap)?;
     let pieces = weighted_pieces(snap);
     let weighted = property_edges || pieces.iter().any(Piece::weighted);
     let mut fields = Vec::new();
@@ -184,14 +173,7 @@ pub(super) fn edge_table(snap: &Snapshot) -> Result<(SchemaRef, Vec<RecordBatch>
         let mut rows = EdgeRows::new(&kinds);
         for v in snap.vertices() {
             let src = snap.external_id_unchecked(v);
-            for e in snap.edge_ends_of(src, EdgeDirection::Out, None) {
-                let label = snap.label_name(e.label);
-                rows.push(Some(e.id), src, e.other, label.as_deref(), None);
-                for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
-                    rows.cols.set(&k, rows.src.len() - 1, value);
-                }
-                rows.flush_if_full(snap, IdType::Internal, &schema, &kinds, &mut batches);
-            }
+            rows.property_edges_of(snap, src, IdType::Internal, &schema, &kinds, &mut batches);
         }
         if !rows.src.is_empty() {
             rows.flush(snap, IdType::Internal, &schema, &kinds, &mut batches);

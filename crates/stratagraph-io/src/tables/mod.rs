@@ -245,15 +245,7 @@ pub fn edge_table_with(
     if ids == VertexIds::Internal {
         return internal::edge_table(snap);
     }
-    let mut kinds = KeyKinds::default();
-    for v in snap.vertices() {
-        for e in snap.edge_ends_of(snap.external_id_unchecked(v), EdgeDirection::Out, None) {
-            for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
-                kinds.add(&k, &value);
-            }
-        }
-    }
-    reserved("edge", &kinds)?;
+    let (kinds, _) = edge_kinds(snap)?;
     let ids = IdType::of(snap);
     let mut fields = vec![
         Field::new(ID, DataType::UInt64, true),
@@ -269,14 +261,7 @@ pub fn edge_table_with(
     let mut batches = Vec::new();
     for v in snap.vertices() {
         let src = snap.external_id_unchecked(v);
-        for e in snap.edge_ends_of(src, EdgeDirection::Out, None) {
-            let label = snap.label_name(e.label);
-            rows.push(Some(e.id), src, e.other, label.as_deref(), None);
-            for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
-                rows.cols.set(&k, rows.src.len() - 1, value);
-            }
-            rows.flush_if_full(snap, ids, &schema, &kinds, &mut batches);
-        }
+        rows.property_edges_of(snap, src, ids, &schema, &kinds, &mut batches);
         for (o, w) in snap.out_weighted_of(v) {
             if directed || o >= v {
                 rows.push(None, src, snap.external_id_unchecked(o), None, Some(w));
@@ -286,6 +271,24 @@ pub fn edge_table_with(
     }
     rows.flush(snap, ids, &schema, &kinds, &mut batches);
     Ok((schema, batches))
+}
+
+/// The property kinds of every property edge's properties, and whether
+/// `snap` has any property edge; `ReservedKey` for a key named like one of
+/// the table's own columns.
+fn edge_kinds(snap: &Snapshot) -> Result<(KeyKinds, bool), ReservedKey> {
+    let mut kinds = KeyKinds::default();
+    let mut any = false;
+    for v in snap.vertices() {
+        for e in snap.edge_ends_of(snap.external_id_unchecked(v), EdgeDirection::Out, None) {
+            any = true;
+            for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
+                kinds.add(&k, &value);
+            }
+        }
+    }
+    reserved("edge", &kinds)?;
+    Ok((kinds, any))
 }
 
 struct EdgeRows {
@@ -323,6 +326,27 @@ impl EdgeRows {
         self.labels.append_option(label);
         self.weights.append_option(w);
         self.cols.grow(self.src.len());
+    }
+
+    /// Adds every out-going property edge of `src`, with its properties,
+    /// cutting batches as they fill.
+    fn property_edges_of(
+        &mut self,
+        snap: &Snapshot,
+        src: VertexId,
+        ids: IdType,
+        schema: &SchemaRef,
+        kinds: &KeyKinds,
+        out: &mut Vec<RecordBatch>,
+    ) {
+        for e in snap.edge_ends_of(src, EdgeDirection::Out, None) {
+            let label = snap.label_name(e.label);
+            self.push(Some(e.id), src, e.other, label.as_deref(), None);
+            for (k, value) in snap.edge_properties(e.id).unwrap_or_default() {
+                self.cols.set(&k, self.src.len() - 1, value);
+            }
+            self.flush_if_full(snap, ids, schema, kinds, out);
+        }
     }
 
     fn flush_if_full(
@@ -378,7 +402,8 @@ pub struct Table {
     pub batches: Vec<RecordBatch>,
 }
 
-fn err(t: &Table, column: Option<&str>, what: impl Into<String>) -> LoadError {
+/// An error in table `t` (and `column`), nothing loaded.
+pub(crate) fn err(t: &Table, column: Option<&str>, what: impl Into<String>) -> LoadError {
     LoadError::Table {
         file: PathBuf::from(&t.name),
         column: column.map(str::to_owned),
