@@ -60,6 +60,23 @@ fn assert_no_orphans(dir: &Path) {
     }
 }
 
+/// Opens the store in `dir` again after this process closed it. The test
+/// that mounts a tmpfs runs `mount` and `umount` on another thread: a
+/// child between its fork and its exec holds a copy of every descriptor,
+/// the closed store's `LOCK` file among them, and its lock with it, so
+/// `StoreLocked` is retried for a moment (no other process uses `dir`).
+fn reopen(dir: &std::path::Path, opts: Options) -> Graph {
+    for _ in 0..200 {
+        match Graph::open(dir, opts.clone()) {
+            Err(Error::StoreLocked { .. }) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            other => return other.unwrap(),
+        }
+    }
+    Graph::open(dir, opts).unwrap()
+}
+
 /// The case: the disk is full when the record is written (or
 /// synced). The edge is not in the next snapshot, a retry is refused
 /// until the store is reopened, `close` succeeds, and after the reopen
@@ -98,7 +115,7 @@ fn a_commit_whose_log_write_or_sync_fails_is_neither_visible_nor_recovered() {
         ));
         g.close().unwrap();
         assert_no_orphans(dir.path());
-        let g = Graph::open(dir.path(), options(sync)).unwrap();
+        let g = reopen(dir.path(), options(sync));
         assert_eq!(edges(&g), before, "{sync:?} {op:?}: recovered");
         assert!(!g.snapshot().has_vertex(7));
         g.insert_edge(7, 8, 5.0).unwrap();
@@ -251,7 +268,7 @@ fn random_workloads_with_failing_file_operations_lose_nothing_acknowledged() {
         if let Err(e) = &closed {
             assert!(matches!(e, Error::Io { .. }), "{ctx}: close: {e}");
         }
-        let g = Graph::open(dir.path(), opts).unwrap();
+        let g = reopen(dir.path(), opts);
         let got = edges(&g);
         assert!(
             got == model || unresolved.as_ref() == Some(&got),
