@@ -138,3 +138,52 @@ fn what_cannot_be_rebuilt_is_a_clear_error() {
     let err = rebuild(&m, 0).err().unwrap();
     assert!(err.to_string().contains("in memory"), "{err}");
 }
+
+#[test]
+fn a_store_of_string_ids_with_property_edges_comes_back_at_each_timestamp() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Graph::open(
+        dir.path().join("store"),
+        Options {
+            string_ids: true,
+            ..opts(true)
+        },
+    )
+    .unwrap();
+    let id = |k: &str| g.intern_key(k).unwrap();
+    let mut tx = g.begin();
+    tx.insert_vertex_with(
+        id("marko"),
+        "person",
+        &[("age", stratagraph::Value::Int32(29))],
+    )
+    .unwrap();
+    tx.insert_vertex_with(id("lop"), "software", &[]).unwrap();
+    tx.commit().unwrap();
+    let (base, _) = g.save_checkpoint().unwrap();
+    let mut states = vec![(base, dump(&g))];
+    let mut tx = g.begin();
+    let e = tx
+        .add_edge(
+            id("marko"),
+            id("lop"),
+            "created",
+            &[("weight", stratagraph::Value::Float64(0.4))],
+        )
+        .unwrap();
+    tx.commit().unwrap();
+    states.push((g.snapshot().timestamp(), dump(&g)));
+    g.set_property(id("marko"), "age", stratagraph::Value::Int32(30))
+        .unwrap();
+    g.insert_edge(id("vadas"), id("marko"), 0.5).unwrap();
+    states.push((g.snapshot().timestamp(), dump(&g)));
+    let mut tx = g.begin();
+    tx.remove_edge(e).unwrap();
+    tx.delete_vertex(id("lop")).unwrap();
+    tx.commit().unwrap();
+    states.push((g.snapshot().timestamp(), dump(&g)));
+    for (ts, want) in &states {
+        let r = rebuild(&g, *ts).unwrap();
+        assert_eq!(&dump(&r.graph), want, "state at {ts}");
+    }
+}
