@@ -183,6 +183,13 @@ fn what_a_checkpoint_cannot_do_is_refused_and_leaves_nothing() {
     assert!(err.to_string().contains("not empty"), "{err}");
     let left: Vec<_> = std::fs::read_dir(&full).unwrap().collect();
     assert_eq!(left.len(), 1);
+    // A file where the directory should go: refused, nothing left beside it.
+    let file = dir.path().join("afile");
+    std::fs::write(&file, b"x").unwrap();
+    let err = g.checkpoint(&file).unwrap_err();
+    assert!(err.to_string().contains("a file is in the way"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    assert!(!dir.path().join("afile.checkpoint-tmp").exists());
     // An empty directory is fine.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();

@@ -87,6 +87,10 @@ pub(crate) fn write(store: &Store, dest: &Path) -> Result<Timestamp> {
         return Err(Error::InMemory { op: "checkpoint" });
     };
     store.check_writable("checkpoint")?;
+    if dest.exists() && !dest.is_dir() {
+        let e = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a file is in the way");
+        return Err(io_error(dest, "write a checkpoint into", &e));
+    }
     if let Ok(mut entries) = std::fs::read_dir(dest) {
         if entries.next().is_some() {
             let e = std::io::Error::new(
@@ -139,14 +143,20 @@ pub(crate) fn write(store: &Store, dest: &Path) -> Result<Timestamp> {
             return Err(e);
         }
     };
-    if dest.exists() {
-        std::fs::remove_dir(dest).map_err(|e| io_error(dest, "replace empty directory", &e))?;
+    let placed = (|| {
+        if dest.exists() {
+            std::fs::remove_dir(dest).map_err(|e| io_error(dest, "replace empty directory", &e))?;
+        }
+        std::fs::rename(&tmp, dest).map_err(|e| io_error(dest, "rename into place", &e))?;
+        match dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(parent) => sync_dir(parent),
+            None => Ok(()),
+        }
+    })();
+    if placed.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
     }
-    std::fs::rename(&tmp, dest).map_err(|e| io_error(dest, "rename into place", &e))?;
-    if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-        sync_dir(parent)?;
-    }
-    Ok(ts)
+    placed.map(|()| ts)
 }
 
 /// Where a checkpoint into `dest` is assembled.
