@@ -257,7 +257,7 @@ enum Command {
         /// (`stratagraph checkpoint`) and the change feed after that, so
         /// it needs such a checkpoint and the log archive reaching back to
         /// it (`Options::change_log_bytes`); otherwise an error says which
-        /// is missing.
+        /// is missing. The newest commit's timestamp needs neither.
         #[arg(long)]
         as_of: Option<u64>,
         /// Vertices per vertex chunk file (and source vertices per edge

@@ -196,8 +196,11 @@ pub fn export(
 ) -> Res {
     let g = open_read_only(dir, None)?;
     let started = std::time::Instant::now();
+    let snap = g.snapshot();
     let done = match as_of {
-        None => stratagraph_io::graphar::export(&g.snapshot(), out, chunks)?,
+        // The newest state needs no rebuild.
+        None => stratagraph_io::graphar::export(&snap, out, chunks)?,
+        Some(ts) if ts == snap.timestamp() => stratagraph_io::graphar::export(&snap, out, chunks)?,
         Some(ts) => {
             let r = stratagraph_io::as_of::rebuild(&g, ts)?;
             println!(

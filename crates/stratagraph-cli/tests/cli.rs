@@ -274,7 +274,9 @@ fn export_as_of_rebuilds_an_earlier_state_from_a_checkpoint_and_the_changes() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("e.txt");
     let store = dir.path().join("s");
-    std::fs::write(&input, "1 2\n2 3 0.5\n").unwrap();
+    std::fs::write(&input, "1 2\n").unwrap();
+    run_ok(bin().arg("load").arg(&store).arg(&input));
+    std::fs::write(&input, "2 3 0.5\n").unwrap();
     run_ok(bin().arg("load").arg(&store).arg(&input));
     // Before any checkpoint: refused, saying why.
     let out = bin()

@@ -1010,9 +1010,11 @@ impl PyGraph {
         use stratagraph_io::as_of::{rebuild, AsOfError};
         let chunks = crate::snapshot::export_chunks(vertex_chunk, edge_chunk)?;
         let done = self.with(|g| {
-            let Some(ts) = as_of else {
+            let snap = g.snapshot();
+            // The newest state needs no rebuild.
+            let Some(ts) = as_of.filter(|&ts| ts != snap.timestamp()) else {
                 return py
-                    .detach(|| stratagraph_io::graphar::export(&g.snapshot(), &path, chunks))
+                    .detach(|| stratagraph_io::graphar::export(&snap, &path, chunks))
                     .map_err(crate::snapshot::export_error);
             };
             let r = py.detach(|| rebuild(g, ts)).map_err(|e| match e {

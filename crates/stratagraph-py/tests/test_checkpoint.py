@@ -41,9 +41,13 @@ def test_export_as_of_gives_the_state_at_that_timestamp(tmp_path):
     assert edges_of(back) == {(2, 3): 0.5, (3, 4): 2.5}
     assert back.snapshot().vertex(9) == {"id": 9, "label": "person", "properties": {"name": "bob"}}
 
-    # Now, without as_of, is the newest state.
+    # Now, without as_of, is the newest state; as_of the newest commit
+    # needs no checkpoint.
     g.export_parquet(tmp_path / "now")
     assert (5, 6) in edges_of(sg.read_parquet(tmp_path / "now"))
+    fresh = sg.Graph.open(tmp_path / "fresh", sync="never")
+    newest = fresh.add_edge(1, 2)
+    assert fresh.export_parquet(tmp_path / "fresh-now", as_of=newest)["timestamp"] == newest
 
 
 def test_a_checkpoint_into_a_directory_opens_as_a_store(tmp_path):
@@ -61,6 +65,7 @@ def test_a_checkpoint_into_a_directory_opens_as_a_store(tmp_path):
 def test_what_cannot_be_exported_as_of_is_refused(tmp_path):
     g = sg.Graph.open(tmp_path / "store", sync="never")
     t0 = g.add_edge(1, 2)
+    g.add_edge(2, 3)
     with pytest.raises(sg.ChangesUnavailable, match=r"no checkpoint .* \(it has none\)"):
         g.export_parquet(tmp_path / "x", as_of=t0)
     base = g.checkpoint()["timestamp"]
