@@ -172,9 +172,7 @@ pub fn checkpoint(dir: &Path, list: bool) -> Res {
         }
         return Ok(());
     }
-    if !dir.join("MANIFEST").exists() {
-        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
-    }
+    existing_store(dir)?;
     let g = Graph::open(dir, options(dir, None)?)?;
     let started = std::time::Instant::now();
     let (ts, path) = g.save_checkpoint()?;
@@ -575,9 +573,7 @@ pub fn repair(dir: &Path, accept_loss: bool) -> Res {
                     run `stratagraph check` to see it, then pass --accept-loss"
             .into());
     }
-    if !dir.join("MANIFEST").exists() {
-        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
-    }
+    existing_store(dir)?;
     let r = stratagraph::repair(dir, options(dir, None)?)?;
     println!("store      {}", dir.display());
     match &r.loss {
@@ -605,14 +601,21 @@ pub fn repair(dir: &Path, accept_loss: bool) -> Res {
     Ok(())
 }
 
+/// Refuses a directory that holds no store, before opening would create
+/// one.
+fn existing_store(dir: &Path) -> Res {
+    if !dir.join("MANIFEST").exists() {
+        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
+    }
+    Ok(())
+}
+
 /// Opens an existing store read-only (`Options::read_only`): it needs read
 /// access only, changes no file, and may be open in other readers at the
 /// same time, not in a writer. Its kind is the manifest's; `asked`, if
 /// given, must match it.
 fn open_read_only(dir: &Path, asked: Option<bool>) -> Res<Graph> {
-    if !dir.join("MANIFEST").exists() {
-        return Err(format!("{} holds no stratagraph store (no MANIFEST)", dir.display()).into());
-    }
+    existing_store(dir)?;
     let opts = Options {
         read_only: true,
         ..options(dir, asked)?

@@ -17,7 +17,7 @@
 use crate::changes::{apply, change_table};
 use crate::load::LoadError;
 use crate::tables::Table;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use stratagraph::{Graph, Options, SyncPolicy, Timestamp};
 
 /// Why a state could not be rebuilt.
@@ -111,7 +111,7 @@ pub fn rebuild(g: &Graph, ts: Timestamp) -> Result<Rebuilt, AsOfError> {
     let dir = scratch.join(format!(".as-of-{ts}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let rebuilt = (|| {
-        copy_store(&base_dir, &dir)?;
+        stratagraph::copy_checkpoint(&base_dir, &dir)?;
         let opts = Options {
             directed: stratagraph::resolve_directed(&dir, None)?,
             string_ids: stratagraph::stored_string_ids(&dir)?.unwrap_or(false),
@@ -123,13 +123,13 @@ pub fn rebuild(g: &Graph, ts: Timestamp) -> Result<Rebuilt, AsOfError> {
             .iter()
             .map(|c| c.ts)
             .collect::<std::collections::BTreeSet<_>>();
-        let (schema, batches) = change_table(&snap, &changes);
-        let table = Table {
-            name: format!("changes of {} after {base}", home.display()),
-            schema,
-            batches,
-        };
         if !changes.is_empty() {
+            let (schema, batches) = change_table(&snap, &changes);
+            let table = Table {
+                name: format!("changes of {} after {base}", home.display()),
+                schema,
+                batches,
+            };
             if let Err(e) = apply(&copy, &table) {
                 let _ = copy.close();
                 return Err(e.into());
@@ -150,30 +150,4 @@ pub fn rebuild(g: &Graph, ts: Timestamp) -> Result<Rebuilt, AsOfError> {
             Err(e)
         }
     }
-}
-
-/// Copies store directory `from` to `to` (created): level and properties
-/// files hard-linked where possible (they never change), the rest copied.
-fn copy_store(from: &Path, to: &Path) -> Result<(), stratagraph::Error> {
-    let io = |path: &Path, op: &'static str, e: std::io::Error| stratagraph::Error::Io {
-        file: path.display().to_string(),
-        op,
-        kind: e.kind(),
-        message: e.to_string(),
-    };
-    std::fs::create_dir_all(to).map_err(|e| io(to, "create directory", e))?;
-    for entry in std::fs::read_dir(from).map_err(|e| io(from, "list directory", e))? {
-        let entry = entry.map_err(|e| io(from, "list directory", e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name == "LOCK" || !entry.path().is_file() {
-            continue;
-        }
-        let target = to.join(&name);
-        let immutable = name.starts_with("run-") || name.starts_with("props-");
-        if immutable && std::fs::hard_link(entry.path(), &target).is_ok() {
-            continue;
-        }
-        std::fs::copy(entry.path(), &target).map_err(|e| io(&entry.path(), "copy", e))?;
-    }
-    Ok(())
 }

@@ -74,7 +74,7 @@ pub use props::edges::{Edge, EdgeDirection, EdgeId};
 pub use props::names::MAX_NAME_BYTES;
 pub use props::DEFAULT_LABEL;
 pub use read::{EdgeEnd, Neighbors, SharedColumn, SharedLists, Snapshot, WeightedNeighbors};
-pub use store::checkpoint::{checkpoints, CHECKPOINTS_DIR};
+pub use store::checkpoint::{checkpoints, copy_checkpoint, CHECKPOINTS_DIR};
 pub use txn::{Isolation, WriteTxn};
 /// Failing the store's file operations on purpose, for fault tests.
 #[cfg(feature = "fault-injection")]

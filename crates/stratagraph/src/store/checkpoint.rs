@@ -159,6 +159,36 @@ pub(crate) fn write(store: &Store, dest: &Path) -> Result<Timestamp> {
     placed.map(|()| ts)
 }
 
+/// Copies the checkpoint (or any closed store directory) `from` into the
+/// new directory `to`, as `checkpoint` does: level and properties files
+/// hard-linked where possible, since they never change, every other file
+/// copied; the `LOCK` file and subdirectories are left out. A copy to
+/// open and write to while `from` stays as it is.
+///
+/// # Errors
+/// `Io` if a directory cannot be listed or created or a file copied.
+pub fn copy_checkpoint(from: impl AsRef<Path>, to: impl AsRef<Path>) -> Result<()> {
+    let (from, to) = (from.as_ref(), to.as_ref());
+    std::fs::create_dir_all(to).map_err(|e| io_error(to, "create directory", &e))?;
+    let list = std::fs::read_dir(from).map_err(|e| io_error(from, "list directory", &e))?;
+    for entry in list {
+        let path = entry
+            .map_err(|e| io_error(from, "list directory", &e))?
+            .path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name == "LOCK" || !path.is_file() {
+            continue;
+        }
+        let level_file = name.starts_with("run-") && name.ends_with(".seg");
+        if level_file || props_file::is_props_file(&name) {
+            link_or_copy(&path, to)?;
+        } else {
+            copy(&path, to)?;
+        }
+    }
+    sync_dir(to)
+}
+
 /// Where a checkpoint into `dest` is assembled.
 fn sibling(dest: &Path) -> PathBuf {
     let mut s = dest.as_os_str().to_owned();
