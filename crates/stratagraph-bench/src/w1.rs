@@ -376,7 +376,7 @@ impl Bench<'_> {
                     let s = self.fresh(home, t)?;
                     let start = Instant::now();
                     s.load(&w.vertices, &w.edges)?;
-                    if home == Home::Disk {
+                    if home.on_disk() {
                         s.settle()?;
                     }
                     secs.push(start.elapsed().as_secs_f64());

@@ -10,17 +10,22 @@
 use std::path::{Path, PathBuf};
 use stratagraph::{Graph, Options, SyncPolicy};
 
-/// Where a store keeps its runs.
+/// Where a store keeps its runs, and how it writes inserts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Home {
     /// `Graph::in_memory`.
     Memory,
     /// `Graph::open` on a fresh directory.
     Disk,
+    /// In memory with `Options::blind_inserts` off: every insert of an
+    /// edge the MemGraph holds no version of searches the levels at once.
+    MemoryChecked,
+    /// On disk with `Options::blind_inserts` off.
+    DiskChecked,
 }
 
 impl Home {
-    /// Parses `memory` or `disk`.
+    /// Parses `memory`, `disk`, `memory-checked` or `disk-checked`.
     ///
     /// # Errors
     /// Any other word, quoted.
@@ -28,7 +33,11 @@ impl Home {
         match word {
             "memory" => Ok(Home::Memory),
             "disk" => Ok(Home::Disk),
-            other => Err(format!("unknown home {other:?} (memory or disk)")),
+            "memory-checked" => Ok(Home::MemoryChecked),
+            "disk-checked" => Ok(Home::DiskChecked),
+            other => Err(format!(
+                "unknown home {other:?} (memory, disk, memory-checked or disk-checked)"
+            )),
         }
     }
 
@@ -37,7 +46,19 @@ impl Home {
         match self {
             Home::Memory => "stratagraph",
             Home::Disk => "stratagraph-disk",
+            Home::MemoryChecked => "stratagraph-checked",
+            Home::DiskChecked => "stratagraph-disk-checked",
         }
+    }
+
+    /// Whether the store lives in a directory.
+    pub fn on_disk(self) -> bool {
+        matches!(self, Home::Disk | Home::DiskChecked)
+    }
+
+    /// Whether inserts are written blind (the default).
+    fn blind(self) -> bool {
+        matches!(self, Home::Memory | Home::Disk)
     }
 }
 
@@ -63,14 +84,15 @@ impl Store {
             // OS (a killed process loses nothing) but synced only at flushes
             // and close. Synced commits are `bench durability`'s subject.
             sync: SyncPolicy::Never,
+            blind_inserts: home.blind(),
             ..Options::default()
         };
-        Ok(match home {
-            Home::Memory => Store {
+        Ok(match home.on_disk() {
+            false => Store {
                 graph: Graph::in_memory(opts),
                 dir: None,
             },
-            Home::Disk => {
+            true => {
                 let dir = tempfile::Builder::new()
                     .prefix("stratagraph-w1-")
                     .tempdir_in(scratch)

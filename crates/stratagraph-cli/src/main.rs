@@ -80,12 +80,14 @@ enum Command {
         #[arg(long, default_value_t = 10_000)]
         batch: usize,
         /// Memory the load may use, e.g. 256M or 2G (suffixes K, M, G; 0:
-        /// no limit, the default): sizes the MemGraph (a quarter) and the
-        /// edge-list batches (an eighth, about 110 bytes an edge while a
-        /// batch is parsed, sorted and applied), so the anonymous memory a
-        /// load of any size uses stays within it. Page cache of the files
-        /// read and written comes on top; the kernel reclaims it under a
-        /// memory cap.
+        /// no limit, the default): sizes the MemGraph (an eighth: a writer
+        /// may fill twice that, and the flushed half stays until the
+        /// flush is done, before it waits) and the edge-list batches (an
+        /// eighth, about 110 bytes an edge while a batch is parsed, sorted
+        /// and applied), so the memory these take stays within it whatever
+        /// the input's size. The vertex tables (about 64 bytes per vertex
+        /// id) come on top, and so does the page cache of the files read
+        /// and written, which the kernel reclaims under a memory cap.
         #[arg(long, value_name = "BYTES", value_parser = size_arg, default_value = "0")]
         memory: usize,
         /// Create the store naming vertices by string keys (ids in the
@@ -525,7 +527,8 @@ enum BenchCommand {
         /// Thread counts (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
-        /// Homes of the store (comma-separated: memory, disk).
+        /// Homes of the store (comma-separated: memory, disk; and
+        /// memory-checked, disk-checked: the same with blind inserts off).
         #[arg(long, value_delimiter = ',', default_value = "memory,disk")]
         homes: Vec<String>,
         /// Folder for the on-disk stores' directories (default: --data).

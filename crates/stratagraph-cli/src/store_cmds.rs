@@ -68,7 +68,7 @@ pub fn load(
     let batch = if memory == 0 {
         BATCH
     } else {
-        opts.memgraph_bytes = (memory / 4).max(1 << 20);
+        opts.memgraph_bytes = (memory / 8).max(1 << 20);
         (memory / 8 / BATCH_EDGE_BYTES).clamp(1 << 12, BATCH)
     };
     if let (Some(p), true) = (&props.parquet, new_store) {

@@ -7,6 +7,13 @@
 //! writes a tombstone into the MemGraph (`EdgeSet::bury`) to hide it there;
 //! an insert of an edge that lives only below counts as a re-weight, not a
 //! new edge. Transactions and batches both write through these rules.
+//!
+//! An insert into a destination the MemGraph set holds no version of
+//! (`Effect::Fresh`) is the one case where telling an insert from a
+//! re-weight needs the levels. Written blind (`Options::blind_inserts`), it
+//! counts as new for now and is recorded in the blind ledger
+//! (`crate::blind`), which settles it later against the levels as they
+//! were when it was written; otherwise `settle` looks below at once.
 
 use crate::direction::Direction;
 use crate::lsm::layers::Layers;
@@ -45,21 +52,32 @@ pub(crate) fn latest(
     }
 }
 
-/// Inserts or re-weights `v -> d` in `set`; the effect counts the levels.
-pub(crate) fn put(
+/// What an insert's effect on `v`'s MemGraph set means for the graph:
+/// `Fresh` (the set held no version of `d`) is `Added` with no levels,
+/// stays `Fresh` when written `blind` (the caller records it in the blind
+/// ledger and counts it as new), and otherwise is `Updated` when a level
+/// holds the edge live, else `Added`.
+pub(crate) fn settle(
     layers: &Layers,
-    set: &mut EdgeSet,
     v: u32,
     d: u32,
-    weight: f64,
     dir: Direction,
-    st: &Stamping,
+    effect: Effect,
+    blind: bool,
 ) -> Effect {
-    let below = live_only_below(layers, set, v, d, dir);
-    match set.put(d, weight, st) {
-        Effect::Added if below => Effect::Updated,
+    match effect {
+        Effect::Fresh if layers.is_empty() => Effect::Added,
+        Effect::Fresh if blind => Effect::Fresh,
+        Effect::Fresh if layers.latest(v, d, dir).is_some() => Effect::Updated,
+        Effect::Fresh => Effect::Added,
         e => e,
     }
+}
+
+/// Whether an insert with this effect made a new edge, as far as the
+/// counts know now: `Fresh` counts as new until the blind ledger settles it.
+pub(crate) fn counts_as_new(effect: Effect) -> bool {
+    matches!(effect, Effect::Added | Effect::Fresh)
 }
 
 /// Deletes `v -> d` if it is live in the latest state, wherever it is.
@@ -95,11 +113,7 @@ pub(crate) fn latest_dsts(layers: &Layers, set: &EdgeSet, v: u32, dir: Direction
 /// Weight of edge `v -> d` in the latest state of the levels alone
 /// (ignoring the MemGraph): the newest source holding a version decides.
 fn below(layers: &Layers, v: u32, d: u32, dir: Direction) -> Option<f64> {
-    layers
-        .segments_of(v, dir)
-        .map(|seg| seg.decided(v, d, LATEST))
-        .find(|d| d.decides())
-        .and_then(Decided::weight)
+    layers.latest(v, d, dir)
 }
 
 /// Whether a write of `v -> d` must look below the MemGraph: there are

@@ -36,6 +36,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod batch;
+mod blind;
 mod changes;
 mod check;
 mod conflict;

@@ -104,6 +104,16 @@ pub struct Options {
     /// `LOCK` file (a copy that left it out) is read without a lock. Not
     /// stored; ignored in memory. Default off.
     pub read_only: bool,
+    /// Whether an insert of an edge the MemGraph holds no version of is
+    /// written without searching the levels below for it (a blind write).
+    /// The search only tells a new edge from a re-weight of one already
+    /// there, which matters for the edge count alone; blind, the count is
+    /// settled later, all such inserts at once in vertex order: at the next
+    /// flush, or when a snapshot's `edge_count` needs it first (see
+    /// `blind.rs`). Counts and reads are exact either way. Off, every such
+    /// insert searches at once, as under a memory cap that search is a
+    /// random page read. Not stored. Default on.
+    pub blind_inserts: bool,
 }
 
 impl Default for Options {
@@ -123,6 +133,7 @@ impl Default for Options {
             max_vertex_ids: u64::from(u32::MAX),
             create_if_missing: true,
             read_only: false,
+            blind_inserts: true,
         }
     }
 }

@@ -40,6 +40,7 @@ const RANKS: &[(&str, u32)] = &[
     ("ids", 25),
     ("keys", 25),
     ("conflict", 22),
+    ("blind", 22),
     ("version", 20),
     ("page", 10),
     ("direction", 10),

@@ -160,19 +160,33 @@ fn adjacency_items(mode: Mode, mut forward: Vec<Item>, directed: bool, bound: u3
     forward
 }
 
+/// How `apply_grouped` treats the levels below the MemGraph.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Below {
+    /// Deletes look below (an edge that lives only there is buried); an
+    /// insert the MemGraph held no version of is settled at once
+    /// (`edge_rules::settle`): `Added` or `Updated`.
+    Settle,
+    /// Deletes look below; such inserts stay `Fresh`: written blind, or
+    /// on a side whose effects count nothing.
+    Blind,
+    /// Every write is a delete known to be live (the mirror side of deletes
+    /// that took effect): buried without a look-up.
+    Bury,
+}
+
 /// Applies sorted, deduplicated writes grouped by owner in parallel.
 /// Returns (effects in item order, vertices created).
-/// `bury` marks deletes known to be live (the mirror side of deletes that
-/// took effect), which bury without a look-up.
 fn apply_grouped(
     store: &Store,
     mode: Mode,
     layers: &Layers,
     items: &[Item],
     side: Direction,
-    bury: bool,
+    below: Below,
     st: &Stamping,
 ) -> (Vec<Effect>, i64) {
+    let bury = below == Below::Bury;
     let groups: Vec<&[Item]> = items.chunk_by(|a, b| a.0 == b.0).collect();
     let results: Vec<(Vec<Effect>, i64)> = groups
         .par_iter()
@@ -197,11 +211,15 @@ fn apply_grouped(
             }
             let set = state.set_mut(side);
             if !layers.is_empty() && !bury {
-                for w in &mut writes {
+                for w in writes.iter_mut().filter(|w| w.weight.is_none()) {
                     w.below = edge_rules::live_only_below(layers, set, owner, w.dst, side);
                 }
             }
             set.apply_sorted(&writes, st, &mut effects);
+            drop(state);
+            for (e, w) in effects.iter_mut().zip(&writes) {
+                *e = edge_rules::settle(layers, owner, w.dst, side, *e, below != Below::Settle);
+            }
             (effects, created)
         })
         .collect();
@@ -220,14 +238,14 @@ fn reverse_items(
     mode: Mode,
     items: &[Item],
     effects: &[Effect],
-    wanted: Effect,
+    wanted: impl Fn(Effect) -> bool + Sync,
     bound: u32,
 ) -> Vec<Item> {
     let rev: Vec<Item> = items
         .par_iter()
         .zip(effects)
         .with_min_len(mode.grain)
-        .filter(|(_, &e)| e == wanted)
+        .filter(|(_, &e)| wanted(e))
         .map(|(&(s, d, w), _)| (d, s, w.map(|_| 1.0)))
         .collect();
     if dense(mode, rev.len(), bound) {
@@ -297,17 +315,41 @@ pub(crate) fn insert_edges(
     let layers = store.layers.read().clone();
     let ticket = store.clock.take();
     let st = store.stamping(ticket.ts())?;
+    let below = if store.opts.blind_inserts {
+        Below::Blind
+    } else {
+        Below::Settle
+    };
     let (added, created) = mode.run(store, || {
         let (effects, mut created) =
-            apply_grouped(store, mode, &layers, &items, Direction::Out, false, &st);
+            apply_grouped(store, mode, &layers, &items, Direction::Out, below, &st);
+        let counted = |&(s, d, _): &Item| directed || s <= d;
         let added = items
             .iter()
             .zip(&effects)
-            .filter(|(&(s, d, _), &e)| e == Effect::Added && (directed || s <= d))
+            .filter(|(it, &e)| edge_rules::counts_as_new(e) && counted(it))
             .count() as i64;
+        // Before `ts` is published, so a snapshot that sees it finds them.
+        let fresh: Vec<(u32, u32)> = items
+            .iter()
+            .zip(&effects)
+            .filter(|(it, &e)| e == Effect::Fresh && counted(it))
+            .map(|(&(s, d, _), _)| (s, d))
+            .collect();
+        store.blind.record(st.ts, &fresh);
         if directed {
-            let rev = reverse_items(mode, &items, &effects, Effect::Added, store.ids.bound());
-            created += apply_grouped(store, mode, &layers, &rev, Direction::In, false, &st).1;
+            // A blind insert may re-weight an edge whose in-side copy is
+            // below: a second copy reads once. The in-side's effects count
+            // nothing, so they are never settled against the levels.
+            let rev = reverse_items(
+                mode,
+                &items,
+                &effects,
+                edge_rules::counts_as_new,
+                store.ids.bound(),
+            );
+            let side = Direction::In;
+            created += apply_grouped(store, mode, &layers, &rev, side, Below::Blind, &st).1;
         }
         (added, created)
     });
@@ -430,15 +472,24 @@ pub(crate) fn delete_edges(store: &Store, edges: &[(VertexId, VertexId)]) -> Res
     let ticket = store.clock.take();
     let st = store.stamping(ticket.ts())?;
     let removed = mode.run(store, || {
-        let (effects, _) = apply_grouped(store, mode, &layers, &items, Direction::Out, false, &st);
+        let (effects, _) = apply_grouped(
+            store,
+            mode,
+            &layers,
+            &items,
+            Direction::Out,
+            Below::Blind,
+            &st,
+        );
         let removed = items
             .iter()
             .zip(&effects)
             .filter(|(&(s, d, _), &e)| e == Effect::Removed && (directed || s <= d))
             .count() as i64;
         if directed {
-            let rev = reverse_items(mode, &items, &effects, Effect::Removed, store.ids.bound());
-            apply_grouped(store, mode, &layers, &rev, Direction::In, true, &st);
+            let removed = |e| e == Effect::Removed;
+            let rev = reverse_items(mode, &items, &effects, removed, store.ids.bound());
+            apply_grouped(store, mode, &layers, &rev, Direction::In, Below::Bury, &st);
         }
         removed
     });

@@ -327,6 +327,15 @@ impl Layers {
             .map(move |r| r.seg(dir))
     }
 
+    /// Weight of edge `v -> d` in the latest state of these layers alone
+    /// (the MemGraph ignored): the newest source holding a version decides.
+    pub(crate) fn latest(&self, v: u32, d: u32, dir: Direction) -> Option<f64> {
+        self.segments_of(v, dir)
+            .map(|seg| seg.decided(v, d, u64::MAX))
+            .find(|d| d.decides())
+            .and_then(crate::version::Decided::weight)
+    }
+
     /// Starts loading where `v`'s lists begin below the MemGraph, for a
     /// write that will look there (see `util::prefetch`).
     pub(crate) fn prefetch_lists(&self, v: u32, dir: Direction) {

@@ -54,8 +54,10 @@ pub(crate) struct Write {
     pub dst: u32,
     /// `Some(weight)` inserts, `None` deletes.
     pub weight: Option<f64>,
-    /// The set holds no version of `dst` but a run below the MemGraph holds
-    /// it live: an insert updates it, a delete must bury it.
+    /// For a delete: the set holds no version of `dst` but a run below the
+    /// MemGraph holds it live, so it must be buried. Inserts ignore it: one
+    /// into a destination the set holds no version of reports
+    /// `Effect::Fresh`, for the caller to settle against the levels.
     pub below: bool,
 }
 
@@ -355,10 +357,7 @@ impl EdgeSet {
         if writes.len() * 16 < self.entries() {
             for w in writes {
                 effects.push(match (w.weight, w.below) {
-                    (Some(x), below) => match self.put(w.dst, x, s) {
-                        Effect::Added if below => Effect::Updated,
-                        e => e,
-                    },
+                    (Some(x), _) => self.put(w.dst, x, s),
                     (None, true) => self.bury(w.dst, s),
                     (None, false) => self.kill(w.dst, s),
                 });
@@ -402,8 +401,10 @@ impl EdgeSet {
                         weight,
                     });
                     out.extend_from_slice(&group[..keep]);
-                    effects.push(if live.is_some() || (group.is_empty() && w.below) {
+                    effects.push(if live.is_some() {
                         Effect::Updated
+                    } else if group.is_empty() {
+                        Effect::Fresh
                     } else {
                         Effect::Added
                     });
@@ -612,7 +613,7 @@ mod tests {
         for k in 0..n {
             ts += 1;
             let d = (k * 7919) % n;
-            assert_eq!(set.put(d, f64::from(d), &at(ts)), Effect::Added);
+            assert_eq!(set.put(d, f64::from(d), &at(ts)), Effect::Fresh);
         }
         assert!(matches!(set, EdgeSet::Large(_)));
         assert!(set.runs().iter().all(|r| r.len() <= BLOCK));

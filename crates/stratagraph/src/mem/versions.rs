@@ -35,6 +35,11 @@ pub(crate) struct Stamping {
 pub(crate) enum Effect {
     /// The edge was absent and now exists.
     Added,
+    /// The set held no version of the edge and now holds it live. Whether
+    /// it existed before depends on the levels below the MemGraph, which
+    /// the caller asks (`edge_rules::settle`) or leaves to the blind
+    /// ledger (`blind.rs`).
+    Fresh,
     /// The edge existed; its weight was rewritten.
     Updated,
     /// The edge existed and now is deleted.
@@ -80,7 +85,7 @@ impl Run {
         let g = self.group(dst);
         if g.is_empty() {
             self.insert(g.start, e);
-            return Effect::Added;
+            return Effect::Fresh;
         }
         let newest = self.stamps().get(g.start);
         let was_live = !stamp::is_tomb(newest);
@@ -261,7 +266,7 @@ mod tests {
     #[test]
     fn repeated_updates_keep_at_most_one_old_version() {
         let mut r = Run::with_capacity(0, false, 0);
-        assert_eq!(r.put(5, 1.0, &st(1, 0)), Effect::Added);
+        assert_eq!(r.put(5, 1.0, &st(1, 0)), Effect::Fresh);
         for ts in 2..50 {
             // No snapshot open: the watermark is the last published commit.
             assert_eq!(r.put(5, ts as f64, &st(ts, ts - 1)), Effect::Updated);

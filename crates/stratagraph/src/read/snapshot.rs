@@ -34,6 +34,8 @@ pub struct Snapshot {
     /// otherwise miss (see `store::maintain`).
     layers: Arc<Layers>,
     ts: Timestamp,
+    /// The clock's count at `ts`, blind inserts counted as new (see
+    /// `edge_count`).
     edges: u64,
     vertices: u64,
     bound: u32,
@@ -72,7 +74,7 @@ impl std::fmt::Debug for Snapshot {
         f.debug_struct("Snapshot")
             .field("ts", &self.ts)
             .field("vertices", &self.vertices)
-            .field("edges", &self.edges)
+            .field("edges_counted", &self.edges)
             .finish()
     }
 }
@@ -134,9 +136,12 @@ impl Snapshot {
         self.vertices
     }
 
-    /// Number of edges (an undirected edge counts once).
+    /// Number of edges (an undirected edge counts once). The first call
+    /// after blind inserts (`Options::blind_inserts`) settles those at or
+    /// before this snapshot that no flush has settled yet: a search of the
+    /// levels per such insert, in vertex order.
     pub fn edge_count(&self) -> u64 {
-        self.edges
+        self.store.edges_at(self.edges, self.ts)
     }
 
     /// Internal ids are `0..id_bound()`; ids of absent vertices are holes.

@@ -27,6 +27,7 @@
 //! order), then the layers lock, `retired` and `pending`.
 
 use super::Store;
+use crate::blind::Settler;
 use crate::csr::{Segment, SegmentBytes};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
@@ -225,9 +226,8 @@ impl LsmState {
 pub(crate) fn note_writes(store: &Arc<Store>, versions: usize) {
     let lsm = &store.lsm;
     lsm.written.fetch_add(versions, Ordering::Relaxed);
-    let bytes = store
-        .mem
-        .bytes()
+    // The blind inserts waiting leave with the next flush too.
+    let bytes = (store.mem.bytes() + store.blind.bytes())
         .saturating_sub(lsm.pinned_bytes.load(Ordering::Relaxed));
     if bytes < store.opts.memgraph_bytes || store.recovering() {
         return;
@@ -394,7 +394,9 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     drop(pin);
     if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
         // Only vertex, label or property changes since the last run: the
-        // manifest and the properties file hold them.
+        // manifest and the properties file hold them. (A blind insert the
+        // MemGraph keeps past the cut is settled here all the same.)
+        settle_blind(store, cut, |_| ());
         let _m = lsm.manifest.lock();
         set_durable(lsm, cut, vertices);
         let replaced = set_durable_props(lsm, props);
@@ -406,7 +408,10 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     let run = store.new_run(out, inn, cut)?;
     {
         let _m = lsm.manifest.lock();
-        {
+        // The blind inserts up to the cut are settled against the levels
+        // without this run, which is published before anyone else may
+        // settle (`blind.rs`).
+        settle_blind(store, cut, |_| {
             let mut current = store.layers.write();
             let mut runs = vec![run];
             runs.extend(current.runs.iter().cloned());
@@ -416,7 +421,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
             retired.retain(|w| w.strong_count() > 0);
             retired.push(Arc::downgrade(&old));
             lsm.pending.lock().push((cut, retired.clone()));
-        }
+        });
         set_durable(lsm, cut, vertices);
         let replaced = set_durable_props(lsm, props);
         persist_locked(store, &[])?;
@@ -437,6 +442,18 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
         clean_up(store);
     }
     Ok(true)
+}
+
+/// Settles the blind inserts up to `cut` against the current levels, then
+/// runs `publish` (a flush's new `Layers`) before anyone else may settle,
+/// and folds the re-weights every snapshot now subtracts.
+fn settle_blind(store: &Store, cut: Timestamp, publish: impl FnOnce(&mut Settler<'_>)) {
+    let mut settler = store.blind.settler();
+    let layers = store.layers.read().clone();
+    store.settle_blind(&mut settler, &layers, cut, false);
+    drop(layers);
+    publish(&mut settler);
+    settler.fold_upto(store.clock.watermark());
 }
 
 /// Keeps flushes and clean-ups from starting (and waits for a running one)

@@ -16,6 +16,7 @@
 pub mod checkpoint;
 pub(crate) mod maintain;
 
+use crate::blind::{BlindLedger, Settler};
 use crate::conflict::Conflicts;
 use crate::csr::SegmentBytes;
 use crate::direction::Direction;
@@ -49,6 +50,9 @@ pub(crate) struct Store {
     pub writers: RwLock<()>,
     /// What recent commits wrote, for transactions' conflict checks.
     pub conflicts: Conflicts,
+    /// Inserts written without looking below the MemGraph, until the
+    /// count knows whether each was new (`blind.rs`).
+    pub blind: BlindLedger,
     /// Vertex labels and properties.
     pub props: PropStore,
     /// The flushed runs below the MemGraph; replaced whole by each flush.
@@ -106,6 +110,7 @@ impl Store {
             clock,
             writers: RwLock::new(()),
             conflicts: Conflicts::default(),
+            blind: BlindLedger::default(),
             props: PropStore::default(),
             layers: RwLock::new(Arc::new(layers)),
             lsm,
@@ -217,6 +222,53 @@ impl Store {
             (Some(wal), _) => wal.segments(),
             (None, Some(&read)) => read,
             (None, None) => 0,
+        }
+    }
+
+    /// The exact edge count at `ts`, from the clock's count there (which
+    /// counts every blind insert as new): settles the blind inserts at or
+    /// before `ts` still waiting, against the current levels, and takes
+    /// away the re-weights among them.
+    pub(crate) fn edges_at(&self, counted: u64, ts: Timestamp) -> u64 {
+        let mut settler = self.blind.settler();
+        if self.blind.waiting_upto(ts) {
+            let layers = self.layers.read().clone();
+            self.settle_blind(&mut settler, &layers, ts, true);
+        }
+        let reweights = settler.reweights_upto(ts);
+        debug_assert!(
+            reweights <= counted,
+            "{reweights} re-weights of {counted} edges"
+        );
+        counted.saturating_sub(reweights)
+    }
+
+    /// Settles the blind inserts at or before `ts` against `layers`, which
+    /// must hold every version older than them and none as new (see
+    /// `blind.rs`): sorted by vertex and searched, on the store's pool when
+    /// `parallel` (a reader waiting for a count), else on this thread (a
+    /// background flush, which must not take the pool from writers).
+    pub(crate) fn settle_blind(
+        &self,
+        settler: &mut Settler<'_>,
+        layers: &Layers,
+        ts: Timestamp,
+        parallel: bool,
+    ) {
+        use rayon::prelude::*;
+        const GRAIN: usize = 4096;
+        let live = |&k: &u64| {
+            let (src, dst) = ((k >> 32) as u32, k as u32);
+            layers.latest(src, dst, Direction::Out).is_some()
+        };
+        if parallel {
+            settler.settle_upto(
+                ts,
+                |k| self.par(|| k.par_sort_unstable()),
+                |k| self.par(|| k.par_iter().with_min_len(GRAIN).map(live).collect()),
+            );
+        } else {
+            settler.settle_upto(ts, |k| k.sort_unstable(), |k| k.iter().map(live).collect());
         }
     }
 

@@ -615,7 +615,9 @@ impl WriteTxn {
         for &v in locked.ids {
             store.mem.note_write(v, ts);
         }
-        let (d_edges, d_vertices) = self.apply(&mut locked, &layers, &st);
+        let (d_edges, d_vertices, blind) = self.apply(&mut locked, &layers, &st);
+        // Before `ts` is published, so a snapshot that sees it finds them.
+        store.blind.record(ts, &blind);
         drop(inflight);
         drop(guards);
         // Durable before it is published; a commit whose record failed is
@@ -1090,9 +1092,17 @@ impl WriteTxn {
     }
 
     /// Applies the net writes under the locks; returns the change in edge and
-    /// vertex counts.
-    fn apply(&self, locked: &mut Locked<'_, '_>, layers: &Layers, st: &Stamping) -> (i64, i64) {
+    /// vertex counts, and the inserts written blind (`blind.rs`), which it
+    /// counts as new.
+    fn apply(
+        &self,
+        locked: &mut Locked<'_, '_>,
+        layers: &Layers,
+        st: &Stamping,
+    ) -> (i64, i64, Vec<(u32, u32)>) {
         let directed = self.store.opts.directed;
+        let blind_inserts = self.store.opts.blind_inserts;
+        let mut blind = Vec::new();
         let props = &self.store.props;
         let (mut d_edges, mut d_vertices) = (0i64, 0i64);
         for (&v, &w) in &self.vertices {
@@ -1136,23 +1146,23 @@ impl WriteTxn {
                             d_vertices += 1;
                         }
                     }
-                    let effect = edge_rules::put(
-                        layers,
-                        locked.get(s).out_mut(),
-                        s,
-                        d,
-                        weight,
-                        Direction::Out,
-                        st,
-                    );
+                    let put = locked.get(s).out_mut().put(d, weight, st);
+                    let effect =
+                        edge_rules::settle(layers, s, d, Direction::Out, put, blind_inserts);
+                    let new = edge_rules::counts_as_new(effect);
+                    if effect == Effect::Fresh {
+                        blind.push((s, d));
+                    }
                     if directed {
-                        if effect == Effect::Added {
+                        // A blind insert may re-weight an edge whose
+                        // in-side copy is below: a second copy reads once.
+                        if new {
                             locked.get(d).in_mut().put(s, 1.0, st);
                         }
                     } else if s != d {
                         locked.get(d).out_mut().put(s, weight, st);
                     }
-                    d_edges += i64::from(effect == Effect::Added);
+                    d_edges += i64::from(new);
                 }
                 None => {
                     let effect = edge_rules::remove(
@@ -1175,7 +1185,7 @@ impl WriteTxn {
                 }
             }
         }
-        (d_edges, d_vertices)
+        (d_edges, d_vertices, blind)
     }
 }
 
