@@ -34,7 +34,7 @@ pub(crate) fn live_only_below(
     d: u32,
     dir: Direction,
 ) -> bool {
-    undecided(layers, set, d) && below(layers, v, d, dir).is_some()
+    undecided(layers, set, d) && layers.latest(v, d, dir).is_some()
 }
 
 /// Weight of `v -> d` in the latest state across the MemGraph and the
@@ -47,7 +47,7 @@ pub(crate) fn latest(
     dir: Direction,
 ) -> Option<f64> {
     match set.decided(d, LATEST) {
-        Decided::Undecided => below(layers, v, d, dir),
+        Decided::Undecided => layers.latest(v, d, dir),
         state => state.weight(),
     }
 }
@@ -91,7 +91,7 @@ pub(crate) fn remove(
 ) -> Effect {
     if !undecided(layers, set, d) {
         set.kill(d, st)
-    } else if below(layers, v, d, dir).is_some() {
+    } else if layers.latest(v, d, dir).is_some() {
         set.bury(d, st)
     } else {
         Effect::Unchanged
@@ -108,12 +108,6 @@ pub(crate) fn latest_dsts(layers: &Layers, set: &EdgeSet, v: u32, dir: Direction
         out.push(d)
     });
     out
-}
-
-/// Weight of edge `v -> d` in the latest state of the levels alone
-/// (ignoring the MemGraph): the newest source holding a version decides.
-fn below(layers: &Layers, v: u32, d: u32, dir: Direction) -> Option<f64> {
-    layers.latest(v, d, dir)
 }
 
 /// Whether a write of `v -> d` must look below the MemGraph: there are

@@ -14,7 +14,7 @@
 use crate::csr::Segment;
 use crate::direction::Direction;
 use crate::page::PAGE;
-use crate::version::Timestamp;
+use crate::version::{Decided, Timestamp};
 use std::any::Any;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -333,7 +333,7 @@ impl Layers {
         self.segments_of(v, dir)
             .map(|seg| seg.decided(v, d, u64::MAX))
             .find(|d| d.decides())
-            .and_then(crate::version::Decided::weight)
+            .and_then(Decided::weight)
     }
 
     /// Starts loading where `v`'s lists begin below the MemGraph, for a

@@ -27,7 +27,6 @@
 //! order), then the layers lock, `retired` and `pending`.
 
 use super::Store;
-use crate::blind::Settler;
 use crate::csr::{Segment, SegmentBytes};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
@@ -396,7 +395,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
         // Only vertex, label or property changes since the last run: the
         // manifest and the properties file hold them. (A blind insert the
         // MemGraph keeps past the cut is settled here all the same.)
-        settle_blind(store, cut, |_| ());
+        settle_and_publish(store, cut, || ());
         let _m = lsm.manifest.lock();
         set_durable(lsm, cut, vertices);
         let replaced = set_durable_props(lsm, props);
@@ -411,7 +410,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
         // The blind inserts up to the cut are settled against the levels
         // without this run, which is published before anyone else may
         // settle (`blind.rs`).
-        settle_blind(store, cut, |_| {
+        settle_and_publish(store, cut, || {
             let mut current = store.layers.write();
             let mut runs = vec![run];
             runs.extend(current.runs.iter().cloned());
@@ -447,12 +446,12 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
 /// Settles the blind inserts up to `cut` against the current levels, then
 /// runs `publish` (a flush's new `Layers`) before anyone else may settle,
 /// and folds the re-weights every snapshot now subtracts.
-fn settle_blind(store: &Store, cut: Timestamp, publish: impl FnOnce(&mut Settler<'_>)) {
+fn settle_and_publish(store: &Store, cut: Timestamp, publish: impl FnOnce()) {
     let mut settler = store.blind.settler();
     let layers = store.layers.read().clone();
     store.settle_blind(&mut settler, &layers, cut, false);
     drop(layers);
-    publish(&mut settler);
+    publish();
     settler.fold_upto(store.clock.watermark());
 }
 
