@@ -52,7 +52,7 @@ fn once(ops: &[FileOp], errno: i32) -> FaultPlan {
 /// Run files in `dir` the MANIFEST does not name would be orphans; the
 /// check lists none, and every file is the store's.
 fn assert_no_orphans(dir: &Path) {
-    let report = stratagraph::check(dir).unwrap();
+    let report = retry_locked(|| stratagraph::check(dir));
     assert!(report.is_healthy(), "{report:?}");
     for e in std::fs::read_dir(dir).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
@@ -66,15 +66,21 @@ fn assert_no_orphans(dir: &Path) {
 /// the closed store's `LOCK` file among them, and its lock with it, so
 /// `StoreLocked` is retried for a moment (no other process uses `dir`).
 fn reopen(dir: &std::path::Path, opts: Options) -> Graph {
+    retry_locked(|| Graph::open(dir, opts.clone()))
+}
+
+/// `f` (which opens or checks the store), retried while it finds the
+/// store locked (see `reopen`).
+fn retry_locked<T>(f: impl Fn() -> stratagraph::Result<T>) -> T {
     for _ in 0..200 {
-        match Graph::open(dir, opts.clone()) {
+        match f() {
             Err(Error::StoreLocked { .. }) => {
                 std::thread::sleep(std::time::Duration::from_millis(10))
             }
             other => return other.unwrap(),
         }
     }
-    Graph::open(dir, opts).unwrap()
+    f().unwrap()
 }
 
 /// The case: the disk is full when the record is written (or
