@@ -22,10 +22,14 @@ pub enum Home {
     MemoryChecked,
     /// On disk with `Options::blind_inserts` off.
     DiskChecked,
+    /// On disk with `Options::compress_levels` off: level files keep one
+    /// `f64` per weight.
+    DiskRaw,
 }
 
 impl Home {
-    /// Parses `memory`, `disk`, `memory-checked` or `disk-checked`.
+    /// Parses `memory`, `disk`, `memory-checked`, `disk-checked` or
+    /// `disk-raw`.
     ///
     /// # Errors
     /// Any other word, quoted.
@@ -35,8 +39,9 @@ impl Home {
             "disk" => Ok(Home::Disk),
             "memory-checked" => Ok(Home::MemoryChecked),
             "disk-checked" => Ok(Home::DiskChecked),
+            "disk-raw" => Ok(Home::DiskRaw),
             other => Err(format!(
-                "unknown home {other:?} (memory, disk, memory-checked or disk-checked)"
+                "unknown home {other:?} (memory, disk, memory-checked, disk-checked or disk-raw)"
             )),
         }
     }
@@ -48,17 +53,18 @@ impl Home {
             Home::Disk => "stratagraph-disk",
             Home::MemoryChecked => "stratagraph-checked",
             Home::DiskChecked => "stratagraph-disk-checked",
+            Home::DiskRaw => "stratagraph-disk-raw",
         }
     }
 
     /// Whether the store lives in a directory.
     pub fn on_disk(self) -> bool {
-        matches!(self, Home::Disk | Home::DiskChecked)
+        matches!(self, Home::Disk | Home::DiskChecked | Home::DiskRaw)
     }
 
     /// Whether inserts are written blind (the default).
     fn blind(self) -> bool {
-        matches!(self, Home::Memory | Home::Disk)
+        matches!(self, Home::Memory | Home::Disk | Home::DiskRaw)
     }
 }
 
@@ -85,6 +91,7 @@ impl Store {
             // and close. Synced commits are `bench durability`'s subject.
             sync: SyncPolicy::Never,
             blind_inserts: home.blind(),
+            compress_levels: home != Home::DiskRaw,
             ..Options::default()
         };
         Ok(match home.on_disk() {

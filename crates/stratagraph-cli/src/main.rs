@@ -528,7 +528,8 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
         /// Homes of the store (comma-separated: memory, disk; and
-        /// memory-checked, disk-checked: the same with blind inserts off).
+        /// memory-checked, disk-checked: the same with blind inserts off;
+        /// disk-raw: on disk with level compression off).
         #[arg(long, value_delimiter = ',', default_value = "memory,disk")]
         homes: Vec<String>,
         /// Folder for the on-disk stores' directories (default: --data).

@@ -252,6 +252,11 @@ impl PyGraph {
     /// ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as
     /// for ``in_memory`` and is not stored: a store holding more ids than
     /// it keeps them but takes no new one.
+    ///
+    /// ``compress_levels`` (on by default) keeps the level files' weights
+    /// dictionary-coded, one or two bytes an edge instead of eight; off,
+    /// they stay ``float64`` values, which ``Snapshot.to_arrow`` can hand
+    /// out without a copy. It applies to files written from now on.
     #[staticmethod]
     #[pyo3(signature = (
         path,
@@ -264,7 +269,8 @@ impl PyGraph {
         max_vertex_ids = None,
         create = true,
         read_only = false,
-        string_ids = None
+        string_ids = None,
+        compress_levels = true
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn open(
@@ -279,6 +285,7 @@ impl PyGraph {
         create: bool,
         read_only: bool,
         string_ids: Option<bool>,
+        compress_levels: bool,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
         let (directed, stored_string_ids) = py
@@ -302,6 +309,7 @@ impl PyGraph {
             create_if_missing: create && !read_only,
             read_only,
             string_ids,
+            compress_levels,
             ..Options::default()
         };
         let graph = py

@@ -337,13 +337,14 @@ pub enum Error {
     /// cannot read (written by a newer stratagraph, or not a stratagraph
     /// file at all). Kept apart from `Corrupt` so that a downgrade is not
     /// mistaken for damage.
-    #[error("file {file}: format version {found} is not supported (this build reads version {supported})")]
+    #[error("file {file}: format version {found} is not supported (this build reads versions up to {supported})")]
     UnsupportedFormat {
         /// Path of the file, or the name given to an in-memory buffer.
         file: String,
         /// The version recorded in the file.
         found: u32,
-        /// The version this build writes and reads.
+        /// The newest version this build reads (and writes); it reads
+        /// the older versions of the format too.
         supported: u32,
     },
     /// `Graph::open` was given options that contradict the stored graph

@@ -44,6 +44,8 @@ mod csr;
 mod direction;
 mod edge_rules;
 mod error;
+#[cfg(test)]
+mod file_fuzz;
 mod graph;
 mod ids;
 mod keys;
@@ -65,6 +67,7 @@ mod wal;
 
 pub use changes::{Change, ChangeOp};
 pub use check::{check, CheckReport};
+pub use csr::Weights;
 pub use error::{BatchIndex, Element, Error, Op, Result, VertexId};
 pub use graph::{Changes, Graph, LevelStats, RunInfo, Stats};
 pub use manifest::Totals;

@@ -114,6 +114,14 @@ pub struct Options {
     /// insert searches at once, as under a memory cap that search is a
     /// random page read. Not stored. Default on.
     pub blind_inserts: bool,
+    /// Whether level files keep their columns compressed: the weights of a
+    /// segment with at most 65536 distinct weights as a dictionary and a
+    /// one- or two-byte code per edge instead of eight bytes
+    /// (`docs/FORMAT.md` §1.5). Reads decode as they go. Off, every weight
+    /// is stored as an `f64`, which Arrow export can then hand out without
+    /// a copy (`Snapshot::shared_out_lists`). Applies to files written from
+    /// now on; a store mixes both freely. Not stored. Default on.
+    pub compress_levels: bool,
 }
 
 impl Default for Options {
@@ -134,6 +142,7 @@ impl Default for Options {
             create_if_missing: true,
             read_only: false,
             blind_inserts: true,
+            compress_levels: true,
         }
     }
 }

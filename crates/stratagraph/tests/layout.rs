@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 /// the read path; the store; the LSM levels; storage formats and the
 /// MemGraph; the small shared pieces.
 const RANKS: &[(&str, u32)] = &[
+    // Tests only: the file readers' fuzzers write their seeds through the
+    // handle.
+    ("file_fuzz", 110),
     ("graph", 100),
     ("check", 95),
     ("open", 90),

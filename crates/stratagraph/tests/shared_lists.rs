@@ -82,14 +82,14 @@ fn check_runs(snap: &Snapshot, runs: &[SharedLists], model: &Model) -> Vec<u32> 
                 .chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
                 .collect();
-            assert_eq!(Some(&ws[..]), run.weights());
+            assert_eq!(Some(ws), run.weights().map(|w| w.to_vec()));
         }
         for (i, v) in vs.clone().enumerate() {
             let (a, b) = (offs[i] as usize - base, offs[i + 1] as usize - base);
             let got: Vec<(u64, f64)> = (a..b)
                 .map(|e| {
                     let d = snap.external_id(run.dsts()[e]).unwrap();
-                    let w = run.weights().map_or(1.0, |w| w[e]);
+                    let w = run.weights().map_or(1.0, |w| w.get(e).unwrap());
                     (d, w)
                 })
                 .collect();

@@ -192,6 +192,7 @@ class Graph:
         create: bool = True,
         read_only: bool = False,
         string_ids: Optional[bool] = None,
+        compress_levels: bool = True,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out and releases the
@@ -220,7 +221,10 @@ class Graph:
         changing any file (read access suffices): the log is replayed in
         memory, and every write raises ``ReadOnly``;
         read-only handles share the store with each other, never with a
-        writer (``StoreLocked``)."""
+        writer (``StoreLocked``). ``compress_levels`` (default on) keeps the
+        level files' weights dictionary-coded (one or two bytes an edge, not
+        eight); off, they stay ``float64``, which ``Snapshot.to_arrow``
+        hands out without a copy; it applies to files written from now on."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""

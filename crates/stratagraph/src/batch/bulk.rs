@@ -56,14 +56,23 @@ impl Columns {
     }
 
     /// The segment of vertices `r` in this direction (the columns are read
-    /// in place; only the offsets are rebased).
-    fn segment(&self, r: &Range<u32>, dir: Direction) -> Result<SegmentBytes> {
+    /// in place; only the offsets are rebased), its weights coded if
+    /// `code_weights` (`Options::compress_levels`).
+    fn segment(&self, r: &Range<u32>, dir: Direction, code_weights: bool) -> Result<SegmentBytes> {
         let (a, b) = (r.start as usize, r.end as usize);
         let (lo, hi) = (self.offsets[a], self.offsets[b]);
         let offsets: Vec<u32> = self.offsets[a..=b].iter().map(|&o| o - lo).collect();
         let (lo, hi) = (lo as usize, hi as usize);
         let weights = self.weights.get(lo..hi).unwrap_or(&[]);
-        write_columns(r.start, r.end, dir, &offsets, &self.dsts[lo..hi], weights)
+        write_columns(
+            r.start,
+            r.end,
+            dir,
+            &offsets,
+            &self.dsts[lo..hi],
+            weights,
+            code_weights,
+        )
     }
 }
 
@@ -165,10 +174,11 @@ fn load(
         ranges
             .par_iter()
             .map(|r| -> Result<Arc<FlushedRun>> {
-                let out = out.segment(r, Direction::Out)?;
+                let code = store.opts.compress_levels;
+                let out = out.segment(r, Direction::Out, code)?;
                 let inn = inn
                     .as_ref()
-                    .map(|c| c.segment(r, Direction::In))
+                    .map(|c| c.segment(r, Direction::In, code))
                     .transpose()?;
                 store.new_run(out, inn, ticket.ts())
             })

@@ -13,11 +13,16 @@ use crate::error::{Error, Result};
 /// the same trick PNG uses.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89SGCSR\r\n";
 
-/// The only format version this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The format version this build writes, and the newest it reads.
+/// Version 2 added dictionary-coded weights (`FLAG_CODED`, the `codes`
+/// section and `dict_count`); a version-1 file reads as a version-2 file
+/// without them.
+pub(crate) const VERSION: u32 = 2;
+/// The oldest format version this build reads.
+pub(crate) const OLDEST_VERSION: u32 = 1;
 
-/// Size of the fixed header. Room is left after the version-1 fields so
-/// that a later version can add fields without moving the first section.
+/// Size of the fixed header. Room is left after the fields so that a later
+/// version can add fields without moving the first section.
 pub(crate) const HEADER_LEN: usize = 256;
 
 /// Every section and the checksum table start at a multiple of this, so a
@@ -47,8 +52,19 @@ pub(crate) const FLAG_STAMPS: u32 = 1 << 2;
 pub(crate) const FLAG_TOMBS: u32 = 1 << 3;
 /// Flag: some vertex lists one destination more than once (versions).
 pub(crate) const FLAG_MULTI: u32 = 1 << 4;
-/// Every flag version 1 defines; any other bit set is refused.
-pub(crate) const KNOWN_FLAGS: u32 = FLAG_IN | FLAG_WEIGHTED | FLAG_STAMPS | FLAG_TOMBS | FLAG_MULTI;
+/// Flag (version 2): the weights are dictionary-coded: the `weights`
+/// section holds the distinct weights, `codes` one index per entry.
+pub(crate) const FLAG_CODED: u32 = 1 << 5;
+/// Every flag version 1 defines.
+pub(crate) const KNOWN_FLAGS_V1: u32 =
+    FLAG_IN | FLAG_WEIGHTED | FLAG_STAMPS | FLAG_TOMBS | FLAG_MULTI;
+/// Every flag version 2 defines; any other bit set is refused.
+pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V1 | FLAG_CODED;
+
+/// Most distinct weights a dictionary holds: codes are at most 16 bits.
+pub(crate) const MAX_DICT: u32 = 1 << 16;
+/// Most distinct weights whose codes fit one byte.
+pub(crate) const MAX_BYTE_DICT: u32 = 1 << 8;
 
 // Header field offsets (bytes from the start of the file).
 pub(crate) const OFF_MAGIC: usize = 0;
@@ -62,13 +78,20 @@ pub(crate) const OFF_ENTRY_COUNT: usize = 32;
 pub(crate) const OFF_STAMP_COUNT: usize = 40;
 pub(crate) const OFF_MAX_TS: usize = 48;
 pub(crate) const OFF_FILE_LEN: usize = 56;
-/// Start of the section directory: `(offset: u64, len: u64)` per section,
-/// in [`Section`] order, then the checksum table's pair.
+/// Start of the section directory: `(offset: u64, len: u64)` for each of
+/// the five version-1 sections in [`Section`] order, then the checksum
+/// table's pair. The `codes` section's pair sits after `dict_count`.
 pub(crate) const OFF_SECTIONS: usize = 64;
-pub(crate) const OFF_TABLE: usize = OFF_SECTIONS + 16 * SECTION_COUNT;
+pub(crate) const OFF_TABLE: usize = OFF_SECTIONS + 16 * 5;
 pub(crate) const OFF_TABLE_CRC: usize = OFF_TABLE + 16;
-/// Reserved bytes (zero in version 1) run from here to the header crc.
-pub(crate) const OFF_RESERVED: usize = OFF_TABLE_CRC + 4;
+/// Version 2: the number of distinct weights in the dictionary (0 unless
+/// `FLAG_CODED`).
+pub(crate) const OFF_DICT_COUNT: usize = OFF_TABLE_CRC + 4;
+/// Version 2: the `codes` section's `(offset, len)`.
+pub(crate) const OFF_CODES: usize = OFF_DICT_COUNT + 4;
+/// Reserved bytes (zero) run from here to the header crc; in version 1
+/// they start at `OFF_DICT_COUNT`.
+pub(crate) const OFF_RESERVED: usize = OFF_CODES + 16;
 pub(crate) const OFF_HEADER_CRC: usize = HEADER_LEN - 4;
 
 /// The data sections, in file order.
@@ -78,10 +101,14 @@ pub(crate) enum Section {
     Dsts = 1,
     StampIdx = 2,
     Stamps = 3,
+    /// Every entry's weight, or (coded) the dictionary of distinct weights.
     Weights = 4,
+    /// Version 2, coded weights only: each entry's index into the
+    /// dictionary, one byte wide for up to 256 distinct weights, else two.
+    Codes = 5,
 }
 
-pub(crate) const SECTION_COUNT: usize = 5;
+pub(crate) const SECTION_COUNT: usize = 6;
 
 impl Section {
     pub(crate) const ALL: [Section; SECTION_COUNT] = [
@@ -90,6 +117,7 @@ impl Section {
         Section::StampIdx,
         Section::Stamps,
         Section::Weights,
+        Section::Codes,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -99,20 +127,55 @@ impl Section {
             Section::StampIdx => "stamp_idx",
             Section::Stamps => "stamps",
             Section::Weights => "weights",
-        }
-    }
-
-    /// Bytes per element.
-    pub(crate) fn width(self) -> u64 {
-        match self {
-            Section::Offsets | Section::Dsts | Section::StampIdx => 4,
-            Section::Stamps | Section::Weights => 8,
+            Section::Codes => "codes",
         }
     }
 
     /// Where this section's `(offset, len)` pair sits in the header.
     pub(crate) fn header_offset(self) -> usize {
-        OFF_SECTIONS + 16 * self as usize
+        match self {
+            Section::Codes => OFF_CODES,
+            s => OFF_SECTIONS + 16 * s as usize,
+        }
+    }
+}
+
+/// How a segment keeps its weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WeightForm {
+    /// Every weight is 1.0; nothing is stored.
+    None,
+    /// One `f64` per entry.
+    Raw,
+    /// `dict` distinct weights (`1..=MAX_DICT`) and one code per entry.
+    Coded { dict: u32 },
+}
+
+impl WeightForm {
+    /// Bytes of one code: 1 for up to 256 distinct weights, else 2.
+    pub(crate) fn code_width(dict: u32) -> u64 {
+        if dict <= MAX_BYTE_DICT {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The flag bits this form sets.
+    pub(crate) fn flags(self) -> u32 {
+        match self {
+            WeightForm::None => 0,
+            WeightForm::Raw => FLAG_WEIGHTED,
+            WeightForm::Coded { .. } => FLAG_WEIGHTED | FLAG_CODED,
+        }
+    }
+
+    /// The header's `dict_count` for this form.
+    pub(crate) fn dict_count(self) -> u32 {
+        match self {
+            WeightForm::Coded { dict } => dict,
+            _ => 0,
+        }
     }
 }
 
@@ -137,7 +200,8 @@ impl Extent {
     }
 }
 
-/// Everything the version-1 header records.
+/// Everything the header records (a version-1 header as version 2 reads
+/// it: no codes, `dict_count` 0).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Header {
     pub flags: u32,
@@ -151,6 +215,8 @@ pub(crate) struct Header {
     pub sections: [Extent; SECTION_COUNT],
     pub table: Extent,
     pub table_crc: u32,
+    /// Distinct weights in the dictionary; 0 unless `FLAG_CODED`.
+    pub dict_count: u32,
 }
 
 pub(crate) fn align_up(x: u64, a: u64) -> u64 {
@@ -162,20 +228,23 @@ pub(crate) fn block_count(data_len: u64, block_size: u32) -> u64 {
     data_len.div_ceil(u64::from(block_size.max(1)))
 }
 
-/// The element count each section must hold.
-pub(crate) fn expected_elements(
+/// The byte length each section must have.
+pub(crate) fn expected_bytes(
     section: Section,
     vertices: u64,
     entries: u64,
     stamps: u64,
-    weighted: bool,
+    weights: WeightForm,
 ) -> u64 {
-    match section {
-        Section::Offsets => vertices + 1,
-        Section::Dsts => entries,
-        Section::StampIdx | Section::Stamps => stamps,
-        Section::Weights if weighted => entries,
-        Section::Weights => 0,
+    match (section, weights) {
+        (Section::Offsets, _) => 4 * (vertices + 1),
+        (Section::Dsts, _) => 4 * entries,
+        (Section::StampIdx, _) => 4 * stamps,
+        (Section::Stamps, _) => 8 * stamps,
+        (Section::Weights, WeightForm::Raw) => 8 * entries,
+        (Section::Weights, WeightForm::Coded { dict }) => 8 * u64::from(dict),
+        (Section::Codes, WeightForm::Coded { dict }) => entries * WeightForm::code_width(dict),
+        (Section::Weights | Section::Codes, _) => 0,
     }
 }
 
@@ -186,14 +255,14 @@ pub(crate) fn layout(
     vertices: u64,
     entries: u64,
     stamps: u64,
-    weighted: bool,
+    weights: WeightForm,
     block_size: u32,
 ) -> ([Extent; SECTION_COUNT], Extent, u64) {
     let mut sections = [Extent::default(); SECTION_COUNT];
     let mut pos = HEADER_LEN as u64;
     for s in Section::ALL {
         let offset = align_up(pos, ALIGN);
-        let len = expected_elements(s, vertices, entries, stamps, weighted) * s.width();
+        let len = expected_bytes(s, vertices, entries, stamps, weights);
         sections[s as usize] = Extent { offset, len };
         pos = offset + len;
     }
@@ -260,6 +329,7 @@ impl Header {
         put_u64(&mut b, OFF_TABLE, self.table.offset);
         put_u64(&mut b, OFF_TABLE + 8, self.table.len);
         put_u32(&mut b, OFF_TABLE_CRC, self.table_crc);
+        put_u32(&mut b, OFF_DICT_COUNT, self.dict_count);
         let crc = crc32c::crc32c(&b[..OFF_HEADER_CRC]);
         put_u32(&mut b, OFF_HEADER_CRC, crc);
         b
@@ -290,7 +360,7 @@ impl Header {
         // its header differently, and its files should read as "too new"
         // rather than "damaged".
         let version = get_u32(&b, OFF_VERSION);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(Error::UnsupportedFormat {
                 file: file.to_string(),
                 found: version,
@@ -305,10 +375,15 @@ impl Header {
                 "header checksum mismatch",
             ));
         }
-        if let Some(i) = b[OFF_RESERVED..OFF_HEADER_CRC].iter().position(|&x| x != 0) {
+        let reserved = if version == 1 {
+            OFF_DICT_COUNT
+        } else {
+            OFF_RESERVED
+        };
+        if let Some(i) = b[reserved..OFF_HEADER_CRC].iter().position(|&x| x != 0) {
             return Err(corrupt(
                 file,
-                (OFF_RESERVED + i) as u64,
+                (reserved + i) as u64,
                 "reserved header byte is not zero",
             ));
         }
@@ -317,7 +392,7 @@ impl Header {
             return Err(corrupt(
                 file,
                 OFF_HEADER_LEN as u64,
-                format!("header length {header_len}, version {VERSION} requires {HEADER_LEN}"),
+                format!("header length {header_len}, version {version} requires {HEADER_LEN}"),
             ));
         }
         let mut sections = [Extent::default(); SECTION_COUNT];
@@ -327,6 +402,20 @@ impl Header {
                 len: get_u64(&b, s.header_offset() + 8),
             };
         }
+        if version == 1 {
+            // No codes: an empty section where it would start, which the
+            // order and alignment rules below accept.
+            let w = sections[Section::Weights as usize];
+            sections[Section::Codes as usize] = Extent {
+                offset: align_up(w.end(), ALIGN),
+                len: 0,
+            };
+        }
+        let known = if version == 1 {
+            KNOWN_FLAGS_V1
+        } else {
+            KNOWN_FLAGS
+        };
         let h = Header {
             flags: get_u32(&b, OFF_FLAGS),
             block_size: get_u32(&b, OFF_BLOCK_SIZE),
@@ -342,13 +431,14 @@ impl Header {
                 len: get_u64(&b, OFF_TABLE + 8),
             },
             table_crc: get_u32(&b, OFF_TABLE_CRC),
+            dict_count: get_u32(&b, OFF_DICT_COUNT),
         };
-        h.check(file, actual)?;
+        h.check(file, actual, known)?;
         Ok(h)
     }
 
     /// Field-level consistency, including the file length.
-    fn check(&self, file: &str, actual: u64) -> Result<()> {
+    fn check(&self, file: &str, actual: u64, known_flags: u32) -> Result<()> {
         let bad = |at: usize, what: String| Err(corrupt(file, at as u64, what));
         if self.file_len != actual {
             // A short file is the common case (torn copy): name its end.
@@ -367,10 +457,10 @@ impl Header {
                 ),
             ));
         }
-        if self.flags & !KNOWN_FLAGS != 0 {
+        if self.flags & !known_flags != 0 {
             return bad(
                 OFF_FLAGS,
-                format!("unknown flag bits {:#x}", self.flags & !KNOWN_FLAGS),
+                format!("unknown flag bits {:#x}", self.flags & !known_flags),
             );
         }
         if !self.block_size.is_power_of_two()
@@ -421,14 +511,34 @@ impl Header {
         if !has_stamps && self.max_ts != 0 {
             return bad(OFF_MAX_TS, format!("max_ts {} without stamps", self.max_ts));
         }
+        let weights = self.weight_form();
+        if self.flag(FLAG_CODED) && !self.flag(FLAG_WEIGHTED) {
+            return bad(OFF_FLAGS, "coded flag without the weighted flag".into());
+        }
+        match weights {
+            WeightForm::Coded { dict } if !(1..=MAX_DICT).contains(&dict) => {
+                return bad(
+                    OFF_DICT_COUNT,
+                    format!("dictionary of {dict} weights is not 1 to {MAX_DICT}"),
+                );
+            }
+            WeightForm::None | WeightForm::Raw if self.dict_count != 0 => {
+                return bad(
+                    OFF_DICT_COUNT,
+                    format!(
+                        "dictionary of {} weights without the coded flag",
+                        self.dict_count
+                    ),
+                );
+            }
+            _ => {}
+        }
         let vertices = u64::from(self.hi - self.lo);
-        let weighted = self.flags & FLAG_WEIGHTED != 0;
         let mut prev_end = HEADER_LEN as u64;
         for s in Section::ALL {
             let e = self.sections[s as usize];
             let at = s.header_offset();
-            let want = expected_elements(s, vertices, self.entry_count, self.stamp_count, weighted)
-                * s.width();
+            let want = expected_bytes(s, vertices, self.entry_count, self.stamp_count, weights);
             if e.len != want {
                 return bad(
                     at + 8,
@@ -490,5 +600,18 @@ impl Header {
     #[inline]
     pub(crate) fn flag(&self, f: u32) -> bool {
         self.flags & f != 0
+    }
+
+    /// How the weights are kept, from the flags and `dict_count`.
+    pub(crate) fn weight_form(&self) -> WeightForm {
+        if !self.flag(FLAG_WEIGHTED) {
+            WeightForm::None
+        } else if self.flag(FLAG_CODED) {
+            WeightForm::Coded {
+                dict: self.dict_count,
+            }
+        } else {
+            WeightForm::Raw
+        }
     }
 }

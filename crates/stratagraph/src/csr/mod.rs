@@ -14,7 +14,9 @@
 //! - `writer`: `SegmentWriter` (and `write_columns` for whole columns),
 //!   validated input, buffer or crash-safe file;
 //! - `reader`: `Segment`, open-time checks, `verify`, read calls;
-//! - `storage`: owned aligned buffer vs. memory map, atomic file write.
+//! - `storage`: owned aligned buffer vs. memory map, atomic file write;
+//! - `weights`: the weight column as readers see it, as stored or
+//!   dictionary-coded, and the coding the writer does.
 
 // Columns are cast straight from the file bytes, which are little-endian.
 #[cfg(target_endian = "big")]
@@ -23,6 +25,7 @@ compile_error!("stratagraph segment files are little-endian and read by casting;
 mod format;
 mod reader;
 mod storage;
+mod weights;
 mod writer;
 
 #[cfg(test)]
@@ -31,6 +34,7 @@ mod tests;
 pub(crate) use format::Section;
 pub(crate) use reader::Segment;
 pub(crate) use storage::SegmentBytes;
+pub use weights::Weights;
 pub(crate) use writer::{write_columns, SegmentWriter};
 
 /// One entry handed to the writer: an edge version.

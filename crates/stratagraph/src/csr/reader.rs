@@ -8,10 +8,11 @@
 //! access below is a checked `get` with a harmless fallback.
 
 use super::format::{
-    block_count, corrupt, Extent, Header, Section, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
-    FLAG_WEIGHTED, HEADER_LEN, TOMB_BIT, TS_MASK,
+    block_count, corrupt, Extent, Header, Section, WeightForm, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
+    FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT, TOMB_BIT, TS_MASK,
 };
 use super::storage::{self, SegmentBytes, Storage};
+use super::weights::Weights;
 use crate::error::Result;
 use crate::version::Decided;
 use std::ops::Range;
@@ -277,19 +278,52 @@ impl Segment {
         Ok(())
     }
 
+    /// Weights (or the dictionary) finite; a dictionary strictly
+    /// ascending and every code inside it; some weight not 1.0.
     fn verify_weights(&self) -> Result<()> {
         let Some(w) = self.weights() else {
             return Ok(());
         };
         let base = self.header().section(Section::Weights).offset;
-        if let Some(i) = w.iter().position(|x| !x.is_finite()) {
+        let stored: &[f64] = self.col(Section::Weights);
+        if let Some(i) = stored.iter().position(|x| !x.is_finite()) {
             return Err(corrupt(
                 self.name(),
                 base + 8 * i as u64,
-                format!("weight {} is not finite", w[i]),
+                format!("weight {} is not finite", stored[i]),
             ));
         }
-        if w.iter().all(|&x| x == 1.0) {
+        if let WeightForm::Coded { dict } = self.header().weight_form() {
+            if let Some(i) = stored
+                .windows(2)
+                .position(|p| p[0].total_cmp(&p[1]).is_ge())
+            {
+                return Err(corrupt(
+                    self.name(),
+                    base + 8 * (i as u64 + 1),
+                    format!(
+                        "weight dictionary is not strictly ascending: {} after {}",
+                        stored[i + 1],
+                        stored[i]
+                    ),
+                ));
+            }
+            let cbase = self.header().section(Section::Codes).offset;
+            let width = WeightForm::code_width(dict);
+            let bad = match w {
+                Weights::Byte { codes, .. } => codes.iter().position(|&c| u32::from(c) >= dict),
+                Weights::Wide { codes, .. } => codes.iter().position(|&c| u32::from(c) >= dict),
+                Weights::Raw(_) => None,
+            };
+            if let Some(i) = bad {
+                return Err(corrupt(
+                    self.name(),
+                    cbase + width * i as u64,
+                    format!("weight code of entry {i} is outside the {dict}-weight dictionary"),
+                ));
+            }
+        }
+        if w.iter().all(|x| x == 1.0) {
             return Err(corrupt(
                 self.name(),
                 super::format::OFF_FLAGS as u64,
@@ -403,8 +437,33 @@ impl Segment {
 
     /// One weight per entry, or `None` when every weight is 1.0.
     #[inline]
-    pub(crate) fn weights(&self) -> Option<&[f64]> {
-        self.is_weighted().then(|| self.col(Section::Weights))
+    pub(crate) fn weights(&self) -> Option<Weights<'_>> {
+        match self.header().weight_form() {
+            WeightForm::None => None,
+            WeightForm::Raw => Some(Weights::Raw(self.col(Section::Weights))),
+            WeightForm::Coded { dict } if dict <= MAX_BYTE_DICT => Some(Weights::Byte {
+                dict: self.col(Section::Weights),
+                codes: self.col(Section::Codes),
+            }),
+            WeightForm::Coded { .. } => Some(Weights::Wide {
+                dict: self.col(Section::Weights),
+                codes: self.col(Section::Codes),
+            }),
+        }
+    }
+
+    /// The weights of entries `range`: empty (each 1.0) when the segment
+    /// has none or `range` is out of bounds.
+    #[inline]
+    pub(crate) fn weights_in(&self, range: Range<usize>) -> Weights<'_> {
+        self.weights()
+            .and_then(|w| w.slice(range))
+            .unwrap_or(Weights::Raw(&[]))
+    }
+
+    /// Whether the weights are dictionary-coded.
+    pub(crate) fn weights_coded(&self) -> bool {
+        matches!(self.header().weight_form(), WeightForm::Coded { .. })
     }
 
     // ---- per entry / per vertex ----
@@ -458,7 +517,7 @@ impl Segment {
     #[inline]
     pub(crate) fn weight(&self, e: usize) -> f64 {
         match self.weights() {
-            Some(w) => w.get(e).copied().unwrap_or(1.0),
+            Some(w) => w.get(e).unwrap_or(1.0),
             None => 1.0,
         }
     }

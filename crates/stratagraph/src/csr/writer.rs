@@ -7,8 +7,9 @@
 //! vertex that caused it instead of as a file that `verify` later rejects.
 
 use super::format::{
-    self, Header, Section, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
-    FLAG_WEIGHTED, HEADER_LEN, MAX_BLOCK_SIZE, MIN_BLOCK_SIZE, TOMB_BIT, TS_MASK,
+    self, Header, Section, WeightForm, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_STAMPS,
+    FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT, MAX_DICT, MIN_BLOCK_SIZE, TOMB_BIT,
+    TS_MASK,
 };
 use super::storage::SegmentBytes;
 use super::SegEntry;
@@ -34,6 +35,8 @@ pub(crate) struct SegmentWriter {
     max_ts: u64,
     tombs: bool,
     multi: bool,
+    /// Whether to dictionary-code the weights where that is smaller.
+    code_weights: bool,
     /// Entry capacity; `u32::MAX` except in tests of the limit.
     max_entries: u64,
 }
@@ -60,8 +63,17 @@ impl SegmentWriter {
             max_ts: 0,
             tombs: false,
             multi: false,
+            code_weights: true,
             max_entries: u64::from(u32::MAX),
         }
+    }
+
+    /// Whether to dictionary-code the weights where that makes the file
+    /// smaller (the default) or keep one `f64` per entry
+    /// (`Options::compress_levels`).
+    pub(crate) fn code_weights(mut self, on: bool) -> Self {
+        self.code_weights = on;
+        self
     }
 
     #[cfg(test)] // used by the format tests only
@@ -151,7 +163,8 @@ impl SegmentWriter {
         Ok(())
     }
 
-    fn header_for(&self, hi: u32) -> Result<Header> {
+    /// Checks that the segment can end at `hi`.
+    fn check_end(&self, hi: u32) -> Result<()> {
         let next = self.next_vertex();
         if u64::from(hi) < next {
             return Err(refuse(
@@ -166,7 +179,7 @@ impl SegmentWriter {
                 format!("checksum block size {bs} is not a power of two in [{MIN_BLOCK_SIZE}, {MAX_BLOCK_SIZE}]"),
             ));
         }
-        Ok(self.view().header(hi))
+        Ok(())
     }
 
     /// The columns as they stand.
@@ -183,22 +196,17 @@ impl SegmentWriter {
             max_ts: self.max_ts,
             tombs: self.tombs,
             multi: self.multi,
+            code_weights: self.code_weights,
         }
     }
 
-    /// Pads the offsets to `hi` (vertices after the last pushed one are
-    /// empty) and returns the header with every field but the table crc.
-    fn close(&mut self, hi: u32) -> Result<Header> {
-        let header = self.header_for(hi)?;
+    /// Ends the segment at `hi` (exclusive) and returns its bytes; vertices
+    /// after the last pushed one are empty.
+    pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
+        self.check_end(hi)?;
         let count = self.dsts.len() as u32;
         self.offsets.resize((hi - self.lo) as usize + 1, count);
-        Ok(header)
-    }
-
-    /// Ends the segment at `hi` (exclusive) and returns its bytes.
-    pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
-        let h = self.close(hi)?;
-        self.view().bytes(h)
+        self.view().bytes(hi)
     }
 }
 
@@ -217,24 +225,61 @@ struct Columns<'a> {
     max_ts: u64,
     tombs: bool,
     multi: bool,
+    code_weights: bool,
+}
+
+/// The weights as a file keeps them.
+enum Stored {
+    /// None (every weight 1.0) or one `f64` per entry.
+    AsIs,
+    /// The distinct weights and each entry's code, as the file's bytes.
+    Coded { dict: Vec<f64>, codes: Vec<u8> },
 }
 
 impl Columns<'_> {
+    /// How the weights go into the file: coded when asked and smaller
+    /// than one `f64` per entry.
+    fn stored_weights(&self) -> (WeightForm, Stored) {
+        let n = self.weights.len();
+        if n == 0 {
+            return (WeightForm::None, Stored::AsIs);
+        }
+        let raw = (WeightForm::Raw, Stored::AsIs);
+        if !self.code_weights {
+            return raw;
+        }
+        let Some((dict, codes)) = super::weights::code(self.weights, MAX_DICT as usize) else {
+            return raw;
+        };
+        let d = dict.len() as u32;
+        let width = WeightForm::code_width(d) as usize;
+        if 8 * dict.len() + width * n >= 8 * n {
+            return raw;
+        }
+        let bytes = if d <= MAX_BYTE_DICT {
+            codes.iter().map(|&c| c as u8).collect()
+        } else {
+            bytemuck::cast_slice(&codes).to_vec()
+        };
+        (
+            WeightForm::Coded { dict: d },
+            Stored::Coded { dict, codes: bytes },
+        )
+    }
+
     /// The header of the segment ending at `hi`, every field but the
     /// table crc. The block size has been checked.
-    fn header(&self, hi: u32) -> Header {
-        let weighted = !self.weights.is_empty();
+    fn header(&self, hi: u32, weights: WeightForm) -> Header {
         let (sections, table, file_len) = format::layout(
             u64::from(hi - self.lo),
             self.dsts.len() as u64,
             self.stamps.len() as u64,
-            weighted,
+            weights,
             self.block_size,
         );
-        let mut flags = 0;
+        let mut flags = weights.flags();
         for (on, f) in [
             (self.direction == Direction::In, FLAG_IN),
-            (weighted, FLAG_WEIGHTED),
             (!self.stamps.is_empty(), FLAG_STAMPS),
             (self.tombs, FLAG_TOMBS),
             (self.multi, FLAG_MULTI),
@@ -255,19 +300,25 @@ impl Columns<'_> {
             sections,
             table,
             table_crc: 0,
+            dict_count: weights.dict_count(),
         }
     }
 
     /// Streams the data sections and checksum table after the header;
     /// returns the table's crc.
-    fn emit<W: Write>(&self, h: &Header, out: W) -> std::io::Result<u32> {
+    fn emit<W: Write>(&self, h: &Header, stored: &Stored, out: W) -> std::io::Result<u32> {
         let mut w = BlockWriter::new(out, h.block_size);
-        let cols: [&[u8]; 5] = [
+        let (weights, codes): (&[u8], &[u8]) = match stored {
+            Stored::AsIs => (bytemuck::cast_slice(self.weights), &[]),
+            Stored::Coded { dict, codes } => (bytemuck::cast_slice(dict), codes),
+        };
+        let cols: [&[u8]; format::SECTION_COUNT] = [
             bytemuck::cast_slice(self.offsets),
             bytemuck::cast_slice(self.dsts),
             bytemuck::cast_slice(self.stamp_idx),
             bytemuck::cast_slice(self.stamps),
-            bytemuck::cast_slice(self.weights),
+            weights,
+            codes,
         ];
         for s in Section::ALL {
             let e = h.section(s);
@@ -282,13 +333,15 @@ impl Columns<'_> {
         Ok(crc32c::crc32c(table))
     }
 
-    /// The whole segment image for header `h` (offsets already cover
-    /// every vertex up to `h.hi`).
-    fn bytes(&self, mut h: Header) -> Result<SegmentBytes> {
+    /// The whole image of the segment ending at `hi` (offsets already
+    /// cover every vertex up to `hi`; the block size has been checked).
+    fn bytes(&self, hi: u32) -> Result<SegmentBytes> {
+        let (form, stored) = self.stored_weights();
+        let mut h = self.header(hi, form);
         let mut buf = SegmentBytes::zeroed(h.file_len as usize);
         let body = &mut buf.as_bytes_mut()[HEADER_LEN..];
         h.table_crc = self
-            .emit(&h, std::io::Cursor::new(body))
+            .emit(&h, &stored, std::io::Cursor::new(body))
             .map_err(|e| refuse(h.hi, format!("internal layout error: {e}")))?;
         buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
         Ok(buf)
@@ -310,6 +363,7 @@ pub(crate) fn write_columns(
     offsets: &[u32],
     dsts: &[u32],
     weights: &[f64],
+    code_weights: bool,
 ) -> Result<SegmentBytes> {
     use rayon::prelude::*;
     if hi < lo || hi == u32::MAX || offsets.len() != (hi - lo) as usize + 1 {
@@ -363,8 +417,9 @@ pub(crate) fn write_columns(
         max_ts: 0,
         tombs: false,
         multi: false,
+        code_weights,
     };
-    cols.bytes(cols.header(hi))
+    cols.bytes(hi)
 }
 
 /// Checks one vertex's entries against the segment invariants.

@@ -32,14 +32,16 @@ struct Version {
 /// covering that range. For any one vertex, the segments holding it must be
 /// listed newest first (several parts of one level may be listed: only one
 /// of them holds a given vertex). `bottom`: nothing older lies below them.
+/// `code_weights`: see `SegmentWriter::code_weights`.
 pub(crate) fn compact_direction(
     segs: &[&Segment],
     range: Range<u32>,
     dir: Direction,
     watermark: u64,
     bottom: bool,
+    code_weights: bool,
 ) -> Result<SegmentBytes> {
-    let mut writer = SegmentWriter::new(range.start, dir);
+    let mut writer = SegmentWriter::new(range.start, dir).code_weights(code_weights);
     let mut versions: Vec<Version> = Vec::new();
     let mut entries: Vec<SegEntry> = Vec::new();
     let end = range.end;

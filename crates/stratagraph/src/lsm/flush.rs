@@ -34,15 +34,17 @@ fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<Seg
 
 /// Writes the versions committed in `span` = (after, up to] of vertices
 /// `0..bound` of `mem` in one direction as one segment, for snapshots at or
-/// after `watermark`. `In` only for directed graphs.
+/// after `watermark`. `In` only for directed graphs. `code_weights`: see
+/// `SegmentWriter::code_weights`.
 pub(crate) fn flush_direction(
     mem: &MemGraph,
     bound: u32,
     dir: Direction,
     watermark: u64,
     span: (u64, u64),
+    code_weights: bool,
 ) -> Result<SegmentBytes> {
-    let mut writer = SegmentWriter::new(0, dir);
+    let mut writer = SegmentWriter::new(0, dir).code_weights(code_weights);
     let mut entries = Vec::new();
     for v in 0..bound {
         let present = mem.read(v, |s| {
@@ -147,7 +149,8 @@ mod tests {
         let directions: &[bool] = if directed { &[false, true] } else { &[false] };
         for &inn in directions {
             let bytes =
-                flush_direction(&store.mem, bound, side(inn), watermark, (0, u64::MAX)).unwrap();
+                flush_direction(&store.mem, bound, side(inn), watermark, (0, u64::MAX), true)
+                    .unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
             seg.verify().unwrap();
             for s in &held {
@@ -220,7 +223,7 @@ mod tests {
         let segs: Vec<Segment> = directions
             .iter()
             .map(|&inn| {
-                let b = flush_direction(&store.mem, bound, side(inn), wm, (0, cut)).unwrap();
+                let b = flush_direction(&store.mem, bound, side(inn), wm, (0, cut), true).unwrap();
                 Segment::from_bytes(b, "cut").unwrap()
             })
             .collect();
@@ -298,6 +301,7 @@ mod tests {
                 Direction::Out,
                 wm,
                 (0, u64::MAX),
+                true,
             )
             .unwrap(),
             "quiet",

@@ -239,9 +239,10 @@ fn write_part(
     bottom: bool,
     cut: u64,
 ) -> Result<Option<Arc<FlushedRun>>> {
+    let code_weights = sink.options().compress_levels;
     let one = |dir: Direction| {
         let segs: Vec<_> = inputs.iter().map(|r| r.seg(dir)).collect();
-        compact_direction(&segs, range.clone(), dir, watermark, bottom)
+        compact_direction(&segs, range.clone(), dir, watermark, bottom, code_weights)
     };
     let out = one(Direction::Out)?;
     let inn = directed.then(|| one(Direction::In)).transpose()?;

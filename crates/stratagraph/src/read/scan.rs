@@ -8,7 +8,7 @@
 //! the snapshot (Teseo's fast path; DESIGN principle 1); otherwise each
 //! destination's versions are resolved against the snapshot timestamp.
 
-use crate::csr::Segment;
+use crate::csr::{Segment, Weights};
 use crate::mem::{offset_of, visible_in_group, EdgeSet, Run};
 
 /// Position inside an `EdgeSet`, yielding `(destination, run, index)` of
@@ -118,7 +118,7 @@ enum Feed<'a> {
     Slice {
         dsts: &'a [u32],
         /// `None`: every weight is 1.0.
-        weights: Option<&'a [f64]>,
+        weights: Option<Weights<'a>>,
         pos: usize,
     },
     /// Two borrowed ascending lists with no id in common, merged as they
@@ -135,7 +135,7 @@ enum Feed<'a> {
 struct Side<'a> {
     dsts: &'a [u32],
     /// `None`: every weight is 1.0.
-    weights: Option<&'a [f64]>,
+    weights: Option<Weights<'a>>,
     pos: usize,
 }
 
@@ -150,10 +150,7 @@ impl Side<'_> {
         let i = self.pos;
         self.pos += 1;
         let d = self.dsts.get(i).copied().unwrap_or(u32::MAX);
-        (
-            d,
-            self.weights.and_then(|w| w.get(i).copied()).unwrap_or(1.0),
-        )
+        (d, self.weights.and_then(|w| w.get(i)).unwrap_or(1.0))
     }
 
     fn rest(&self) -> &[u32] {
@@ -191,7 +188,7 @@ fn fold_two<B>(a: &[u32], b: &[u32], init: B, mut f: impl FnMut(B, usize, bool) 
 }
 
 impl<'a> Feed<'a> {
-    fn two(a: &'a [u32], aw: Option<&'a [f64]>, b: &'a [u32], bw: Option<&'a [f64]>) -> Self {
+    fn two(a: &'a [u32], aw: Option<Weights<'a>>, b: &'a [u32], bw: Option<Weights<'a>>) -> Self {
         let side = |dsts, weights| Side {
             dsts,
             weights,
@@ -208,7 +205,9 @@ impl<'a> Feed<'a> {
     fn slice(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         Feed::Slice {
             dsts: seg.dsts().get(range.clone()).unwrap_or(&[]),
-            weights: seg.weights().map(|w| w.get(range).unwrap_or(&[])),
+            weights: seg
+                .weights()
+                .map(|w| w.slice(range).unwrap_or(Weights::Raw(&[]))),
             pos: 0,
         }
     }
@@ -225,7 +224,7 @@ impl<'a> Feed<'a> {
             Feed::Dsts(l) => l.next().map(|d| (d, 1.0)),
             Feed::Slice { dsts, weights, pos } => {
                 let d = *dsts.get(*pos)?;
-                let w = weights.and_then(|w| w.get(*pos).copied()).unwrap_or(1.0);
+                let w = weights.and_then(|w| w.get(*pos)).unwrap_or(1.0);
                 *pos += 1;
                 Some((d, w))
             }
@@ -400,9 +399,11 @@ impl<'a> WeightedNeighbors<'a> {
         add_weights: &'a [f64],
     ) -> Self {
         let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
-        let weights = seg.weights().map(|w| w.get(range).unwrap_or(&[]));
+        let weights = seg
+            .weights()
+            .map(|w| w.slice(range).unwrap_or(Weights::Raw(&[])));
         WeightedNeighbors {
-            from: Feed::two(dsts, weights, adds, Some(add_weights)),
+            from: Feed::two(dsts, weights, adds, Some(Weights::Raw(add_weights))),
             lookup: None,
         }
     }
@@ -427,8 +428,8 @@ impl<'a> WeightedNeighbors<'a> {
     pub fn for_each_unordered(self, mut f: impl FnMut(u32, f64)) {
         if let (Feed::Two { a, b }, None) = (&self.from, &self.lookup) {
             for side in [a, b] {
-                let weights = side.weights.and_then(|w| w.get(side.pos..));
-                each_weighted(side.rest(), weights.unwrap_or(&[]), &mut f);
+                let weights = side.weights.and_then(|w| w.slice(side.pos..w.len()));
+                each_weighted(side.rest(), weights.unwrap_or(Weights::Raw(&[])), &mut f);
             }
             return;
         }
@@ -441,9 +442,9 @@ impl<'a> WeightedNeighbors<'a> {
 /// weight column reads as the ordered read gives it. One loop, so `f` is
 /// inlined once (the branch per edge is always predicted).
 #[inline]
-pub(crate) fn each_weighted(dsts: &[u32], weights: &[f64], mut f: impl FnMut(u32, f64)) {
+pub(crate) fn each_weighted(dsts: &[u32], weights: Weights<'_>, mut f: impl FnMut(u32, f64)) {
     for (k, &d) in dsts.iter().enumerate() {
-        f(d, weights.get(k).copied().unwrap_or(1.0));
+        f(d, weights.get(k).unwrap_or(1.0));
     }
 }
 
@@ -466,24 +467,27 @@ impl Iterator for WeightedNeighbors<'_> {
     fn fold<B, F: FnMut(B, (u32, f64)) -> B>(self, init: B, mut f: F) -> B {
         if let (Feed::Slice { dsts, weights, pos }, None) = (&self.from, &self.lookup) {
             let dsts = dsts.get(*pos..).unwrap_or(&[]);
-            match weights.map(|w| w.get(*pos..).unwrap_or(&[])) {
+            match weights.map(|w| w.slice(*pos..w.len()).unwrap_or(Weights::Raw(&[]))) {
                 None => return dsts.iter().fold(init, |acc, &d| f(acc, (d, 1.0))),
-                Some(w) if w.len() == dsts.len() => {
+                Some(Weights::Raw(w)) if w.len() == dsts.len() => {
                     return dsts
                         .iter()
                         .zip(w)
                         .fold(init, |acc, (&d, &x)| f(acc, (d, x)));
+                }
+                Some(w) if w.len() == dsts.len() => {
+                    return dsts
+                        .iter()
+                        .enumerate()
+                        .fold(init, |acc, (k, &d)| f(acc, (d, w.get(k).unwrap_or(1.0))));
                 }
                 // A damaged weight column: `next` reads what it can.
                 Some(_) => {}
             }
         }
         if let (Feed::Two { a, b }, None) = (&self.from, &self.lookup) {
-            let weight = |s: &Side<'_>, k: usize| {
-                s.weights
-                    .and_then(|w| w.get(s.pos + k).copied())
-                    .unwrap_or(1.0)
-            };
+            let weight =
+                |s: &Side<'_>, k: usize| s.weights.and_then(|w| w.get(s.pos + k)).unwrap_or(1.0);
             let (ra, rb) = (a.rest(), b.rest());
             return fold_two(ra, rb, init, |acc, k, in_b| {
                 let (side, list) = if in_b { (b, rb) } else { (a, ra) };

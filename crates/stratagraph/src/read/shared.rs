@@ -12,7 +12,7 @@
 //! store does meanwhile.
 
 use super::Snapshot;
-use crate::csr::{Section, Segment};
+use crate::csr::{Section, Segment, Weights};
 use std::ops::Range;
 
 /// The out-lists of a run of consecutive vertices, as a snapshot sees
@@ -65,9 +65,11 @@ impl SharedLists {
     }
 
     /// Each destination's weight, or `None` when the segment holds no
-    /// weights (every weight is 1.0).
-    pub fn weights(&self) -> Option<&[f64]> {
-        self.seg.weights().and_then(|w| w.get(self.entries()))
+    /// weights (every weight is 1.0). Stored as `f64`s
+    /// (`Weights::as_raw`) unless the level keeps them coded
+    /// (`Options::compress_levels`).
+    pub fn weights(&self) -> Option<Weights<'_>> {
+        self.seg.weights().and_then(|w| w.slice(self.entries()))
     }
 
     /// `dsts()` as bytes that keep the segment alive.
@@ -75,10 +77,11 @@ impl SharedLists {
         self.column(Section::Dsts, 4)
     }
 
-    /// `weights()` as bytes that keep the segment alive.
+    /// `weights()` as bytes that keep the segment alive, when the segment
+    /// stores them as `f64`s; `None` when it holds no weights or keeps
+    /// them coded (then `weights()` decodes them).
     pub fn weights_column(&self) -> Option<SharedColumn> {
-        self.seg
-            .is_weighted()
+        (self.seg.is_weighted() && !self.seg.weights_coded())
             .then(|| self.column(Section::Weights, 8))
     }
 

@@ -6,7 +6,7 @@ use super::merge::{self, Merger};
 use super::scan::{self, Neighbors, WeightedNeighbors};
 use super::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use super::KeptReads;
-use crate::csr::Segment;
+use crate::csr::{Segment, Weights};
 use crate::direction::Direction;
 use crate::error::VertexId;
 use crate::lsm::layers::Layers;
@@ -690,10 +690,10 @@ impl Snapshot {
             None => return self.each_out_weighted_other(v, &mut f),
         };
         let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
-        let weights = seg.weights().and_then(|w| w.get(range)).unwrap_or(&[]);
+        let weights = seg.weights_in(range);
         // A count the compiler cannot see through, so it keeps one loop
         // (unrolled over both pieces, `f` had two call sites again).
-        let pieces = [(dsts, weights), adds];
+        let pieces = [(dsts, weights), (adds.0, Weights::Raw(adds.1))];
         let n = if adds.0.is_empty() { 1 } else { 2 };
         for &(dsts, weights) in pieces.get(..n).unwrap_or(&[]) {
             scan::each_weighted(dsts, weights, &mut f);
@@ -1252,10 +1252,10 @@ fn each_weighted_updated(
     f: &mut dyn FnMut(u32, f64),
 ) {
     let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
-    let weights = seg.weights().and_then(|w| w.get(range)).unwrap_or(&[]);
+    let weights = seg.weights_in(range);
     let mut over = over.iter().peekable();
     for (k, &d) in dsts.iter().enumerate() {
-        let mut w = weights.get(k).copied().unwrap_or(1.0);
+        let mut w = weights.get(k).unwrap_or(1.0);
         while let Some(&&(_, od, ow)) = over.peek() {
             if od > d {
                 break;
@@ -1267,7 +1267,7 @@ fn each_weighted_updated(
         }
         f(d, w);
     }
-    scan::each_weighted(adds, add_weights, f);
+    scan::each_weighted(adds, Weights::Raw(add_weights), f);
 }
 
 /// Where a vertex's edges in one direction are (see `Snapshot::place`).

@@ -376,7 +376,8 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     // Versions up to `from` are in earlier runs (and may still sit in the
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
-    let out = flush_direction(&store.mem, bound, Direction::Out, watermark, span)?;
+    let code = store.opts.compress_levels;
+    let out = flush_direction(&store.mem, bound, Direction::Out, watermark, span, code)?;
     let inn = if store.opts.directed {
         Some(flush_direction(
             &store.mem,
@@ -384,6 +385,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
             Direction::In,
             watermark,
             span,
+            code,
         )?)
     } else {
         None

@@ -3,6 +3,8 @@
 pub(crate) mod bucket;
 pub mod faults;
 pub(crate) mod files;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub(crate) mod huge;
 pub(crate) mod kept;
 pub(crate) mod le;

@@ -1,0 +1,165 @@
+//! The fuzzers of the log and MANIFEST readers (tests only; see
+//! `util::fuzz` for how inputs are damaged). Their seeds are the files of
+//! a real store after every kind of write, so this module sits above the
+//! handle it writes them through; the segment reader's fuzzer lives with
+//! the segment tests (`csr::tests`), whose writer makes its seeds.
+
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::manifest::Manifest;
+use crate::options::{Options, SyncPolicy};
+use crate::util::fuzz;
+use crate::value::Value;
+use crate::wal::frame::{scan_bytes, FILE_HEADER, RECORD_HEADER};
+
+/// The log reader: damaged copies of the log and change-archive segments,
+/// read both as the newest segment (whose torn tail is normal) and as an
+/// older one, give a scan or `Corrupt` (`UnsupportedFormat` for a version
+/// field hit), never a panic.
+#[test]
+fn fuzz_the_log_reader() {
+    let (seeds, _) = busy_store_files();
+    let mut read = 0u64;
+    fuzz::run("log", &seeds, reseal_log, |b, _| {
+        for newest in [false, true] {
+            match scan_bytes(b, "fuzz", newest) {
+                Ok(scan) => {
+                    assert!(scan.valid_end <= b.len() as u64);
+                    read += u64::from(!scan.records.is_empty());
+                }
+                Err(Error::Corrupt { .. } | Error::UnsupportedFormat { .. }) => {}
+                Err(other) => panic!("damage reported as {other:?}"),
+            }
+        }
+    });
+    let cases = fuzz::cases();
+    eprintln!("log fuzzing: {cases} inputs, read twice, {read} scans with records");
+    assert!(
+        read * 20 >= cases,
+        "only {read} scans of {cases} inputs read a record"
+    );
+}
+
+/// Recomputes a log segment's header checksum and both checksums of every
+/// record frame, as far as the lengths lead inside the file.
+fn reseal_log(b: &mut [u8]) {
+    if b.len() < FILE_HEADER {
+        return;
+    }
+    let crc = crc32c::crc32c(&b[..20]);
+    b[20..24].copy_from_slice(&crc.to_le_bytes());
+    let mut at = FILE_HEADER;
+    while at + RECORD_HEADER <= b.len() {
+        let len = crate::util::le::u64_at(b, at);
+        let start = at + RECORD_HEADER;
+        let Some(end) = usize::try_from(len)
+            .ok()
+            .and_then(|l| start.checked_add(l))
+            .filter(|&e| e <= b.len())
+        else {
+            break;
+        };
+        let lcrc = crc32c::crc32c(&b[at..at + 8]);
+        b[at + 8..at + 12].copy_from_slice(&lcrc.to_le_bytes());
+        let pcrc = crc32c::crc32c(&b[start..end]);
+        b[at + 12..at + 16].copy_from_slice(&pcrc.to_le_bytes());
+        at = end;
+    }
+}
+
+/// The manifest reader: damaged copies of a busy store's MANIFEST decode
+/// or give `Corrupt` (`UnsupportedFormat` for a version field hit), never
+/// a panic or an allocation the file's size does not justify.
+#[test]
+fn fuzz_the_manifest_reader() {
+    let (_, busy) = busy_store_files();
+    let reseal = |b: &mut [u8]| {
+        if let Some(n) = b.len().checked_sub(4) {
+            let crc = crc32c::crc32c(&b[..n]);
+            b[n..].copy_from_slice(&crc.to_le_bytes());
+        }
+    };
+    let mut decoded = 0u64;
+    fuzz::run("manifest", &[busy], reseal, |b, _| {
+        match Manifest::decode(b, "fuzz") {
+            Ok(_) => decoded += 1,
+            Err(Error::Corrupt { .. } | Error::UnsupportedFormat { .. }) => {}
+            Err(other) => panic!("damage reported as {other:?}"),
+        }
+    });
+    let cases = fuzz::cases();
+    eprintln!("manifest fuzzing: {cases} inputs, {decoded} decoded");
+    assert!(
+        decoded * 100 >= cases,
+        "only {decoded} of {cases} inputs decoded"
+    );
+}
+
+/// The log segments and the MANIFEST of a store after a mix of every kind
+/// of write (edges, batches, deletes, labels, typed properties, property
+/// edges, an index, flushes), as a crash would leave them: the seeds.
+fn busy_store_files() -> (Vec<Vec<u8>>, Vec<u8>) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let opts = Options {
+        sync: SyncPolicy::Never,
+        ..Options::default()
+    };
+    let g = Graph::open(dir.path(), opts).expect("a fresh store");
+    g.insert_edges(&[(1, 2, 1.0), (2, 3, 0.5), (3, 1, 2.5)])
+        .expect("edges");
+    g.insert_edge(4, 5, 1.0).expect("edge");
+    g.delete_edge(2, 3).expect("delete");
+    g.create_index("person", "name").expect("index");
+    let mut tx = g.begin();
+    tx.insert_vertex_with(
+        10,
+        "person",
+        &[
+            ("name", Value::String("marko".into())),
+            ("age", Value::Int32(29)),
+            (
+                "tags",
+                Value::List(vec![Value::Int64(1), Value::Bool(true)]),
+            ),
+            ("blob", Value::Bytes(vec![0, 255, 7])),
+        ],
+    )
+    .expect("vertex");
+    tx.insert_vertex_with(11, "software", &[("lang", Value::String("java".into()))])
+        .expect("vertex");
+    let e = tx
+        .add_edge(10, 11, "created", &[("weight", Value::Float64(0.4))])
+        .expect("property edge");
+    tx.set_edge_property(e, "since", Value::Int16(2009))
+        .expect("edge property");
+    tx.commit().expect("commit");
+    g.flush().expect("flush");
+    let mut tx = g.begin();
+    tx.set_property(10, "age", Value::Int64(30)).expect("set");
+    tx.insert_edge(11, 1, 3.0).expect("edge");
+    tx.commit().expect("commit");
+    g.delete_vertex(4).expect("delete vertex");
+    g.insert_edges(
+        &(0..200u64)
+            .map(|i| (i, (i * 7) % 200, 1.5))
+            .collect::<Vec<_>>(),
+    )
+    .expect("batch");
+    // Read the files as the process would leave them at a crash.
+    let read = |pred: &dyn Fn(&str) -> bool| -> Vec<Vec<u8>> {
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("store directory")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(pred))
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|p| std::fs::read(p).expect("read"))
+            .collect()
+    };
+    let logs = read(&|n| n.ends_with(".log"));
+    let manifest = read(&|n| n == "MANIFEST").pop().expect("a MANIFEST");
+    drop(g);
+    (logs, manifest)
+}
