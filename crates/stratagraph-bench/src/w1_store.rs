@@ -25,11 +25,14 @@ pub enum Home {
     /// On disk with `Options::compress_levels` off: level files keep one
     /// `f64` per weight.
     DiskRaw,
+    /// On disk with `Options::pack_levels` on: compacted levels pack their
+    /// destinations.
+    DiskPacked,
 }
 
 impl Home {
-    /// Parses `memory`, `disk`, `memory-checked`, `disk-checked` or
-    /// `disk-raw`.
+    /// Parses `memory`, `disk`, `memory-checked`, `disk-checked`,
+    /// `disk-raw` or `disk-packed`.
     ///
     /// # Errors
     /// Any other word, quoted.
@@ -40,8 +43,9 @@ impl Home {
             "memory-checked" => Ok(Home::MemoryChecked),
             "disk-checked" => Ok(Home::DiskChecked),
             "disk-raw" => Ok(Home::DiskRaw),
+            "disk-packed" => Ok(Home::DiskPacked),
             other => Err(format!(
-                "unknown home {other:?} (memory, disk, memory-checked, disk-checked or disk-raw)"
+                "unknown home {other:?} (memory, disk, memory-checked, disk-checked, disk-raw or disk-packed)"
             )),
         }
     }
@@ -54,17 +58,21 @@ impl Home {
             Home::MemoryChecked => "stratagraph-checked",
             Home::DiskChecked => "stratagraph-disk-checked",
             Home::DiskRaw => "stratagraph-disk-raw",
+            Home::DiskPacked => "stratagraph-disk-packed",
         }
     }
 
     /// Whether the store lives in a directory.
     pub fn on_disk(self) -> bool {
-        matches!(self, Home::Disk | Home::DiskChecked | Home::DiskRaw)
+        matches!(
+            self,
+            Home::Disk | Home::DiskChecked | Home::DiskRaw | Home::DiskPacked
+        )
     }
 
     /// Whether inserts are written blind (the default).
     fn blind(self) -> bool {
-        matches!(self, Home::Memory | Home::Disk | Home::DiskRaw)
+        !matches!(self, Home::MemoryChecked | Home::DiskChecked)
     }
 }
 
@@ -92,6 +100,7 @@ impl Store {
             sync: SyncPolicy::Never,
             blind_inserts: home.blind(),
             compress_levels: home != Home::DiskRaw,
+            pack_levels: home == Home::DiskPacked,
             ..Options::default()
         };
         Ok(match home.on_disk() {

@@ -529,7 +529,8 @@ enum BenchCommand {
         threads: Vec<usize>,
         /// Homes of the store (comma-separated: memory, disk; and
         /// memory-checked, disk-checked: the same with blind inserts off;
-        /// disk-raw: on disk with level compression off).
+        /// disk-raw: on disk with weights stored as f64s; disk-packed: on
+        /// disk with packed destinations in compacted levels).
         #[arg(long, value_delimiter = ',', default_value = "memory,disk")]
         homes: Vec<String>,
         /// Folder for the on-disk stores' directories (default: --data).

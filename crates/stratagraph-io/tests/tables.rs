@@ -166,21 +166,24 @@ fn rows_by_user_id(
 #[test]
 fn a_compacted_directed_graph_hands_out_its_destinations_and_weights_without_a_copy() {
     let dir = tempfile::tempdir().unwrap();
-    // (on disk, weighted, levels compressed): coded weights are decoded
-    // into a column of their own, destinations are shared either way.
-    for (on_disk, weighted, compress) in [
-        (false, true, false),
-        (true, true, false),
-        (true, false, true),
-        (true, true, true),
+    // (on disk, weighted, weights coded, destinations packed): coded
+    // weights are decoded into a column of their own and destinations
+    // shared; a packed level shares nothing.
+    for (on_disk, weighted, compress, pack) in [
+        (false, true, false, false),
+        (true, true, false, false),
+        (true, false, true, false),
+        (true, true, true, false),
+        (true, true, true, true),
     ] {
         let opts = Options {
             directed: true,
             compress_levels: compress,
+            pack_levels: pack,
             ..Options::default()
         };
         let g = if on_disk {
-            let path = dir.path().join(format!("{weighted}-{compress}"));
+            let path = dir.path().join(format!("{weighted}-{compress}-{pack}"));
             Graph::open(&path, opts).unwrap()
         } else {
             Graph::in_memory(opts)
@@ -208,8 +211,13 @@ fn a_compacted_directed_graph_hands_out_its_destinations_and_weights_without_a_c
         assert_eq!(rows_by_user_id(&vertices, &batches), edges);
 
         // Every batch's destinations (and weights) lie inside a shared
-        // run's columns: the same memory, not a copy of it.
+        // run's columns: the same memory, not a copy of it. A packed
+        // level shares nothing.
         let runs = snap.shared_out_lists();
+        if pack {
+            assert!(runs.is_empty());
+            continue;
+        }
         let inside =
             |p: *const u8,
              len: usize,

@@ -114,14 +114,26 @@ pub struct Options {
     /// insert searches at once, as under a memory cap that search is a
     /// random page read. Not stored. Default on.
     pub blind_inserts: bool,
-    /// Whether level files keep their columns compressed: the weights of a
-    /// segment with at most 65536 distinct weights as a dictionary and a
-    /// one- or two-byte code per edge instead of eight bytes
-    /// (`docs/FORMAT.md` §1.5). Reads decode as they go. Off, every weight
-    /// is stored as an `f64`, which Arrow export can then hand out without
-    /// a copy (`Snapshot::shared_out_lists`). Applies to files written from
-    /// now on; a store mixes both freely. Not stored. Default on.
+    /// Whether level files keep their weights compressed
+    /// (`docs/FORMAT.md` §1.5): a segment with at most 65536 distinct
+    /// weights keeps them as a dictionary and a one- or two-byte code per
+    /// edge instead of eight bytes; reads decode as they go, at no
+    /// measurable cost. Off, weights are stored as `f64`s, which Arrow
+    /// export can then hand out without a copy
+    /// (`Snapshot::shared_out_lists`). Applies to files written from now
+    /// on; a store mixes both freely. Not stored. Default on.
     pub compress_levels: bool,
+    /// Whether the levels a compaction or a bulk load writes (not a
+    /// flush's run, which is merged again soon) keep each vertex's
+    /// destinations packed: the first, then the gaps bit-packed in chunks
+    /// of 128 (`docs/FORMAT.md` §1.5.1), about two bytes an edge instead of
+    /// four; at k20 a compacted store takes 7.5 bytes an edge instead of
+    /// 11.2. Reads decode each list they visit, which costs analytics
+    /// kernels 1.5x to 3x today (`bench/NOTES.md`, session 32), so it is
+    /// off by default: for graphs whose levels must fit a memory or disk
+    /// budget. A packed level's lists are not shared with Arrow export.
+    /// Not stored. Default off.
+    pub pack_levels: bool,
 }
 
 impl Default for Options {
@@ -143,6 +155,7 @@ impl Default for Options {
             read_only: false,
             blind_inserts: true,
             compress_levels: true,
+            pack_levels: false,
         }
     }
 }

@@ -22,7 +22,8 @@ fn step(g: &Graph, m: &mut State, k: u64) {
         0 | 1 => {
             let mut tx = g.begin();
             for j in 0..3 {
-                let (s, d, w) = (k + j, (k * 7 + j) % 23, (k * 3 + j) as f64);
+                // Few distinct weights, so level files code them.
+                let (s, d, w) = (k + j, (k * 7 + j) % 23, ((k * 3 + j) % 4) as f64 + 0.5);
                 tx.insert_edge(s, d, w).unwrap();
                 vs.extend([s, d]);
                 es.insert((s, d), w);
@@ -289,6 +290,13 @@ fn damaged_manifest_and_level_files_are_refused_and_left_alone() {
         .filter(|n| n == "MANIFEST" || n.starts_with("run-"))
         .collect();
     assert!(files.len() >= 3, "{files:?}"); // manifest + out and in runs
+                                            // The damage covers coded weights too (`docs/FORMAT.md` §1.4: flag
+                                            // bit 5 at byte 16 of a segment).
+    let coded = files.iter().filter(|n| n.ends_with("-out.seg")).any(|n| {
+        let b = std::fs::read(live.path().join(n)).unwrap();
+        b[16] & (1 << 5) != 0
+    });
+    assert!(coded, "no level file codes its weights: {files:?}");
     let work = tempfile::tempdir().unwrap();
     for name in &files {
         let bytes = std::fs::read(live.path().join(name)).unwrap();

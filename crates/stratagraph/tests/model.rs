@@ -475,11 +475,14 @@ fn run_in(home: Home, steps: Vec<Step>, opts: Options) {
 /// merged into L1 and L1 pushed down into deeper levels many times in one
 /// case (issue 3: every test case flushes and compacts many times). The
 /// disk home syncs at flushes and close only: durability has its own tests.
+/// Compactions pack their levels' destinations (`Options::pack_levels`),
+/// so reads decode them while flushes add plain runs above.
 fn compacting(opts: Options) -> Options {
     Options {
         memgraph_bytes: 64,
         level_ratio: 2,
         sync: SyncPolicy::Never,
+        pack_levels: true,
         ..opts
     }
 }
@@ -532,7 +535,9 @@ proptest! {
         run(all.clone(), bulk(Options::default()));
         run(all.clone(), bulk(Options::undirected()));
         run(all.clone(), bulk(Options { auto_create_vertices: false, ..Options::default() }));
-        run(all, bulk(Options { memgraph_bytes: 64, ..Options::default() }));
+        run(all.clone(), bulk(Options { memgraph_bytes: 64, ..Options::default() }));
+        // A packed bulk load, read back and compacted with writes over it.
+        run(all, bulk(Options { memgraph_bytes: 64, pack_levels: true, ..Options::default() }));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! map of edges) says; after a full compaction it shares every list; a
 //! write after that takes only the vertices it touched out of the runs,
 //! for the snapshots that see it; and shared columns stay readable after
-//! the segment is compacted away and the store closed.
+//! the segment is compacted away and the store closed. These stores keep
+//! their weights as `f64`s (`Options::compress_levels` off) so that both
+//! columns can be shared; a level of packed destinations shares none.
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
@@ -17,8 +19,39 @@ fn opts(directed: bool) -> Options {
     Options {
         directed,
         sync: stratagraph::SyncPolicy::Never,
+        compress_levels: false,
         ..Options::default()
     }
+}
+
+#[test]
+fn a_packed_level_shares_no_list_and_reads_the_same() {
+    let edges: Vec<(u64, u64, f64)> = (0..5000u64)
+        .map(|i| {
+            (
+                i % 300,
+                (i * 7919) % 1000,
+                if i % 3 == 0 { 2.5 } else { 1.0 },
+            )
+        })
+        .collect();
+    let model: Model = edges.iter().map(|&(s, d, w)| ((s, d), w)).collect();
+    let g = Graph::in_memory(Options {
+        pack_levels: true,
+        ..opts(true)
+    });
+    g.insert_edges(&edges).unwrap();
+    g.compact().unwrap();
+    let snap = g.snapshot();
+    assert!(snap.shared_out_lists().is_empty());
+    let mut got = Model::new();
+    for v in snap.vertices() {
+        let s = snap.external_id(v).unwrap();
+        for (d, w) in snap.out_weighted_of(v) {
+            got.insert((s, snap.external_id(d).unwrap()), w);
+        }
+    }
+    assert_eq!(got, model);
 }
 
 /// A deterministic pseudo-random graph: `n` edges among `v` vertices,

@@ -193,6 +193,7 @@ class Graph:
         read_only: bool = False,
         string_ids: Optional[bool] = None,
         compress_levels: bool = True,
+        pack_levels: bool = False,
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out and releases the
@@ -224,7 +225,10 @@ class Graph:
         writer (``StoreLocked``). ``compress_levels`` (default on) keeps the
         level files' weights dictionary-coded (one or two bytes an edge, not
         eight); off, they stay ``float64``, which ``Snapshot.to_arrow``
-        hands out without a copy; it applies to files written from now on."""
+        hands out without a copy. ``pack_levels`` (default off) packs the
+        destinations of compacted levels (about two bytes an edge, not
+        four; reads decode them, slower for analytics). Both apply to files
+        written from now on."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""

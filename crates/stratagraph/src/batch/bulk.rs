@@ -28,7 +28,7 @@
 //! flush's are for the commits it holds. Logging it too would write every
 //! edge twice more (the record, then the log kept until the next flush).
 
-use crate::csr::{write_columns, SegmentBytes};
+use crate::csr::{write_columns, Encoding, SegmentBytes};
 use crate::direction::Direction;
 use crate::error::Result;
 use crate::error::VertexId;
@@ -56,9 +56,9 @@ impl Columns {
     }
 
     /// The segment of vertices `r` in this direction (the columns are read
-    /// in place; only the offsets are rebased), its weights coded if
-    /// `code_weights` (`Options::compress_levels`).
-    fn segment(&self, r: &Range<u32>, dir: Direction, code_weights: bool) -> Result<SegmentBytes> {
+    /// in place; only the offsets are rebased), compressed as `encoding`
+    /// allows (`Encoding::level`).
+    fn segment(&self, r: &Range<u32>, dir: Direction, encoding: Encoding) -> Result<SegmentBytes> {
         let (a, b) = (r.start as usize, r.end as usize);
         let (lo, hi) = (self.offsets[a], self.offsets[b]);
         let offsets: Vec<u32> = self.offsets[a..=b].iter().map(|&o| o - lo).collect();
@@ -71,7 +71,7 @@ impl Columns {
             &offsets,
             &self.dsts[lo..hi],
             weights,
-            code_weights,
+            encoding,
         )
     }
 }
@@ -174,7 +174,7 @@ fn load(
         ranges
             .par_iter()
             .map(|r| -> Result<Arc<FlushedRun>> {
-                let code = store.opts.compress_levels;
+                let code = Encoding::level(&store.opts);
                 let out = out.segment(r, Direction::Out, code)?;
                 let inn = inn
                     .as_ref()

@@ -15,9 +15,10 @@ pub(crate) const MAGIC: [u8; 8] = *b"\x89SGCSR\r\n";
 
 /// The format version this build writes, and the newest it reads.
 /// Version 2 added dictionary-coded weights (`FLAG_CODED`, the `codes`
-/// section and `dict_count`); a version-1 file reads as a version-2 file
-/// without them.
-pub(crate) const VERSION: u32 = 2;
+/// section and `dict_count`), version 3 packed destinations
+/// (`FLAG_PACKED`, the `lists` section); an older file reads as a
+/// version-3 file without them.
+pub(crate) const VERSION: u32 = 3;
 /// The oldest format version this build reads.
 pub(crate) const OLDEST_VERSION: u32 = 1;
 
@@ -58,8 +59,13 @@ pub(crate) const FLAG_CODED: u32 = 1 << 5;
 /// Every flag version 1 defines.
 pub(crate) const KNOWN_FLAGS_V1: u32 =
     FLAG_IN | FLAG_WEIGHTED | FLAG_STAMPS | FLAG_TOMBS | FLAG_MULTI;
-/// Every flag version 2 defines; any other bit set is refused.
-pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V1 | FLAG_CODED;
+/// Flag (version 3): the destinations are packed (`pack.rs`): `dsts`
+/// holds each vertex's list encoded, `lists` where each starts.
+pub(crate) const FLAG_PACKED: u32 = 1 << 6;
+/// Every flag version 2 defines.
+pub(crate) const KNOWN_FLAGS_V2: u32 = KNOWN_FLAGS_V1 | FLAG_CODED;
+/// Every flag version 3 defines; any other bit set is refused.
+pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V2 | FLAG_PACKED;
 
 /// Most distinct weights a dictionary holds: codes are at most 16 bits.
 pub(crate) const MAX_DICT: u32 = 1 << 16;
@@ -89,9 +95,11 @@ pub(crate) const OFF_TABLE_CRC: usize = OFF_TABLE + 16;
 pub(crate) const OFF_DICT_COUNT: usize = OFF_TABLE_CRC + 4;
 /// Version 2: the `codes` section's `(offset, len)`.
 pub(crate) const OFF_CODES: usize = OFF_DICT_COUNT + 4;
+/// Version 3: the `lists` section's `(offset, len)`.
+pub(crate) const OFF_LISTS: usize = OFF_CODES + 16;
 /// Reserved bytes (zero) run from here to the header crc; in version 1
-/// they start at `OFF_DICT_COUNT`.
-pub(crate) const OFF_RESERVED: usize = OFF_CODES + 16;
+/// they start at `OFF_DICT_COUNT`, in version 2 at `OFF_LISTS`.
+pub(crate) const OFF_RESERVED: usize = OFF_LISTS + 16;
 pub(crate) const OFF_HEADER_CRC: usize = HEADER_LEN - 4;
 
 /// The data sections, in file order.
@@ -106,9 +114,12 @@ pub(crate) enum Section {
     /// Version 2, coded weights only: each entry's index into the
     /// dictionary, one byte wide for up to 256 distinct weights, else two.
     Codes = 5,
+    /// Version 3, packed destinations only: where each vertex's packed
+    /// list starts in `dsts` (one `u32` per vertex and one more).
+    Lists = 6,
 }
 
-pub(crate) const SECTION_COUNT: usize = 6;
+pub(crate) const SECTION_COUNT: usize = 7;
 
 impl Section {
     pub(crate) const ALL: [Section; SECTION_COUNT] = [
@@ -118,6 +129,7 @@ impl Section {
         Section::Stamps,
         Section::Weights,
         Section::Codes,
+        Section::Lists,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -128,6 +140,7 @@ impl Section {
             Section::Stamps => "stamps",
             Section::Weights => "weights",
             Section::Codes => "codes",
+            Section::Lists => "lists",
         }
     }
 
@@ -135,6 +148,7 @@ impl Section {
     pub(crate) fn header_offset(self) -> usize {
         match self {
             Section::Codes => OFF_CODES,
+            Section::Lists => OFF_LISTS,
             s => OFF_SECTIONS + 16 * s as usize,
         }
     }
@@ -228,17 +242,22 @@ pub(crate) fn block_count(data_len: u64, block_size: u32) -> u64 {
     data_len.div_ceil(u64::from(block_size.max(1)))
 }
 
-/// The byte length each section must have.
+/// The byte length each section must have. `packed`: the byte length of
+/// a packed `dsts` section (slack included), `None` when the destinations
+/// are plain `u32`s.
 pub(crate) fn expected_bytes(
     section: Section,
     vertices: u64,
     entries: u64,
     stamps: u64,
     weights: WeightForm,
+    packed: Option<u64>,
 ) -> u64 {
     match (section, weights) {
         (Section::Offsets, _) => 4 * (vertices + 1),
-        (Section::Dsts, _) => 4 * entries,
+        (Section::Dsts, _) => packed.unwrap_or(4 * entries),
+        (Section::Lists, _) if packed.is_some() => 4 * (vertices + 1),
+        (Section::Lists, _) => 0,
         (Section::StampIdx, _) => 4 * stamps,
         (Section::Stamps, _) => 8 * stamps,
         (Section::Weights, WeightForm::Raw) => 8 * entries,
@@ -256,13 +275,14 @@ pub(crate) fn layout(
     entries: u64,
     stamps: u64,
     weights: WeightForm,
+    packed: Option<u64>,
     block_size: u32,
 ) -> ([Extent; SECTION_COUNT], Extent, u64) {
     let mut sections = [Extent::default(); SECTION_COUNT];
     let mut pos = HEADER_LEN as u64;
     for s in Section::ALL {
         let offset = align_up(pos, ALIGN);
-        let len = expected_bytes(s, vertices, entries, stamps, weights);
+        let len = expected_bytes(s, vertices, entries, stamps, weights, packed);
         sections[s as usize] = Extent { offset, len };
         pos = offset + len;
     }
@@ -375,10 +395,10 @@ impl Header {
                 "header checksum mismatch",
             ));
         }
-        let reserved = if version == 1 {
-            OFF_DICT_COUNT
-        } else {
-            OFF_RESERVED
+        let (reserved, known) = match version {
+            1 => (OFF_DICT_COUNT, KNOWN_FLAGS_V1),
+            2 => (OFF_LISTS, KNOWN_FLAGS_V2),
+            _ => (OFF_RESERVED, KNOWN_FLAGS),
         };
         if let Some(i) = b[reserved..OFF_HEADER_CRC].iter().position(|&x| x != 0) {
             return Err(corrupt(
@@ -402,20 +422,20 @@ impl Header {
                 len: get_u64(&b, s.header_offset() + 8),
             };
         }
-        if version == 1 {
-            // No codes: an empty section where it would start, which the
-            // order and alignment rules below accept.
-            let w = sections[Section::Weights as usize];
-            sections[Section::Codes as usize] = Extent {
-                offset: align_up(w.end(), ALIGN),
-                len: 0,
-            };
+        // Sections an older version lacks: empty, where they would start,
+        // which the order and alignment rules below accept.
+        for (since, s, before) in [
+            (2, Section::Codes, Section::Weights),
+            (3, Section::Lists, Section::Codes),
+        ] {
+            if version < since {
+                let prev = sections[before as usize];
+                sections[s as usize] = Extent {
+                    offset: align_up(prev.end(), ALIGN),
+                    len: 0,
+                };
+            }
         }
-        let known = if version == 1 {
-            KNOWN_FLAGS_V1
-        } else {
-            KNOWN_FLAGS
-        };
         let h = Header {
             flags: get_u32(&b, OFF_FLAGS),
             block_size: get_u32(&b, OFF_BLOCK_SIZE),
@@ -534,11 +554,30 @@ impl Header {
             _ => {}
         }
         let vertices = u64::from(self.hi - self.lo);
+        let packed = self
+            .flag(FLAG_PACKED)
+            .then(|| self.section(Section::Dsts).len);
+        if packed.is_some_and(|len| len < crate::csr::pack::SLACK as u64) {
+            return bad(
+                Section::Dsts.header_offset() + 8,
+                format!(
+                    "packed destinations section is shorter than its {}-byte slack",
+                    crate::csr::pack::SLACK
+                ),
+            );
+        }
         let mut prev_end = HEADER_LEN as u64;
         for s in Section::ALL {
             let e = self.sections[s as usize];
             let at = s.header_offset();
-            let want = expected_bytes(s, vertices, self.entry_count, self.stamp_count, weights);
+            let want = expected_bytes(
+                s,
+                vertices,
+                self.entry_count,
+                self.stamp_count,
+                weights,
+                packed,
+            );
             if e.len != want {
                 return bad(
                     at + 8,

@@ -23,6 +23,7 @@
 compile_error!("stratagraph segment files are little-endian and read by casting; big-endian targets are not supported");
 
 mod format;
+mod pack;
 mod reader;
 mod storage;
 mod weights;
@@ -36,6 +37,43 @@ pub(crate) use reader::Segment;
 pub(crate) use storage::SegmentBytes;
 pub use weights::Weights;
 pub(crate) use writer::{write_columns, SegmentWriter};
+
+/// How a writer may compress a segment's columns; each applies only where
+/// it makes the file smaller (`Options::compress_levels`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Encoding {
+    /// Weights as a dictionary and a code per entry (`weights.rs`).
+    pub code_weights: bool,
+    /// Destinations packed per vertex (`pack.rs`): for the levels a
+    /// compaction or a bulk load writes, not for a flush's run, which is
+    /// read and merged again soon.
+    pub pack_dsts: bool,
+}
+
+impl Encoding {
+    /// Everything plain, as version 1 of the format had it.
+    pub(crate) const PLAIN: Encoding = Encoding {
+        code_weights: false,
+        pack_dsts: false,
+    };
+
+    /// What a flush writes: weights coded if `opts.compress_levels`.
+    pub(crate) fn flush(opts: &crate::options::Options) -> Encoding {
+        Encoding {
+            code_weights: opts.compress_levels,
+            pack_dsts: false,
+        }
+    }
+
+    /// What a compaction or bulk load writes: weights coded if
+    /// `opts.compress_levels`, destinations packed if `opts.pack_levels`.
+    pub(crate) fn level(opts: &crate::options::Options) -> Encoding {
+        Encoding {
+            code_weights: opts.compress_levels,
+            pack_dsts: opts.pack_levels,
+        }
+    }
+}
 
 /// One entry handed to the writer: an edge version.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -8,16 +8,25 @@
 //! access below is a checked `get` with a harmless fallback.
 
 use super::format::{
-    block_count, corrupt, Extent, Header, Section, WeightForm, FLAG_MULTI, FLAG_STAMPS, FLAG_TOMBS,
-    FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT, TOMB_BIT, TS_MASK,
+    block_count, corrupt, Extent, Header, Section, WeightForm, FLAG_MULTI, FLAG_PACKED,
+    FLAG_STAMPS, FLAG_TOMBS, FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT, TOMB_BIT, TS_MASK,
 };
+use super::pack;
 use super::storage::{self, SegmentBytes, Storage};
 use super::weights::Weights;
 use crate::error::Result;
 use crate::version::Decided;
+use std::cell::RefCell;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+
+thread_local! {
+    /// The list a packed segment's read decodes into, reused by every read
+    /// on the thread. Taken out while in use, so a read nested in another
+    /// read's callback gets a fresh one instead of a borrow panic.
+    static DECODED: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
 
 /// An immutable, checked segment. Clones share the bytes.
 #[derive(Clone)]
@@ -83,8 +92,41 @@ impl Segment {
         };
         seg.check_table()?;
         seg.check_offsets()?;
+        seg.check_lists()?;
         seg.check_stamps()?;
         Ok(seg)
+    }
+
+    /// A packed segment's list starts: from 0, never decreasing, the last
+    /// where the slack begins. After this every vertex's bytes lie inside
+    /// the `dsts` section.
+    fn check_lists(&self) -> Result<()> {
+        if !self.is_packed() {
+            return Ok(());
+        }
+        let base = self.header().section(Section::Lists).offset;
+        let lists = self.lists();
+        let at = |i: usize| base + 4 * i as u64;
+        if lists.first() != Some(&0) {
+            return Err(corrupt(self.name(), at(0), "first list start is not 0"));
+        }
+        if let Some(i) = lists.windows(2).position(|w| w[0] > w[1]) {
+            return Err(corrupt(
+                self.name(),
+                at(i + 1),
+                format!("list start {} decreases from {}", lists[i + 1], lists[i]),
+            ));
+        }
+        let end = self.header().section(Section::Dsts).len - pack::SLACK as u64;
+        let last = lists.last().copied().unwrap_or(0);
+        if u64::from(last) != end {
+            return Err(corrupt(
+                self.name(),
+                at(lists.len().saturating_sub(1)),
+                format!("last list start {last} is not the end of the packed lists, {end}"),
+            ));
+        }
+        Ok(())
     }
 
     #[inline]
@@ -244,15 +286,41 @@ impl Segment {
 
     fn verify_order(&self) -> Result<()> {
         let dbase = self.header().section(Section::Dsts).offset;
-        let dsts = self.dsts();
         let offs = self.offsets();
         let mut multi = false;
+        let mut list = Vec::new();
         for (k, w) in offs.windows(2).enumerate() {
             let v = self.lo() + k as u32;
             let (a, b) = (w[0] as usize, w[1] as usize);
-            for e in a + 1..b.min(dsts.len()) {
-                let (p, d) = (dsts[e - 1], dsts[e]);
-                let bad = |what: String| Err(corrupt(self.name(), dbase + 4 * e as u64, what));
+            // Where a wrong entry is: its own four bytes, or the start of
+            // its packed list.
+            let start = self.lists().get(k).copied().unwrap_or(0);
+            if self.is_packed() {
+                let (ok, used) = self.decode_list(v, &mut list);
+                let stored = self.list_bytes(v).len();
+                if !ok || used != stored {
+                    return Err(corrupt(
+                        self.name(),
+                        dbase + u64::from(start),
+                        format!(
+                            "vertex {v}: packed list of {} entries is damaged ({used} bytes decode, {stored} stored)",
+                            b - a
+                        ),
+                    ));
+                }
+            } else {
+                list.clear();
+                list.extend_from_slice(self.dsts().get(a..b).unwrap_or(&[]));
+            }
+            let place = |e: usize| match self.is_packed() {
+                true => dbase + u64::from(start),
+                false => dbase + 4 * e as u64,
+            };
+            let dsts = &list;
+            for i in 1..dsts.len() {
+                let e = a + i;
+                let (p, d) = (dsts[i - 1], dsts[i]);
+                let bad = |what: String| Err(corrupt(self.name(), place(e), what));
                 if p > d {
                     return bad(format!("vertex {v}: destination {d} after {p}"));
                 }
@@ -407,10 +475,80 @@ impl Segment {
         self.col(Section::Offsets)
     }
 
-    /// All destinations, every version included.
+    /// All destinations, every version included, as `u32`s; empty for a
+    /// packed segment, whose lists are read with `with_list`.
     #[inline]
     pub(crate) fn dsts(&self) -> &[u32] {
+        if self.is_packed() {
+            return &[];
+        }
         self.col(Section::Dsts)
+    }
+
+    /// Whether the destinations are packed (`pack.rs`): then no list is a
+    /// slice of the file, and `dsts`, `entries_of` are empty.
+    #[inline]
+    pub(crate) fn is_packed(&self) -> bool {
+        self.header().flag(FLAG_PACKED)
+    }
+
+    /// A packed segment's list starts in `dsts`' bytes (empty otherwise).
+    fn lists(&self) -> &[u32] {
+        self.col(Section::Lists)
+    }
+
+    /// The packed bytes of `v`'s list (empty outside the segment).
+    fn list_bytes(&self, v: u32) -> &[u8] {
+        let Some(i) = v.checked_sub(self.lo()) else {
+            return &[];
+        };
+        let lists = self.lists();
+        match (lists.get(i as usize), lists.get(i as usize + 1)) {
+            (Some(&a), Some(&b)) => self
+                .section_bytes(Section::Dsts)
+                .get(a as usize..b as usize)
+                .unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Decodes `v`'s list of a packed segment into `out`: whether its
+    /// bytes were well formed, and how many of them it took. The decoder
+    /// may read into the slack after the list, never past the section.
+    #[inline]
+    pub(crate) fn decode_list(&self, v: u32, out: &mut Vec<u32>) -> (bool, usize) {
+        pack::decode(self.packed_from(v), self.entry_range(v).len(), out)
+    }
+
+    /// A packed segment's bytes from the start of `v`'s list to the end of
+    /// the section (its slack included); empty outside the segment.
+    #[inline]
+    fn packed_from(&self, v: u32) -> &[u8] {
+        let start = v
+            .checked_sub(self.lo())
+            .and_then(|i| self.lists().get(i as usize));
+        match start {
+            Some(&s) => self
+                .section_bytes(Section::Dsts)
+                .get(s as usize..)
+                .unwrap_or(&[]),
+            None => &[],
+        }
+    }
+
+    /// Calls `f` with `v`'s destinations, raw (all versions and
+    /// tombstones): a slice of the file, or of a list decoded for the
+    /// call when the segment is packed.
+    #[inline]
+    pub(crate) fn with_list<R>(&self, v: u32, f: impl FnOnce(&[u32]) -> R) -> R {
+        if !self.is_packed() {
+            return f(self.entries_of(v));
+        }
+        let mut buf = DECODED.with(|d| std::mem::take(&mut *d.borrow_mut()));
+        self.decode_list(v, &mut buf);
+        let r = f(&buf);
+        DECODED.with(|d| *d.borrow_mut() = buf);
+        r
     }
 
     /// Whether `other` is this very segment (a clone shares its bytes).
@@ -461,6 +599,12 @@ impl Segment {
             .unwrap_or(Weights::Raw(&[]))
     }
 
+    #[cfg(test)] // used by the format tests only
+    /// Where section `s` lies in the file.
+    pub(crate) fn header_section(&self, s: Section) -> Extent {
+        self.header().section(s)
+    }
+
     /// Whether the weights are dictionary-coded.
     pub(crate) fn weights_coded(&self) -> bool {
         matches!(self.header().weight_form(), WeightForm::Coded { .. })
@@ -492,7 +636,8 @@ impl Segment {
         }
     }
 
-    /// `v`'s destinations, raw: all versions and tombstones included.
+    /// `v`'s destinations, raw: all versions and tombstones included, as a
+    /// slice of the file; empty for a packed segment (see `with_list`).
     #[inline]
     pub(crate) fn entries_of(&self, v: u32) -> &[u32] {
         self.dsts().get(self.entry_range(v)).unwrap_or(&[])
@@ -561,6 +706,28 @@ impl Segment {
         self.is_plain_at(ts) || !self.stamps_within(&self.entry_range(v)).1
     }
 
+    /// `plain_from` for readers that take lists as slices of the file:
+    /// never for a packed segment.
+    #[inline]
+    pub(crate) fn bare_from(&self) -> Option<u64> {
+        self.plain_from().filter(|_| !self.is_packed())
+    }
+
+    /// `is_plain_at` for readers that take lists as slices of the file
+    /// (`offsets()` and `dsts()` a bare CSR at `ts`): never for a packed
+    /// segment.
+    #[inline]
+    pub(crate) fn is_bare_at(&self, ts: u64) -> bool {
+        !self.is_packed() && self.is_plain_at(ts)
+    }
+
+    /// `scan_is_plain` for readers that take `v`'s list as a slice of the
+    /// file (`entries_of`): never for a packed segment.
+    #[inline]
+    pub(crate) fn scan_is_bare(&self, v: u32, ts: u64) -> bool {
+        !self.is_packed() && self.scan_is_plain(v, ts)
+    }
+
     /// Calls `f(dst, entry index)` for every destination of `v` a snapshot
     /// at `ts` sees, ascending: per destination the newest version with
     /// timestamp `<= ts`, skipped if it is a tombstone.
@@ -579,11 +746,17 @@ impl Segment {
     /// stacked, a tombstone here decides the edge is absent, whatever older
     /// segments hold.
     #[inline]
-    pub(crate) fn for_each_decided(&self, v: u32, ts: u64, mut f: impl FnMut(u32, usize, bool)) {
+    pub(crate) fn for_each_decided(&self, v: u32, ts: u64, f: impl FnMut(u32, usize, bool)) {
+        self.with_list(v, |d| self.decided_in(v, d, ts, f));
+    }
+
+    /// `for_each_decided` over `d`, `v`'s raw list.
+    #[inline]
+    fn decided_in(&self, v: u32, d: &[u32], ts: u64, mut f: impl FnMut(u32, usize, bool)) {
         let r = self.entry_range(v);
-        let Some(d) = self.dsts().get(r.clone()) else {
+        if d.len() != r.len() {
             return;
-        };
+        }
         if self.is_plain_at(ts) {
             for (k, &dst) in d.iter().enumerate() {
                 f(dst, r.start + k, false);
@@ -661,8 +834,26 @@ impl Segment {
     /// whether it is a tombstone.
     #[inline]
     fn deciding(&self, v: u32, dst: u32, ts: u64) -> Option<(usize, bool)> {
+        if !self.is_packed() {
+            return self.deciding_in(v, self.entries_of(v), dst, ts);
+        }
+        // Only the chunks up to the first entry past `dst` are decoded.
+        let mut buf = DECODED.with(|d| std::mem::take(&mut *d.borrow_mut()));
+        let n = self.entry_range(v).len();
+        pack::decode_through(self.packed_from(v), n, dst, &mut buf);
+        let r = self.deciding_in(v, &buf, dst, ts);
+        DECODED.with(|d| *d.borrow_mut() = buf);
+        r
+    }
+
+    /// `deciding` over `d`, the start of `v`'s raw list holding every entry
+    /// up to `dst` and one more unless the list ends first.
+    #[inline]
+    fn deciding_in(&self, v: u32, d: &[u32], dst: u32, ts: u64) -> Option<(usize, bool)> {
         let r = self.entry_range(v);
-        let d = self.dsts().get(r.clone())?;
+        if d.len() > r.len() {
+            return None;
+        }
         let mut k = crate::util::search::count_below(d, dst);
         while d.get(k) == Some(&dst) {
             let e = r.start + k;

@@ -9,6 +9,12 @@ use crate::error::Error;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
+/// Every compression on.
+const ALL: Encoding = Encoding {
+    code_weights: true,
+    pack_dsts: true,
+};
+
 /// What a test asks to store: per vertex, its entries in writer order.
 #[derive(Debug, Clone)]
 struct Spec {
@@ -16,8 +22,8 @@ struct Spec {
     hi: u32,
     dir: Direction,
     block_size: u32,
-    /// Whether the writer may dictionary-code the weights.
-    code: bool,
+    /// What the writer may compress.
+    enc: Encoding,
     vertices: BTreeMap<u32, Vec<SegEntry>>,
 }
 
@@ -25,7 +31,7 @@ impl Spec {
     fn build(&self) -> SegmentBytes {
         let mut w = SegmentWriter::new(self.lo, self.dir)
             .with_block_size(self.block_size)
-            .code_weights(self.code);
+            .encoding(self.enc);
         for (&v, es) in &self.vertices {
             w.push_vertex(v, es).unwrap();
         }
@@ -95,8 +101,9 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
         any::<bool>(),
         0usize..3,
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_flat_map(|(versioned, weighted, lo, extra, inn, bs, code)| {
+        .prop_flat_map(|(versioned, weighted, lo, extra, inn, bs, code, pack)| {
             let vertex =
                 prop::collection::btree_map(0u32..40, arb_group(versioned, weighted), 0..8);
             prop::collection::btree_map(lo..lo + 12, vertex, 0..8).prop_map(move |vs| {
@@ -123,7 +130,10 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
                     hi: top + extra,
                     dir: if inn { Direction::In } else { Direction::Out },
                     block_size: [64, 256, 65536][bs],
-                    code,
+                    enc: Encoding {
+                        code_weights: code,
+                        pack_dsts: pack,
+                    },
                     vertices,
                 }
             })
@@ -156,7 +166,19 @@ fn check(seg: &Segment, spec: &Spec) {
     }
     let weighted = weights.iter().any(|&w| w != 1.0);
     assert_eq!(seg.offsets(), &offsets[..]);
-    assert_eq!(seg.dsts(), &dsts[..]);
+    // Packed or not, every list reads back; only a plain segment hands
+    // out its column.
+    let mut listed = Vec::new();
+    for v in spec.lo..spec.hi {
+        seg.with_list(v, |l| listed.extend_from_slice(l));
+    }
+    assert_eq!(listed, dsts);
+    assert!(spec.enc.pack_dsts || !seg.is_packed());
+    if seg.is_packed() {
+        assert!(seg.dsts().is_empty());
+    } else {
+        assert_eq!(seg.dsts(), &dsts[..]);
+    }
     assert_eq!(seg.stamp_index(), &stamp_idx[..]);
     assert_eq!(seg.stamps(), &stamps[..]);
     assert_eq!(seg.entry_count(), dsts.len());
@@ -174,7 +196,10 @@ fn check(seg: &Segment, spec: &Spec) {
     let width = if distinct.len() <= 256 { 1 } else { 2 };
     let smaller =
         distinct.len() <= 65536 && 8 * distinct.len() + width * weights.len() < 8 * weights.len();
-    assert_eq!(seg.weights_coded(), weighted && spec.code && smaller);
+    assert_eq!(
+        seg.weights_coded(),
+        weighted && spec.enc.code_weights && smaller
+    );
     assert_eq!(
         seg.weights().and_then(|w| w.as_raw()).is_some(),
         weighted && !seg.weights_coded()
@@ -185,7 +210,10 @@ fn check(seg: &Segment, spec: &Spec) {
 
     for v in spec.lo.saturating_sub(1)..spec.hi + 2 {
         let raw: Vec<u32> = spec.entries(v).iter().map(|e| e.dst).collect();
-        assert_eq!(seg.entries_of(v), &raw[..], "entries_of({v})");
+        seg.with_list(v, |l| assert_eq!(l, &raw[..], "with_list({v})"));
+        if !seg.is_packed() {
+            assert_eq!(seg.entries_of(v), &raw[..], "entries_of({v})");
+        }
         for ts in SNAPSHOTS {
             let want = spec.visible(v, ts);
             let mut got = Vec::new();
@@ -289,7 +317,10 @@ fn sample() -> Spec {
         hi: 9,
         dir: Direction::Out,
         block_size: 64,
-        code: true,
+        enc: Encoding {
+            code_weights: true,
+            pack_dsts: false,
+        },
         vertices,
     }
 }
@@ -440,13 +471,13 @@ fn header_damage_names_the_field() {
     assert_corrupt_at(&Segment::from_bytes(b, "m").unwrap_err(), "m", 0);
 
     let mut b = full.clone();
-    b.as_bytes_mut()[format::OFF_VERSION] = 3;
+    b.as_bytes_mut()[format::OFF_VERSION] = 4;
     assert_eq!(
         Segment::from_bytes(b, "v").unwrap_err(),
         Error::UnsupportedFormat {
             file: "v".into(),
-            found: 3,
-            supported: 2
+            found: 4,
+            supported: 3
         }
     );
     let mut b = full.clone();
@@ -638,7 +669,7 @@ fn empty_segment_round_trips() {
         hi: 7,
         dir: Direction::In,
         block_size: 64,
-        code: true,
+        enc: ALL,
         vertices: BTreeMap::new(),
     };
     let seg = Segment::from_bytes(spec.build(), "empty").unwrap();
@@ -653,7 +684,7 @@ fn format_is_stable() {
     let b = sample().build();
     let bytes = b.as_bytes();
     assert_eq!(&bytes[..8], &MAGIC);
-    assert_eq!(&bytes[8..12], &2u32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &3u32.to_le_bytes());
     assert_eq!(&bytes[12..16], &(HEADER_LEN as u32).to_le_bytes());
     // flags: weighted | stamps | tombs | multi | coded
     assert_eq!(&bytes[16..20], &0b111110u32.to_le_bytes());
@@ -665,8 +696,9 @@ fn format_is_stable() {
     assert_eq!(&bytes[56..64], &(bytes.len() as u64).to_le_bytes());
     // (offset, len) of offsets (8 of 4 bytes), dsts (25), stamp_idx (2),
     // stamps (2 of 8 bytes), the dictionary (0.5, 1.0, 2.5), the table
-    // (448 data bytes in 64-byte blocks: 7 crcs), then codes (25 of 1 byte).
-    let dir: [(usize, u64, u64); 7] = [
+    // (448 data bytes in 64-byte blocks: 7 crcs), codes (25 of 1 byte),
+    // then the empty lists section (the destinations are not packed).
+    let dir: [(usize, u64, u64); 8] = [
         (64, 256, 32),
         (80, 320, 100),
         (96, 448, 8),
@@ -674,6 +706,7 @@ fn format_is_stable() {
         (128, 576, 24),
         (144, 704, 28),
         (168, 640, 25),
+        (184, 704, 0),
     ];
     for (at, o, l) in dir {
         assert_eq!(&bytes[at..at + 8], &o.to_le_bytes(), "pair at {at}: offset");
@@ -694,7 +727,9 @@ fn format_is_stable() {
     codes.extend([1u8; 20]);
     assert_eq!(&bytes[640..665], &codes[..]);
     assert_eq!(bytes.len(), 732);
-    // Recorded from this layout, so that any other change to a byte fails.
+    // Recorded from this layout, so that a change to any data byte fails
+    // (the header's trailing crc makes its own share of the file's crc a
+    // constant: the fields above pin the header).
     assert_eq!(format!("{:#010x}", crc32c::crc32c(bytes)), "0xb2c683a2");
 }
 
@@ -720,9 +755,11 @@ proptest! {
         lo in 0u32..3,
         weighted in any::<bool>(),
         code in any::<bool>(),
+        pack in any::<bool>(),
     ) {
         let hi = lo + lists.len() as u32 + 2;
-        let mut pushed = SegmentWriter::new(lo, Direction::In).code_weights(code);
+        let enc = Encoding { code_weights: code, pack_dsts: pack };
+        let mut pushed = SegmentWriter::new(lo, Direction::In).encoding(enc);
         let (mut offsets, mut dsts, mut weights) = (vec![0u32], Vec::new(), Vec::new());
         for (i, l) in lists.iter().enumerate() {
             let entries: Vec<SegEntry> = l
@@ -741,7 +778,7 @@ proptest! {
             weights.clear();
         }
         offsets.resize((hi - lo) as usize + 1, dsts.len() as u32);
-        let b = write_columns(lo, hi, Direction::In, &offsets, &dsts, &weights, code).unwrap();
+        let b = write_columns(lo, hi, Direction::In, &offsets, &dsts, &weights, enc).unwrap();
         let a = pushed.finish(hi).unwrap();
         prop_assert_eq!(a.as_bytes(), b.as_bytes());
     }
@@ -755,7 +792,7 @@ fn columns_that_break_the_format_are_refused_at_their_vertex() {
         Ok(_) => panic!("expected InvalidSegmentInput, got a segment"),
     };
     let cols = |o: &[u32], d: &[u32], w: &[f64]| {
-        write_columns(5, 5 + o.len() as u32 - 1, Direction::Out, o, d, w, true)
+        write_columns(5, 5 + o.len() as u32 - 1, Direction::Out, o, d, w, ALL)
     };
     cols(&[0, 2, 3], &[1, 4, 2], &[]).unwrap();
     refused(cols(&[0, 2, 3], &[4, 1, 2], &[]), 5); // not ascending
@@ -767,7 +804,7 @@ fn columns_that_break_the_format_are_refused_at_their_vertex() {
     refused(cols(&[0, 3, 2, 3], &[1, 4, 5], &[]), 6); // decreasing
                                                       // Offsets that do not cover the range.
     refused(
-        write_columns(5, 9, Direction::Out, &[0, 2, 3], &[1, 4, 2], &[], true),
+        write_columns(5, 9, Direction::Out, &[0, 2, 3], &[1, 4, 2], &[], ALL),
         5,
     );
 }
@@ -805,7 +842,10 @@ fn many_weights(n: u32, distinct: u32, code: bool) -> (Spec, Vec<f64>) {
         hi: 1,
         dir: Direction::Out,
         block_size: 65536,
-        code,
+        enc: Encoding {
+            code_weights: code,
+            pack_dsts: false,
+        },
         vertices: BTreeMap::from([(0, entries)]),
     };
     (spec, weights)
@@ -969,7 +1009,11 @@ fn version_1_example() -> Vec<u8> {
 #[test]
 fn fuzz_the_segment_reader() {
     let raw = Spec {
-        code: false,
+        enc: Encoding::PLAIN,
+        ..sample()
+    };
+    let packed = Spec {
+        enc: ALL,
         ..sample()
     };
     let plain = Spec {
@@ -977,7 +1021,7 @@ fn fuzz_the_segment_reader() {
         hi: 40,
         dir: Direction::In,
         block_size: 256,
-        code: true,
+        enc: ALL,
         vertices: (0..40u32)
             .map(|v| (v, (0..v % 7).map(|d| SegEntry::plain(d * 3)).collect()))
             .collect(),
@@ -985,6 +1029,7 @@ fn fuzz_the_segment_reader() {
     let mut seeds: Vec<Vec<u8>> = [
         sample(),
         raw,
+        packed,
         plain,
         many_weights(400, 20, true).0,
         many_weights(1200, 300, true).0,
@@ -1037,4 +1082,117 @@ fn reseal_if_whole(b: &mut [u8]) {
             reseal(b);
         }
     }
+}
+
+/// A segment of many vertices with lists of every length, from one entry
+/// to several chunks, packed and not.
+fn many_lists(pack: bool) -> Spec {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let vertices = (0..300u32)
+        .filter(|v| v % 7 != 3)
+        .map(|v| {
+            let len = [1, 2, 5, 127, 128, 129, 300][v as usize % 7];
+            let mut l: Vec<u32> = (0..len).map(|_| next(1 << 20) as u32).collect();
+            l.sort_unstable();
+            l.dedup();
+            (v, l.into_iter().map(SegEntry::plain).collect())
+        })
+        .collect();
+    Spec {
+        lo: 0,
+        hi: 305,
+        dir: Direction::Out,
+        block_size: 65536,
+        enc: Encoding {
+            code_weights: true,
+            pack_dsts: pack,
+        },
+        vertices,
+    }
+}
+
+#[test]
+fn packed_lists_read_as_the_plain_ones_in_about_half_the_bytes() {
+    let plain = Segment::from_bytes(many_lists(false).build(), "plain").unwrap();
+    let spec = many_lists(true);
+    let packed = Segment::from_bytes(spec.build(), "packed").unwrap();
+    assert!(packed.is_packed() && !plain.is_packed());
+    check(&packed, &spec);
+    // Gaps of about 2^20 / len: 10 to 20 bits where a plain entry takes 32.
+    let (a, b) = (
+        packed.section_bytes(format::Section::Dsts).len(),
+        plain.section_bytes(format::Section::Dsts).len(),
+    );
+    assert!(2 * a < b + b / 4, "packed {a} bytes against {b}");
+    // Nothing reads a packed list as a slice of the file.
+    assert!(!packed.is_bare_at(u64::MAX) && !packed.scan_is_bare(0, u64::MAX));
+    assert!(packed.is_plain_at(u64::MAX), "versions are another matter");
+    assert_eq!(packed.bare_from(), None);
+    assert_eq!(plain.bare_from(), Some(0));
+}
+
+#[test]
+fn damage_to_a_packed_list_is_found_by_verify_at_its_list() {
+    let good = many_lists(true).build();
+    let seg = Segment::from_bytes(good.clone(), "ok").unwrap();
+    let dsts = seg.header_section(format::Section::Dsts).offset as usize;
+    let lists = seg.header_section(format::Section::Lists).offset as usize;
+    // Vertex 4 (five entries): its list's width byte, set to 40.
+    let start = u32::from_le_bytes(good.as_bytes()[lists + 16..lists + 20].try_into().unwrap());
+    let mut b = good.clone();
+    let at = dsts + start as usize;
+    let varint = good.as_bytes()[at..]
+        .iter()
+        .position(|&x| x & 0x80 == 0)
+        .unwrap()
+        + 1;
+    b.as_bytes_mut()[at + varint] = 40;
+    reseal(b.as_bytes_mut());
+    let seg = Segment::from_bytes(b, "width").unwrap();
+    exercise(&seg);
+    match seg.verify().unwrap_err() {
+        Error::Corrupt { offset, what, .. } => {
+            assert_eq!(offset, at as u64);
+            assert!(what.contains("vertex 4"), "{what}");
+        }
+        e => panic!("{e:?}"),
+    }
+    // List starts that decrease are refused at open.
+    let mut b = good.clone();
+    b.as_bytes_mut()[lists + 8..lists + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+    reseal(b.as_bytes_mut());
+    assert_corrupt_at(
+        &Segment::from_bytes(b, "starts").unwrap_err(),
+        "starts",
+        (lists + 12) as u64,
+    );
+}
+
+/// A version-2 file (coded weights, no packed lists) is a version-3 file
+/// without the `lists` pair: rewriting a version-3 image so gives what the
+/// previous build wrote, and it opens and reads the same.
+#[test]
+fn a_version_2_segment_still_opens() {
+    let spec = sample();
+    let mut b = spec.build().as_bytes().to_vec();
+    b[format::OFF_VERSION..][..4].copy_from_slice(&2u32.to_le_bytes());
+    b[format::OFF_LISTS..format::OFF_LISTS + 16].fill(0);
+    reseal(&mut b);
+    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v2").unwrap();
+    check(&seg, &spec);
+    assert!(seg.weights_coded());
+    // In version 2 the lists pair is reserved and must stay zero.
+    b[format::OFF_LISTS] = 1;
+    reseal(&mut b);
+    assert_corrupt_at(
+        &Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "r").unwrap_err(),
+        "r",
+        format::OFF_LISTS as u64,
+    );
 }

@@ -7,12 +7,12 @@
 //! vertex that caused it instead of as a file that `verify` later rejects.
 
 use super::format::{
-    self, Header, Section, WeightForm, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_STAMPS,
-    FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT, MAX_DICT, MIN_BLOCK_SIZE, TOMB_BIT,
-    TS_MASK,
+    self, Header, Section, WeightForm, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_PACKED,
+    FLAG_STAMPS, FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT, MAX_DICT, MIN_BLOCK_SIZE,
+    TOMB_BIT, TS_MASK,
 };
 use super::storage::SegmentBytes;
-use super::SegEntry;
+use super::{pack, Encoding, SegEntry};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -35,8 +35,8 @@ pub(crate) struct SegmentWriter {
     max_ts: u64,
     tombs: bool,
     multi: bool,
-    /// Whether to dictionary-code the weights where that is smaller.
-    code_weights: bool,
+    /// What to compress where that is smaller.
+    encoding: Encoding,
     /// Entry capacity; `u32::MAX` except in tests of the limit.
     max_entries: u64,
 }
@@ -63,16 +63,15 @@ impl SegmentWriter {
             max_ts: 0,
             tombs: false,
             multi: false,
-            code_weights: true,
+            encoding: Encoding::PLAIN,
             max_entries: u64::from(u32::MAX),
         }
     }
 
-    /// Whether to dictionary-code the weights where that makes the file
-    /// smaller (the default) or keep one `f64` per entry
-    /// (`Options::compress_levels`).
-    pub(crate) fn code_weights(mut self, on: bool) -> Self {
-        self.code_weights = on;
+    /// What to compress where that makes the file smaller (nothing by
+    /// default; see `Encoding`).
+    pub(crate) fn encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
         self
     }
 
@@ -196,7 +195,7 @@ impl SegmentWriter {
             max_ts: self.max_ts,
             tombs: self.tombs,
             multi: self.multi,
-            code_weights: self.code_weights,
+            encoding: self.encoding,
         }
     }
 
@@ -225,7 +224,7 @@ struct Columns<'a> {
     max_ts: u64,
     tombs: bool,
     multi: bool,
-    code_weights: bool,
+    encoding: Encoding,
 }
 
 /// The weights as a file keeps them.
@@ -245,7 +244,7 @@ impl Columns<'_> {
             return (WeightForm::None, Stored::AsIs);
         }
         let raw = (WeightForm::Raw, Stored::AsIs);
-        if !self.code_weights {
+        if !self.encoding.code_weights {
             return raw;
         }
         let Some((dict, codes)) = super::weights::code(self.weights, MAX_DICT as usize) else {
@@ -267,17 +266,40 @@ impl Columns<'_> {
         )
     }
 
+    /// The destinations packed, with where each vertex's list starts and
+    /// the slack after the last (`pack.rs`), when asked and smaller than
+    /// four bytes an entry.
+    fn packed_dsts(&self) -> Option<(Vec<u8>, Vec<u32>)> {
+        if !self.encoding.pack_dsts || self.dsts.is_empty() {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(self.dsts.len() * 5 / 2);
+        let mut lists = Vec::with_capacity(self.offsets.len());
+        for w in self.offsets.windows(2) {
+            lists.push(u32::try_from(bytes.len()).ok()?);
+            pack::encode(self.dsts.get(w[0] as usize..w[1] as usize)?, &mut bytes);
+        }
+        lists.push(u32::try_from(bytes.len()).ok()?);
+        bytes.extend([0u8; pack::SLACK]);
+        (bytes.len() + 4 * lists.len() < 4 * self.dsts.len()).then_some((bytes, lists))
+    }
+
     /// The header of the segment ending at `hi`, every field but the
-    /// table crc. The block size has been checked.
-    fn header(&self, hi: u32, weights: WeightForm) -> Header {
+    /// table crc. The block size has been checked. `packed`: the byte
+    /// length of packed destinations.
+    fn header(&self, hi: u32, weights: WeightForm, packed: Option<u64>) -> Header {
         let (sections, table, file_len) = format::layout(
             u64::from(hi - self.lo),
             self.dsts.len() as u64,
             self.stamps.len() as u64,
             weights,
+            packed,
             self.block_size,
         );
         let mut flags = weights.flags();
+        if packed.is_some() {
+            flags |= FLAG_PACKED;
+        }
         for (on, f) in [
             (self.direction == Direction::In, FLAG_IN),
             (!self.stamps.is_empty(), FLAG_STAMPS),
@@ -306,19 +328,30 @@ impl Columns<'_> {
 
     /// Streams the data sections and checksum table after the header;
     /// returns the table's crc.
-    fn emit<W: Write>(&self, h: &Header, stored: &Stored, out: W) -> std::io::Result<u32> {
+    fn emit<W: Write>(
+        &self,
+        h: &Header,
+        stored: &Stored,
+        packed: Option<&(Vec<u8>, Vec<u32>)>,
+        out: W,
+    ) -> std::io::Result<u32> {
         let mut w = BlockWriter::new(out, h.block_size);
         let (weights, codes): (&[u8], &[u8]) = match stored {
             Stored::AsIs => (bytemuck::cast_slice(self.weights), &[]),
             Stored::Coded { dict, codes } => (bytemuck::cast_slice(dict), codes),
         };
+        let (dsts, lists): (&[u8], &[u8]) = match packed {
+            Some((bytes, lists)) => (bytes, bytemuck::cast_slice(lists)),
+            None => (bytemuck::cast_slice(self.dsts), &[]),
+        };
         let cols: [&[u8]; format::SECTION_COUNT] = [
             bytemuck::cast_slice(self.offsets),
-            bytemuck::cast_slice(self.dsts),
+            dsts,
             bytemuck::cast_slice(self.stamp_idx),
             bytemuck::cast_slice(self.stamps),
             weights,
             codes,
+            lists,
         ];
         for s in Section::ALL {
             let e = h.section(s);
@@ -337,11 +370,12 @@ impl Columns<'_> {
     /// cover every vertex up to `hi`; the block size has been checked).
     fn bytes(&self, hi: u32) -> Result<SegmentBytes> {
         let (form, stored) = self.stored_weights();
-        let mut h = self.header(hi, form);
+        let packed = self.packed_dsts();
+        let mut h = self.header(hi, form, packed.as_ref().map(|p| p.0.len() as u64));
         let mut buf = SegmentBytes::zeroed(h.file_len as usize);
         let body = &mut buf.as_bytes_mut()[HEADER_LEN..];
         h.table_crc = self
-            .emit(&h, &stored, std::io::Cursor::new(body))
+            .emit(&h, &stored, packed.as_ref(), std::io::Cursor::new(body))
             .map_err(|e| refuse(h.hi, format!("internal layout error: {e}")))?;
         buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
         Ok(buf)
@@ -363,7 +397,7 @@ pub(crate) fn write_columns(
     offsets: &[u32],
     dsts: &[u32],
     weights: &[f64],
-    code_weights: bool,
+    encoding: Encoding,
 ) -> Result<SegmentBytes> {
     use rayon::prelude::*;
     if hi < lo || hi == u32::MAX || offsets.len() != (hi - lo) as usize + 1 {
@@ -417,7 +451,7 @@ pub(crate) fn write_columns(
         max_ts: 0,
         tombs: false,
         multi: false,
-        code_weights,
+        encoding,
     };
     cols.bytes(hi)
 }

@@ -11,7 +11,7 @@
 //! below `W` has nothing left to hide and goes too, so a quiet graph compacts
 //! to a plain CSR that readers scan as bare slices.
 
-use crate::csr::{SegEntry, Segment, SegmentBytes, SegmentWriter};
+use crate::csr::{Encoding, SegEntry, Segment, SegmentBytes, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::Result;
 use std::ops::Range;
@@ -32,16 +32,16 @@ struct Version {
 /// covering that range. For any one vertex, the segments holding it must be
 /// listed newest first (several parts of one level may be listed: only one
 /// of them holds a given vertex). `bottom`: nothing older lies below them.
-/// `code_weights`: see `SegmentWriter::code_weights`.
+/// The merged segment is compressed as `encoding` allows (`Encoding::level`).
 pub(crate) fn compact_direction(
     segs: &[&Segment],
     range: Range<u32>,
     dir: Direction,
     watermark: u64,
     bottom: bool,
-    code_weights: bool,
+    encoding: Encoding,
 ) -> Result<SegmentBytes> {
-    let mut writer = SegmentWriter::new(range.start, dir).code_weights(code_weights);
+    let mut writer = SegmentWriter::new(range.start, dir).encoding(encoding);
     let mut versions: Vec<Version> = Vec::new();
     let mut entries: Vec<SegEntry> = Vec::new();
     let end = range.end;
@@ -49,19 +49,20 @@ pub(crate) fn compact_direction(
         versions.clear();
         for (seg, s) in segs.iter().enumerate() {
             let range = s.entry_range(v);
-            let dsts = s.entries_of(v);
-            for (k, &dst) in dsts.iter().enumerate() {
-                let entry = range.start + k;
-                let (ts, tomb) = s.stamp_of(entry);
-                versions.push(Version {
-                    dst,
-                    seg,
-                    entry,
-                    ts,
-                    tomb,
-                    weight: s.weight(entry),
-                });
-            }
+            s.with_list(v, |dsts| {
+                for (k, &dst) in dsts.iter().enumerate() {
+                    let entry = range.start + k;
+                    let (ts, tomb) = s.stamp_of(entry);
+                    versions.push(Version {
+                        dst,
+                        seg,
+                        entry,
+                        ts,
+                        tomb,
+                        weight: s.weight(entry),
+                    });
+                }
+            });
         }
         if versions.is_empty() {
             continue;

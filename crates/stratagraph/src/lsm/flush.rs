@@ -13,7 +13,7 @@
 //! flush's span (after the previous run's cut, up to this one's) are
 //! written, so commits that land during the flush wait for the next one.
 
-use crate::csr::{SegEntry, SegmentBytes, SegmentWriter};
+use crate::csr::{Encoding, SegEntry, SegmentBytes, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::Result;
 use crate::mem::{EdgeSet, MemGraph};
@@ -34,17 +34,17 @@ fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<Seg
 
 /// Writes the versions committed in `span` = (after, up to] of vertices
 /// `0..bound` of `mem` in one direction as one segment, for snapshots at or
-/// after `watermark`. `In` only for directed graphs. `code_weights`: see
-/// `SegmentWriter::code_weights`.
+/// after `watermark`. `In` only for directed graphs, compressed as
+/// `encoding` allows (`Encoding::flush`).
 pub(crate) fn flush_direction(
     mem: &MemGraph,
     bound: u32,
     dir: Direction,
     watermark: u64,
     span: (u64, u64),
-    code_weights: bool,
+    encoding: Encoding,
 ) -> Result<SegmentBytes> {
-    let mut writer = SegmentWriter::new(0, dir).code_weights(code_weights);
+    let mut writer = SegmentWriter::new(0, dir).encoding(encoding);
     let mut entries = Vec::new();
     for v in 0..bound {
         let present = mem.read(v, |s| {
@@ -148,9 +148,15 @@ mod tests {
         let bound = store.ids.bound();
         let directions: &[bool] = if directed { &[false, true] } else { &[false] };
         for &inn in directions {
-            let bytes =
-                flush_direction(&store.mem, bound, side(inn), watermark, (0, u64::MAX), true)
-                    .unwrap();
+            let bytes = flush_direction(
+                &store.mem,
+                bound,
+                side(inn),
+                watermark,
+                (0, u64::MAX),
+                Encoding::PLAIN,
+            )
+            .unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
             seg.verify().unwrap();
             for s in &held {
@@ -223,7 +229,9 @@ mod tests {
         let segs: Vec<Segment> = directions
             .iter()
             .map(|&inn| {
-                let b = flush_direction(&store.mem, bound, side(inn), wm, (0, cut), true).unwrap();
+                let b =
+                    flush_direction(&store.mem, bound, side(inn), wm, (0, cut), Encoding::PLAIN)
+                        .unwrap();
                 Segment::from_bytes(b, "cut").unwrap()
             })
             .collect();
@@ -301,7 +309,7 @@ mod tests {
                 Direction::Out,
                 wm,
                 (0, u64::MAX),
-                true,
+                Encoding::PLAIN,
             )
             .unwrap(),
             "quiet",

@@ -180,7 +180,8 @@ impl Default for Layers {
 }
 
 /// The segments of one index page's sole source below the MemGraph, with
-/// the first timestamp at which each reads as a plain slice.
+/// the first timestamp at which each reads as a plain slice of its file
+/// (never, for a packed one: `Segment::bare_from`).
 #[derive(Clone)]
 struct SolePage {
     out: Segment,
@@ -188,14 +189,21 @@ struct SolePage {
     inn: Segment,
     out_plain_from: Option<u64>,
     inn_plain_from: Option<u64>,
+    /// The same for a packed segment: from when it decodes to exactly what
+    /// a snapshot sees (no versions to resolve).
+    out_packed_from: Option<u64>,
+    inn_packed_from: Option<u64>,
 }
 
 impl SolePage {
     fn new(run: &FlushedRun) -> SolePage {
         let inn = run.seg(Direction::In).clone();
+        let packed = |s: &Segment| s.plain_from().filter(|_| s.is_packed());
         SolePage {
-            out_plain_from: run.out.plain_from(),
-            inn_plain_from: inn.plain_from(),
+            out_plain_from: run.out.bare_from(),
+            inn_plain_from: inn.bare_from(),
+            out_packed_from: packed(&run.out),
+            inn_packed_from: packed(&inn),
             out: run.out.clone(),
             inn,
         }
@@ -305,15 +313,33 @@ impl Layers {
     /// When one source below the MemGraph can hold `v` and its segment in
     /// this direction (`inn` resolved for undirected graphs by the caller
     /// or not: both give `out` there) reads as a plain slice at `ts`, that
-    /// segment. The same answer as `sole` and `Segment::is_plain_at`, from
+    /// segment. The same answer as `sole` and `Segment::is_bare_at`, from
     /// one table look-up: point reads ask it once per vertex, and walking
     /// level, page index, part and segment cost as much as the read.
     #[inline]
     pub(crate) fn plain_sole(&self, v: u32, dir: Direction, ts: u64) -> Option<&Segment> {
+        self.sole_from(v, dir, ts, false)
+    }
+
+    /// `plain_sole` for a packed segment: when one source below the
+    /// MemGraph can hold `v` and its segment in this direction is packed
+    /// and has no versions a snapshot at `ts` must resolve, that segment,
+    /// whose decoded lists (`Segment::with_list`) are what the snapshot
+    /// sees below the MemGraph.
+    #[inline]
+    pub(crate) fn packed_sole(&self, v: u32, dir: Direction, ts: u64) -> Option<&Segment> {
+        self.sole_from(v, dir, ts, true)
+    }
+
+    /// `plain_sole` (`packed` false) or `packed_sole` (true).
+    #[inline]
+    fn sole_from(&self, v: u32, dir: Direction, ts: u64, packed: bool) -> Option<&Segment> {
         let page = self.sole_pages.get((v / PAGE) as usize)?.as_ref()?;
-        let (seg, from) = match dir {
-            Direction::In => (&page.inn, page.inn_plain_from),
-            Direction::Out => (&page.out, page.out_plain_from),
+        let (seg, from) = match (dir, packed) {
+            (Direction::In, false) => (&page.inn, page.inn_plain_from),
+            (Direction::Out, false) => (&page.out, page.out_plain_from),
+            (Direction::In, true) => (&page.inn, page.inn_packed_from),
+            (Direction::Out, true) => (&page.out, page.out_packed_from),
         };
         from.is_some_and(|f| ts >= f).then_some(seg)
     }

@@ -19,6 +19,7 @@
 use super::compact::compact_direction;
 use super::layers::{FlushedRun, Layers, Level};
 use super::LevelSink;
+use crate::csr::Encoding;
 use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::options::Options;
@@ -239,10 +240,10 @@ fn write_part(
     bottom: bool,
     cut: u64,
 ) -> Result<Option<Arc<FlushedRun>>> {
-    let code_weights = sink.options().compress_levels;
+    let encoding = Encoding::level(sink.options());
     let one = |dir: Direction| {
         let segs: Vec<_> = inputs.iter().map(|r| r.seg(dir)).collect();
-        compact_direction(&segs, range.clone(), dir, watermark, bottom, code_weights)
+        compact_direction(&segs, range.clone(), dir, watermark, bottom, encoding)
     };
     let out = one(Direction::Out)?;
     let inn = directed.then(|| one(Direction::In)).transpose()?;

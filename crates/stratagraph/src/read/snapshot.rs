@@ -288,7 +288,7 @@ impl Snapshot {
             .filter(|s| !s.entry_range(v).is_empty());
         match (holders.next(), holders.next()) {
             (None, _) => Place::Empty,
-            (Some(seg), None) if seg.scan_is_plain(v, self.ts) => Place::Plain(seg),
+            (Some(seg), None) if seg.scan_is_bare(v, self.ts) => Place::Plain(seg),
             (Some(seg), None) => Place::Versioned(seg),
             _ => Place::Merge,
         }
@@ -375,14 +375,13 @@ impl Snapshot {
         let mut lists: [&[u32]; MAX_SLICES] = [&[]; MAX_SLICES];
         let mut n = 0;
         for seg in self.layers.segments_of(v, dir) {
-            let list = seg.entries_of(v);
-            if list.is_empty() {
+            if seg.entry_range(v).is_empty() {
                 continue;
             }
-            if n == MAX_SLICES || !seg.scan_is_plain(v, self.ts) {
+            if n == MAX_SLICES || !seg.scan_is_bare(v, self.ts) {
                 return (lists, n, false);
             }
-            lists[n] = list;
+            lists[n] = seg.entries_of(v);
             n += 1;
         }
         (lists, n, true)
@@ -701,10 +700,26 @@ impl Snapshot {
     }
 
     /// `for_each_out_weighted_unordered_of` for every list `sole_out` does
-    /// not place, behind one instance for every callback.
+    /// not place, behind one instance for every callback: a packed level's
+    /// list decoded, any other as `out_weighted_other` reads it.
     #[inline(never)]
     fn each_out_weighted_other(&self, v: u32, f: &mut dyn FnMut(u32, f64)) {
+        if let Some(seg) = self.packed_settled(v, Direction::Out) {
+            let weights = seg.weights_in(seg.entry_range(v));
+            return seg.with_list(v, |l| scan::each_weighted(l, weights, f));
+        }
         self.out_weighted_other(v).for_each_unordered(f);
+    }
+
+    /// The packed segment whose decoded list of `v` in one direction
+    /// (resolved) is `v`'s list at this snapshot: the only source below the
+    /// MemGraph, which holds nothing of `v`, with no versions to resolve.
+    #[inline]
+    fn packed_settled(&self, v: u32, dir: Direction) -> Option<&Segment> {
+        if v >= self.bound || self.store.mem.may_hold(v) {
+            return None;
+        }
+        self.layers.packed_sole(v, dir, self.ts)
     }
 
     /// Where `v`'s out-list lies when one plain segment below holds all of
@@ -960,8 +975,15 @@ impl Snapshot {
         while v < end {
             let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
             let Some((segs, count)) = self.plain_page_segments(v, dir) else {
+                // A packed level alone below the MemGraph: a list the
+                // MemGraph holds nothing of is decoded and handed over as
+                // one piece.
+                let packed = self.layers.packed_sole(v, dir, self.ts);
                 for u in v..page_end {
-                    slow(u, &mut f);
+                    match packed {
+                        Some(seg) if !mem.may_hold(u) => seg.with_list(u, |l| f(u, &[l])),
+                        _ => slow(u, &mut f),
+                    }
                 }
                 v = page_end;
                 continue;
@@ -1083,7 +1105,7 @@ impl Snapshot {
         let mut segs = [None; MAX_PIECES];
         let mut n = 0;
         for seg in self.layers.segments_of(v, dir) {
-            if !seg.is_plain_at(self.ts) {
+            if !seg.is_bare_at(self.ts) {
                 return None;
             }
             *segs.get_mut(n)? = Some(seg);
@@ -1162,6 +1184,9 @@ impl Snapshot {
     #[inline]
     fn visit(&self, v: u32, dir: Direction, mut f: impl FnMut(u32)) {
         if !self.layers.is_empty() {
+            if let Some(seg) = self.packed_settled(v, dir) {
+                return seg.with_list(v, |l| l.iter().for_each(|&d| f(d)));
+            }
             match self.place(v, dir) {
                 Place::Empty => {}
                 // Immutable: scanned in place, no lock, no copy.

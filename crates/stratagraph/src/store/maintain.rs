@@ -27,7 +27,7 @@
 //! order), then the layers lock, `retired` and `pending`.
 
 use super::Store;
-use crate::csr::{Segment, SegmentBytes};
+use crate::csr::{Encoding, Segment, SegmentBytes};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::lsm::flush::flush_direction;
@@ -376,7 +376,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     // Versions up to `from` are in earlier runs (and may still sit in the
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
-    let code = store.opts.compress_levels;
+    let code = Encoding::flush(&store.opts);
     let out = flush_direction(&store.mem, bound, Direction::Out, watermark, span, code)?;
     let inn = if store.opts.directed {
         Some(flush_direction(
