@@ -8,7 +8,10 @@
 //! any weight differs from 1.0. A reader whose snapshot is newer than every
 //! stamp scans `dsts` as a bare slice (DESIGN.md principle 1), and a segment
 //! is never modified after it is written, so readers share it through an
-//! `Arc` without locks (principle 3).
+//! `Arc` without locks (principle 3). A segment may keep its weights coded
+//! and (a compacted level, `Options::pack_levels`) its lists packed; a
+//! packed list is decoded for each read (`Segment::with_list`), never a
+//! slice.
 //!
 //! - `format`: byte layout and header (documented in `docs/FORMAT.md`);
 //! - `writer`: `SegmentWriter` (and `write_columns` for whole columns),
@@ -16,7 +19,8 @@
 //! - `reader`: `Segment`, open-time checks, `verify`, read calls;
 //! - `storage`: owned aligned buffer vs. memory map, atomic file write;
 //! - `weights`: the weight column as readers see it, as stored or
-//!   dictionary-coded, and the coding the writer does.
+//!   dictionary-coded, and the coding the writer does;
+//! - `pack`: the packed list codec.
 
 // Columns are cast straight from the file bytes, which are little-endian.
 #[cfg(target_endian = "big")]
