@@ -368,7 +368,7 @@ fn encode_at(
         Value::Set(items) => encode_items(out, set_view(items).into_iter(), depth, start)?,
         Value::Map(pairs) => {
             check_keys(pairs)?;
-            put_len(out, pairs.len());
+            put_varint(out, pairs.len());
             for (k, v) in pairs {
                 encode_at(k, out, depth + 1, start)?;
                 encode_at(v, out, depth + 1, start)?;
@@ -391,7 +391,7 @@ fn encode_items<'a>(
     depth: usize,
     start: usize,
 ) -> Result<(), InvalidValue> {
-    put_len(out, items.len());
+    put_varint(out, items.len());
     for item in items {
         encode_at(item, out, depth + 1, start)?;
     }
@@ -408,7 +408,10 @@ fn check_keys(pairs: &[(Value, Value)]) -> Result<(), InvalidValue> {
     }
 }
 
-fn put_len(out: &mut Vec<u8>, mut n: usize) {
+/// Appends `n` as an unsigned LEB128 varint (7 bits a byte, low bits
+/// first, the high bit set on every byte but the last): the value format's
+/// lengths, and a packed list's first destination (`csr::pack`).
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut n: usize) {
     loop {
         let byte = (n & 0x7f) as u8;
         n >>= 7;
@@ -421,7 +424,7 @@ fn put_len(out: &mut Vec<u8>, mut n: usize) {
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    put_len(out, bytes.len());
+    put_varint(out, bytes.len());
     out.extend_from_slice(bytes);
 }
 

@@ -33,16 +33,7 @@ pub(crate) fn encode(list: &[u32], out: &mut Vec<u8>) {
     let Some((&first, rest)) = list.split_first() else {
         return;
     };
-    let mut x = first;
-    loop {
-        let byte = (x & 0x7f) as u8;
-        x >>= 7;
-        if x == 0 {
-            out.push(byte);
-            break;
-        }
-        out.push(byte | 0x80);
-    }
+    crate::value::put_varint(out, first as usize);
     let mut prev = first;
     for chunk in rest.chunks(CHUNK) {
         let mut gaps = [0u32; CHUNK];

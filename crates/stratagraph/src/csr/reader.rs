@@ -28,6 +28,15 @@ thread_local! {
     static DECODED: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Runs `f` with the thread's decode buffer (see `DECODED`).
+#[inline]
+fn with_decoded<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> R {
+    let mut buf = DECODED.with(|d| std::mem::take(&mut *d.borrow_mut()));
+    let r = f(&mut buf);
+    DECODED.with(|d| *d.borrow_mut() = buf);
+    r
+}
+
 /// An immutable, checked segment. Clones share the bytes.
 #[derive(Clone)]
 pub(crate) struct Segment {
@@ -297,7 +306,8 @@ impl Segment {
             let start = self.lists().get(k).copied().unwrap_or(0);
             if self.is_packed() {
                 let (ok, used) = self.decode_list(v, &mut list);
-                let stored = self.list_bytes(v).len();
+                let end = self.lists().get(k + 1).copied().unwrap_or(start);
+                let stored = end.saturating_sub(start) as usize;
                 if !ok || used != stored {
                     return Err(corrupt(
                         self.name(),
@@ -497,21 +507,6 @@ impl Segment {
         self.col(Section::Lists)
     }
 
-    /// The packed bytes of `v`'s list (empty outside the segment).
-    fn list_bytes(&self, v: u32) -> &[u8] {
-        let Some(i) = v.checked_sub(self.lo()) else {
-            return &[];
-        };
-        let lists = self.lists();
-        match (lists.get(i as usize), lists.get(i as usize + 1)) {
-            (Some(&a), Some(&b)) => self
-                .section_bytes(Section::Dsts)
-                .get(a as usize..b as usize)
-                .unwrap_or(&[]),
-            _ => &[],
-        }
-    }
-
     /// Decodes `v`'s list of a packed segment into `out`: whether its
     /// bytes were well formed, and how many of them it took. The decoder
     /// may read into the slack after the list, never past the section.
@@ -544,11 +539,10 @@ impl Segment {
         if !self.is_packed() {
             return f(self.entries_of(v));
         }
-        let mut buf = DECODED.with(|d| std::mem::take(&mut *d.borrow_mut()));
-        self.decode_list(v, &mut buf);
-        let r = f(&buf);
-        DECODED.with(|d| *d.borrow_mut() = buf);
-        r
+        with_decoded(|buf| {
+            self.decode_list(v, buf);
+            f(buf)
+        })
     }
 
     /// Whether `other` is this very segment (a clone shares its bytes).
@@ -838,12 +832,11 @@ impl Segment {
             return self.deciding_in(v, self.entries_of(v), dst, ts);
         }
         // Only the chunks up to the first entry past `dst` are decoded.
-        let mut buf = DECODED.with(|d| std::mem::take(&mut *d.borrow_mut()));
-        let n = self.entry_range(v).len();
-        pack::decode_through(self.packed_from(v), n, dst, &mut buf);
-        let r = self.deciding_in(v, &buf, dst, ts);
-        DECODED.with(|d| *d.borrow_mut() = buf);
-        r
+        with_decoded(|buf| {
+            let n = self.entry_range(v).len();
+            pack::decode_through(self.packed_from(v), n, dst, buf);
+            self.deciding_in(v, buf, dst, ts)
+        })
     }
 
     /// `deciding` over `d`, the start of `v`'s raw list holding every entry
