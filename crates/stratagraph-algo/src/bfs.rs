@@ -147,15 +147,17 @@ fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
     par_ranges(depth.len() as u32)
         .map(|range| {
             let mut found = 0;
-            // Any in-neighbour at `level` will do, so order is not needed.
-            g.scan_in_unordered(range, |v, pieces| {
-                let d = &depth[v as usize];
-                if d.load(Relaxed) == UNVISITED
+            // Any in-neighbour at `level` will do, so order is not needed;
+            // visited vertices' lists are not needed at all.
+            let unvisited = |v: u32| depth[v as usize].load(Relaxed) == UNVISITED;
+            let want = |v| if unvisited(v) { usize::MAX } else { 0 };
+            g.scan_in_partial(range, want, |v, pieces| {
+                if unvisited(v)
                     && pieces
                         .iter()
                         .any(|l| l.iter().any(|&u| depth[u as usize].load(Relaxed) == level))
                 {
-                    d.store(level + 1, Relaxed);
+                    depth[v as usize].store(level + 1, Relaxed);
                     found += 1;
                 }
             });

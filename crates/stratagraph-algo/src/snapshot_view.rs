@@ -97,6 +97,24 @@ impl GraphView for Snapshot {
     fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
         Snapshot::scan_in_unordered(self, range, f);
     }
+
+    fn scan_out_partial(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> usize,
+        f: impl FnMut(u32, &[&[u32]]),
+    ) {
+        Snapshot::scan_out_partial(self, range, want, f);
+    }
+
+    fn scan_in_partial(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> usize,
+        f: impl FnMut(u32, &[&[u32]]),
+    ) {
+        Snapshot::scan_in_partial(self, range, want, f);
+    }
 }
 
 /// Loads a Graphalytics graph into a fresh in-memory store and returns a

@@ -111,6 +111,31 @@ pub trait GraphView: Sync {
     fn scan_in_unordered(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[&[u32]])) {
         self.scan_in_range(range, |v, list| f(v, &[list]));
     }
+    /// `scan_out_unordered` for a pass that needs only some lists, or
+    /// only some of a list: `want(v)` is how many of `v`'s out-neighbours
+    /// the pass needs, a hint a view may ignore. For 0, `f` may be skipped
+    /// for `v`; for `k`, its pieces may hold only the first `k` or more of
+    /// what `scan_out_unordered` gives, in the same sequence. A view that
+    /// decodes its lists (a store's packed levels) decodes no more than
+    /// asked; the default scans every list whole, so `f` still checks
+    /// what it needs.
+    fn scan_out_partial(
+        &self,
+        range: std::ops::Range<u32>,
+        _want: impl Fn(u32) -> usize,
+        f: impl FnMut(u32, &[&[u32]]),
+    ) {
+        self.scan_out_unordered(range, f);
+    }
+    /// `scan_out_partial` for in-neighbours.
+    fn scan_in_partial(
+        &self,
+        range: std::ops::Range<u32>,
+        _want: impl Fn(u32) -> usize,
+        f: impl FnMut(u32, &[&[u32]]),
+    ) {
+        self.scan_in_unordered(range, f);
+    }
 }
 
 /// The default range scans: each vertex's list collected into one reused

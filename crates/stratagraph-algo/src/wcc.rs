@@ -91,17 +91,24 @@ fn sample_frequent(alive: &[bool], comp: &[AtomicU32]) -> Option<u32> {
         .map(|run| run[0])
 }
 
-/// Calls `f(v, pieces)` for every vertex of the graph, by ranges in
-/// parallel (`par_ranges`), where `v`'s neighbours are the pieces one
-/// after the other (`GraphView::scan_out_unordered`); `in_lists` selects
-/// in-neighbours. Every pass sees a vertex's neighbours in the same
-/// sequence, which the sampling rounds and the pass after them rely on.
-fn each_list<G: GraphView>(g: &G, in_lists: bool, f: impl Fn(u32, &[&[u32]]) + Sync) {
+/// Calls `f(v, pieces)` for every vertex (those `want` gives 0 may be
+/// skipped), by ranges in parallel (`par_ranges`), where `v`'s neighbours
+/// are the pieces one after the other (`GraphView::scan_out_partial`: at
+/// least the first `want(v)` of them); `in_lists` selects in-neighbours.
+/// Every pass sees a vertex's neighbours in the same sequence (a pass
+/// wanting fewer sees the first of them), which the sampling rounds and
+/// the pass after them rely on.
+fn each_list<G: GraphView>(
+    g: &G,
+    in_lists: bool,
+    want: impl Fn(u32) -> usize + Sync,
+    f: impl Fn(u32, &[&[u32]]) + Sync,
+) {
     par_ranges(g.id_bound()).for_each(|range| {
         if in_lists {
-            g.scan_in_unordered(range, &f);
+            g.scan_in_partial(range, &want, &f);
         } else {
-            g.scan_out_unordered(range, &f);
+            g.scan_out_partial(range, &want, &f);
         }
     });
 }
@@ -118,16 +125,22 @@ fn afforest<G: GraphView>(g: &G) -> Vec<u32> {
     let comp: Vec<AtomicU32> = (0..n).into_par_iter().map(AtomicU32::new).collect();
     for round in 0..NEIGHBOR_ROUNDS {
         // Holes have empty lists, so they link nothing.
-        each_list(g, false, |v, pieces| {
-            if let Some(u) = all(pieces).nth(round) {
-                link(&comp, v, u);
-            }
-        });
+        each_list(
+            g,
+            false,
+            |_| round + 1,
+            |v, pieces| {
+                if let Some(u) = all(pieces).nth(round) {
+                    link(&comp, v, u);
+                }
+            },
+        );
         compress(&comp);
     }
     let giant = sample_frequent(&alive, &comp);
     let outside = |v: u32| alive[v as usize] && Some(comp[v as usize].load(Relaxed)) != giant;
-    each_list(g, false, |v, pieces| {
+    let want = |v| if outside(v) { usize::MAX } else { 0 };
+    each_list(g, false, want, |v, pieces| {
         if outside(v) {
             all(pieces)
                 .skip(NEIGHBOR_ROUNDS)
@@ -137,7 +150,7 @@ fn afforest<G: GraphView>(g: &G) -> Vec<u32> {
     // Out-edges of giant-component members are skipped, so their targets must
     // find the link from their side, through in-edges.
     if g.is_directed() {
-        each_list(g, true, |v, pieces| {
+        each_list(g, true, want, |v, pieces| {
             if outside(v) {
                 all(pieces).for_each(|u| link(&comp, v, u));
             }

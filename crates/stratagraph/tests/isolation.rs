@@ -638,7 +638,13 @@ fn transactions_see_every_single_call_write_they_race() {
                 let g = g.clone();
                 std::thread::spawn(move || {
                     let mut log = Vec::new();
-                    for _ in 0..EACH {
+                    // The writer may win every race for a while (on two
+                    // busy cores it did for 300 tries): a thread tries on
+                    // until it has committed, so that the check below has
+                    // commits to check.
+                    let mut tries = 0;
+                    while tries < EACH || (log.is_empty() && tries < 100 * EACH) {
+                        tries += 1;
                         let mut tx = g.begin();
                         let w = tx.weight(X.0, X.1).unwrap();
                         tx.insert_edge(X.0, X.1, w + 1.0).unwrap();

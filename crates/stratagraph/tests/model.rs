@@ -164,6 +164,39 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
     });
     pieces.sort_unstable();
     assert_eq!(pieces, want_scan, "{ctx}: unordered scan");
+    // A partial scan hands over the start of each list it does not skip
+    // (in the sequence the unordered scan gives it), at least as much of
+    // it as was asked for, and skips no list that was asked for.
+    let mut whole: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    snap.scan_out_unordered(0..u32::MAX, |v, parts| {
+        whole.insert(v, parts.concat());
+    });
+    let asked = |v: u32| match v % 4 {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        _ => usize::MAX,
+    };
+    let mut handed = BTreeSet::new();
+    snap.scan_out_partial(0..u32::MAX, asked, |v, parts| {
+        let got = parts.concat();
+        let all = whole.get(&v).cloned().unwrap_or_default();
+        assert!(
+            all.starts_with(&got),
+            "{ctx}: partial list of {v}: {got:?} of {all:?}"
+        );
+        assert!(
+            got.len() >= asked(v).min(all.len()),
+            "{ctx}: partial list of {v} short"
+        );
+        handed.insert(v);
+    });
+    for &v in whole.keys() {
+        assert!(
+            asked(v) == 0 || handed.contains(&v),
+            "{ctx}: partial scan skipped {v}"
+        );
+    }
     for a in 0..N {
         assert_eq!(
             snap.has_vertex(a),

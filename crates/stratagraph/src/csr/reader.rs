@@ -37,6 +37,49 @@ fn with_decoded<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> R {
     r
 }
 
+/// A packed segment's lists (`Segment::packed_lists`): its entry offsets,
+/// where each list's bytes start, and those bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedLists<'s> {
+    lo: u32,
+    offsets: &'s [u32],
+    starts: &'s [u32],
+    bytes: &'s [u8],
+}
+
+impl<'s> PackedLists<'s> {
+    /// The entries of `v`'s list (0 outside the segment).
+    #[inline]
+    fn len(&self, v: u32) -> usize {
+        let i = v.wrapping_sub(self.lo) as usize;
+        match (self.offsets.get(i), self.offsets.get(i.wrapping_add(1))) {
+            (Some(&a), Some(&b)) => b.saturating_sub(a) as usize,
+            _ => 0,
+        }
+    }
+
+    /// The bytes from the start of `v`'s list to the end of the section
+    /// (its slack included); empty outside the segment.
+    #[inline]
+    fn bytes_from(&self, v: u32) -> &'s [u8] {
+        let i = v.wrapping_sub(self.lo) as usize;
+        self.starts
+            .get(i)
+            .and_then(|&s| self.bytes.get(s as usize..))
+            .unwrap_or(&[])
+    }
+
+    /// Decodes at least the first `want` entries of `v`'s list (all of
+    /// them if it has no more) into `buf` from `at` on; returns where they
+    /// end (`pack::decode_at`: `buf` keeps its length, the caller its own
+    /// count). Chunks are laid out the same whatever a list's length, so
+    /// its first `k` entries decode as a list of `k`.
+    #[inline]
+    pub(crate) fn decode_at(&self, v: u32, want: usize, buf: &mut Vec<u32>, at: usize) -> usize {
+        pack::decode_at(self.bytes_from(v), self.len(v).min(want), buf, at)
+    }
+}
+
 /// An immutable, checked segment. Clones share the bytes.
 #[derive(Clone)]
 pub(crate) struct Segment {
@@ -503,6 +546,7 @@ impl Segment {
     }
 
     /// A packed segment's list starts in `dsts`' bytes (empty otherwise).
+    #[inline]
     fn lists(&self) -> &[u32] {
         self.col(Section::Lists)
     }
@@ -512,23 +556,27 @@ impl Segment {
     /// may read into the slack after the list, never past the section.
     #[inline]
     pub(crate) fn decode_list(&self, v: u32, out: &mut Vec<u32>) -> (bool, usize) {
-        pack::decode(self.packed_from(v), self.entry_range(v).len(), out)
+        let lists = self.packed_lists();
+        pack::decode(lists.bytes_from(v), lists.len(v), out)
+    }
+
+    /// The columns a packed segment's lists are read from, found once for
+    /// a pass over many of them.
+    #[inline]
+    pub(crate) fn packed_lists(&self) -> PackedLists<'_> {
+        PackedLists {
+            lo: self.lo(),
+            offsets: self.offsets(),
+            starts: self.lists(),
+            bytes: self.section_bytes(Section::Dsts),
+        }
     }
 
     /// A packed segment's bytes from the start of `v`'s list to the end of
     /// the section (its slack included); empty outside the segment.
     #[inline]
     fn packed_from(&self, v: u32) -> &[u8] {
-        let start = v
-            .checked_sub(self.lo())
-            .and_then(|i| self.lists().get(i as usize));
-        match start {
-            Some(&s) => self
-                .section_bytes(Section::Dsts)
-                .get(s as usize..)
-                .unwrap_or(&[]),
-            None => &[],
-        }
+        self.packed_lists().bytes_from(v)
     }
 
     /// Calls `f` with `v`'s destinations, raw (all versions and
@@ -540,8 +588,8 @@ impl Segment {
             return f(self.entries_of(v));
         }
         with_decoded(|buf| {
-            self.decode_list(v, buf);
-            f(buf)
+            let end = self.packed_lists().decode_at(v, usize::MAX, buf, 0);
+            f(buf.get(..end).unwrap_or(&[]))
         })
     }
 

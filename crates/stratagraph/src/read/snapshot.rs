@@ -686,7 +686,14 @@ impl Snapshot {
             Some(SoleOut::Updated(seg, range, adds, over)) => {
                 return each_weighted_updated(seg, range, adds, over, &mut f);
             }
-            None => return self.each_out_weighted_other(v, &mut f),
+            // A packed level's list, decoded: as hot as a plain one.
+            None => match self.packed_settled(v, Direction::Out) {
+                Some(seg) => {
+                    let weights = seg.weights_in(seg.entry_range(v));
+                    return seg.with_list(v, |l| scan::each_weighted(l, weights, &mut f));
+                }
+                None => return self.each_out_weighted_other(v, &mut f),
+            },
         };
         let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
         let weights = seg.weights_in(range);
@@ -699,15 +706,10 @@ impl Snapshot {
         }
     }
 
-    /// `for_each_out_weighted_unordered_of` for every list `sole_out` does
-    /// not place, behind one instance for every callback: a packed level's
-    /// list decoded, any other as `out_weighted_other` reads it.
+    /// `for_each_out_weighted_unordered_of` for a list neither a plain nor
+    /// a packed level holds alone, behind one instance for every callback.
     #[inline(never)]
     fn each_out_weighted_other(&self, v: u32, f: &mut dyn FnMut(u32, f64)) {
-        if let Some(seg) = self.packed_settled(v, Direction::Out) {
-            let weights = seg.weights_in(seg.entry_range(v));
-            return seg.with_list(v, |l| scan::each_weighted(l, weights, f));
-        }
         self.out_weighted_other(v).for_each_unordered(f);
     }
 
@@ -889,7 +891,7 @@ impl Snapshot {
     /// vertices written since (`Stats::kept_read_bytes`): repeated
     /// analytics pay the whole copy once, and then what writes change.
     pub fn scan_out(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        self.scan(range, Direction::Out, false, |v, pieces| {
+        self.scan(range, Direction::Out, false, all, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))
         });
     }
@@ -897,7 +899,7 @@ impl Snapshot {
     /// `scan_out` for in-neighbours (the same as `scan_out` on an
     /// undirected graph): the pass pull-based kernels such as PageRank make.
     pub fn scan_in(&self, range: std::ops::Range<u32>, mut f: impl FnMut(u32, &[u32])) {
-        self.scan(range, self.side(Direction::In), false, |v, pieces| {
+        self.scan(range, self.side(Direction::In), false, all, |v, pieces| {
             f(v, pieces.first().unwrap_or(&&[][..]))
         });
     }
@@ -910,12 +912,41 @@ impl Snapshot {
     /// with no merge, where the snapshot knows them to be disjoint (see
     /// `mem_view`); others come merged, as one piece.
     pub fn scan_out_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
-        self.scan(range, Direction::Out, true, f);
+        self.scan(range, Direction::Out, true, all, f);
+    }
+
+    /// `scan_out_unordered` for a pass that needs only some lists, or only
+    /// some of a list: `want(v)` is how many of `v`'s out-neighbours the
+    /// pass needs, a hint. For 0, `f` may be skipped for `v`; for `k`, its
+    /// pieces may hold only the first `k` or more of what
+    /// `scan_out_unordered` gives for `v`, in the same sequence. A packed
+    /// level's lists are decoded only as far as wanted (a bottom-up BFS
+    /// step skips visited vertices, a connected-components pass that
+    /// links each vertex to its first neighbour decodes one group of each
+    /// list); elsewhere lists are slices of the columns and handed over
+    /// whole, at no cost, so `f` still checks what it needs.
+    pub fn scan_out_partial(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> usize,
+        f: impl FnMut(u32, &[&[u32]]),
+    ) {
+        self.scan(range, Direction::Out, true, want, f);
+    }
+
+    /// `scan_out_partial` for in-neighbours.
+    pub fn scan_in_partial(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> usize,
+        f: impl FnMut(u32, &[&[u32]]),
+    ) {
+        self.scan(range, self.side(Direction::In), true, want, f);
     }
 
     /// `scan_out_unordered` for in-neighbours.
     pub fn scan_in_unordered(&self, range: std::ops::Range<u32>, f: impl FnMut(u32, &[&[u32]])) {
-        self.scan(range, self.side(Direction::In), true, f);
+        self.scan(range, self.side(Direction::In), true, all, f);
     }
 
     fn scan(
@@ -923,6 +954,7 @@ impl Snapshot {
         range: std::ops::Range<u32>,
         dir: Direction,
         unordered: bool,
+        want: impl Fn(u32) -> usize,
         mut f: impl FnMut(u32, &[&[u32]]),
     ) {
         let end = range.end.min(self.bound);
@@ -972,20 +1004,53 @@ impl Snapshot {
         // which needs no check for an id in two pieces (ordered); other
         // vertices take the general merge.
         let mut v = range.start;
+        // A block of a packed level's lists, decoded (see below).
+        let mut decoded: Vec<u32> = Vec::new();
+        let mut ends = [0usize; 64];
         while v < end {
             let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
             let Some((segs, count)) = self.plain_page_segments(v, dir) else {
                 // A packed level alone below the MemGraph: a list the
                 // MemGraph holds nothing of is decoded and handed over as
                 // one piece.
-                let packed = self.layers.packed_sole(v, dir, self.ts);
-                for u in v..page_end {
-                    match packed {
-                        Some(seg) if !mem.may_hold(u) => seg.with_list(u, |l| f(u, &[l])),
-                        _ => slow(u, &mut f),
+                let Some(seg) = self.layers.packed_sole(v, dir, self.ts) else {
+                    (v..page_end).for_each(|u| slow(u, &mut f));
+                    v = page_end;
+                    continue;
+                };
+                // The lists of a block of vertices are decoded together
+                // into one buffer before any is handed over, so that the
+                // kernel's loop over them runs as over a CSR's column (its
+                // loads from one list overlap the next's) instead of
+                // waiting on each list's decoding.
+                let lists = seg.packed_lists();
+                while v < page_end {
+                    let block_end = ((v | 63) + 1).min(page_end);
+                    let dirty = mem.dirty_bits(v >> 6);
+                    let mut at = 0;
+                    let mut skip = 0u64;
+                    for (u, end) in (v..block_end).zip(ends.iter_mut()) {
+                        let bit = 1u64 << (u & 63);
+                        match want(u) {
+                            0 => skip |= bit,
+                            k if dirty & bit == 0 => at = lists.decode_at(u, k, &mut decoded, at),
+                            _ => {}
+                        }
+                        *end = at;
                     }
+                    let mut start = 0;
+                    for (u, &end) in (v..block_end).zip(ends.iter()) {
+                        let bit = 1u64 << (u & 63);
+                        if skip & bit != 0 {
+                        } else if dirty & bit == 0 {
+                            f(u, &[decoded.get(start..end).unwrap_or(&[])]);
+                        } else {
+                            slow(u, &mut f);
+                        }
+                        start = end;
+                    }
+                    v = block_end;
                 }
-                v = page_end;
                 continue;
             };
             // Each segment's columns, found once per page.
@@ -1155,6 +1220,10 @@ impl Snapshot {
     #[inline]
     fn visit_unordered(&self, v: u32, dir: Direction, mut f: impl FnMut(u32)) {
         let Some((list, adds)) = self.sole_pieces(v, dir) else {
+            // A packed level's list, decoded: as hot as a plain one.
+            if let Some(seg) = self.packed_settled(v, dir) {
+                return seg.with_list(v, |l| l.iter().for_each(|&d| f(d)));
+            }
             return self.visit_dyn(v, dir, &mut f);
         };
         // As in `for_each_out_weighted_unordered_of`: a count the compiler
@@ -1314,4 +1383,9 @@ thread_local! {
     static SCRATCH: RefCell<ListScratch> = RefCell::new(ListScratch::default());
     /// Lists `Snapshot::visit` lends out while its callback runs.
     static LISTS: RefCell<Vec<Vec<u32>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The `want` of a scan that needs every list whole.
+fn all(_: u32) -> usize {
+    usize::MAX
 }
