@@ -240,11 +240,24 @@ fn word(b: &[u8], at: usize) -> u64 {
 /// 32) from `body`, which holds every group and 8 bytes more, as running
 /// sums from `p`.
 #[inline]
-fn unpack_any(body: &[u8], w: u32, mut p: u32, dst: &mut [u32]) {
+fn unpack_any(body: &[u8], w: u32, p: u32, dst: &mut [u32]) {
+    unpack_loading(body, w, p, dst, word);
+}
+
+/// The loop of `unpack_any` and `unpack_short`, with the 8-byte load that
+/// tells them apart.
+#[inline(always)]
+fn unpack_loading(
+    body: &[u8],
+    w: u32,
+    mut p: u32,
+    dst: &mut [u32],
+    load: impl Fn(&[u8], usize) -> u64,
+) {
     let mask = mask_of(w);
     let mut bit = 0usize;
     for x in dst.iter_mut() {
-        p = p.wrapping_add(((word(body, bit >> 3) >> (bit & 7)) & mask) as u32);
+        p = p.wrapping_add(((load(body, bit >> 3) >> (bit & 7)) & mask) as u32);
         *x = p;
         bit += w as usize;
     }
@@ -266,6 +279,7 @@ fn unpack_width(body: &[u8], w: u32, p: u32, dst: &mut [u32]) {
     widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
 }
 
+/// `unpack_any` for gaps of `W` bits.
 #[inline(always)]
 fn unpack_fixed<const W: usize>(body: &[u8], mut p: u32, dst: &mut [u32]) {
     let mask = mask_of(W as u32);
@@ -282,14 +296,8 @@ fn unpack_fixed<const W: usize>(body: &[u8], mut p: u32, dst: &mut [u32]) {
 
 /// Unpacks exactly `dst.len()` gaps near the end of `body`, bytes past its
 /// end reading as zero (damaged or cut bytes).
-fn unpack_short(body: &[u8], w: u32, mut p: u32, dst: &mut [u32]) {
-    let mask = mask_of(w);
-    let mut bit = 0usize;
-    for x in dst.iter_mut() {
-        p = p.wrapping_add(((load_short(body, bit >> 3) >> (bit & 7)) & mask) as u32);
-        *x = p;
-        bit += w as usize;
-    }
+fn unpack_short(body: &[u8], w: u32, p: u32, dst: &mut [u32]) {
+    unpack_loading(body, w, p, dst, load_short);
 }
 
 /// The 8 bytes at `at`, those past the end of `body` read as zero.
