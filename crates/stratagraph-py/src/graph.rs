@@ -259,7 +259,7 @@ impl PyGraph {
     /// out without a copy. ``pack_levels`` (off by default) packs the
     /// destinations of compacted levels, about two bytes an edge instead
     /// of four, for a graph that must fit a memory or disk budget; reads
-    /// decode them, which slows analytics 1.5 to 3 times today. Both apply
+    /// decode them, which slows analytics 1.3 to 2 times today. Both apply
     /// to files written from now on.
     #[staticmethod]
     #[pyo3(signature = (

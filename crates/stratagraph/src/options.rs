@@ -128,11 +128,13 @@ pub struct Options {
     /// destinations packed: the first, then the gaps bit-packed in chunks
     /// of 128 (`docs/FORMAT.md` §1.5.1), about two bytes an edge instead of
     /// four; at k20 a compacted store takes 7.5 bytes an edge instead of
-    /// 11.2. Reads decode each list they visit, which costs analytics
-    /// kernels 1.5x to 3x today (`bench/NOTES.md`, session 32), so it is
-    /// off by default: for graphs whose levels must fit a memory or disk
-    /// budget. A packed level's lists are not shared with Arrow export.
-    /// Not stored. Default off.
+    /// 11.2. Reads decode each list they visit (scans a block of lists at
+    /// a time, and no more of each than a kernel asks for), which costs
+    /// analytics kernels 1.3x to 2x the plain levels' time today
+    /// (`bench/NOTES.md`, session 33), so it is off by default: for
+    /// graphs whose levels must fit a memory or disk budget. A packed
+    /// level's lists are not shared with Arrow export. Not stored. Default
+    /// off.
     pub pack_levels: bool,
 }
 
