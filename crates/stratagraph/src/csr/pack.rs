@@ -187,12 +187,7 @@ fn first_value(bytes: &[u8]) -> (u32, usize, bool) {
     if len > 5 {
         return (0, 5, false);
     }
-    let keep = if len == 8 {
-        u64::MAX
-    } else {
-        (1u64 << (len * 8)) - 1
-    };
-    let x = w & keep;
+    let x = w & ((1u64 << (len * 8)) - 1);
     let v = (x & 0x7f)
         | (x >> 1) & (0x7f << 7)
         | (x >> 2) & (0x7f << 14)

@@ -51,11 +51,7 @@ impl<'s> PackedLists<'s> {
     /// The entries of `v`'s list (0 outside the segment).
     #[inline]
     fn len(&self, v: u32) -> usize {
-        let i = v.wrapping_sub(self.lo) as usize;
-        match (self.offsets.get(i), self.offsets.get(i.wrapping_add(1))) {
-            (Some(&a), Some(&b)) => b.saturating_sub(a) as usize,
-            _ => 0,
-        }
+        entries_in(self.offsets, self.lo, v).len()
     }
 
     /// The bytes from the start of `v`'s list to the end of the section
@@ -77,6 +73,19 @@ impl<'s> PackedLists<'s> {
     #[inline]
     pub(crate) fn decode_at(&self, v: u32, want: usize, buf: &mut Vec<u32>, at: usize) -> usize {
         pack::decode_at(self.bytes_from(v), self.len(v).min(want), buf, at)
+    }
+}
+
+/// Entry indices of vertex `v` by a segment's `offsets` (first vertex
+/// `lo`): empty outside the segment, or where damaged offsets decrease.
+#[inline]
+fn entries_in(offsets: &[u32], lo: u32, v: u32) -> Range<usize> {
+    let Some(i) = v.checked_sub(lo) else {
+        return 0..0;
+    };
+    match (offsets.get(i as usize), offsets.get(i as usize + 1)) {
+        (Some(&a), Some(&b)) if a <= b => a as usize..b as usize,
+        _ => 0..0,
     }
 }
 
@@ -156,26 +165,48 @@ impl Segment {
         if !self.is_packed() {
             return Ok(());
         }
-        let base = self.header().section(Section::Lists).offset;
-        let lists = self.lists();
+        let end = self.header().section(Section::Dsts).len - pack::SLACK as u64;
+        self.check_starts(
+            Section::Lists,
+            "list start",
+            end,
+            &format!("the end of the packed lists, {end}"),
+        )
+    }
+
+    /// A column of per-vertex starts (`offsets`, `lists`, named `what`):
+    /// first 0, never decreasing, last `end` (named `end_name`). Damage is
+    /// reported at the value's offset in the file, a decrease with the
+    /// vertex it starts.
+    fn check_starts(&self, s: Section, what: &str, end: u64, end_name: &str) -> Result<()> {
+        let base = self.header().section(s).offset;
+        let starts: &[u32] = self.col(s);
         let at = |i: usize| base + 4 * i as u64;
-        if lists.first() != Some(&0) {
-            return Err(corrupt(self.name(), at(0), "first list start is not 0"));
+        if starts.first() != Some(&0) {
+            return Err(corrupt(
+                self.name(),
+                at(0),
+                format!("first {what} is not 0"),
+            ));
         }
-        if let Some(i) = lists.windows(2).position(|w| w[0] > w[1]) {
+        if let Some(i) = starts.windows(2).position(|w| w[0] > w[1]) {
             return Err(corrupt(
                 self.name(),
                 at(i + 1),
-                format!("list start {} decreases from {}", lists[i + 1], lists[i]),
+                format!(
+                    "{what} {} of vertex {} decreases from {}",
+                    starts[i + 1],
+                    self.lo() as u64 + i as u64 + 1,
+                    starts[i]
+                ),
             ));
         }
-        let end = self.header().section(Section::Dsts).len - pack::SLACK as u64;
-        let last = lists.last().copied().unwrap_or(0);
+        let last = starts.last().copied().unwrap_or(0);
         if u64::from(last) != end {
             return Err(corrupt(
                 self.name(),
-                at(lists.len().saturating_sub(1)),
-                format!("last list start {last} is not the end of the packed lists, {end}"),
+                at(starts.len().saturating_sub(1)),
+                format!("last {what} {last} is not {end_name}"),
             ));
         }
         Ok(())
@@ -213,36 +244,13 @@ impl Segment {
     /// Offsets start at 0, never decrease and end at the entry count: after
     /// this, every vertex's entry range lies inside the entry columns.
     fn check_offsets(&self) -> Result<()> {
-        let base = self.header().section(Section::Offsets).offset;
-        let offs = self.offsets();
-        let at = |i: usize| base + 4 * i as u64;
-        if offs.first() != Some(&0) {
-            return Err(corrupt(self.name(), at(0), "first offset is not 0"));
-        }
-        if let Some(i) = offs.windows(2).position(|w| w[0] > w[1]) {
-            return Err(corrupt(
-                self.name(),
-                at(i + 1),
-                format!(
-                    "offset {} of vertex {} decreases from {}",
-                    offs[i + 1],
-                    self.lo() as u64 + i as u64 + 1,
-                    offs[i]
-                ),
-            ));
-        }
-        let last = offs.last().copied().unwrap_or(0);
-        if u64::from(last) != self.header().entry_count {
-            return Err(corrupt(
-                self.name(),
-                at(offs.len().saturating_sub(1)),
-                format!(
-                    "last offset {last} is not the entry count {}",
-                    self.header().entry_count
-                ),
-            ));
-        }
-        Ok(())
+        let n = self.header().entry_count;
+        self.check_starts(
+            Section::Offsets,
+            "offset",
+            n,
+            &format!("the entry count {n}"),
+        )
     }
 
     /// `stamp_idx` strictly increasing and in range; stamps carry a nonzero
@@ -657,14 +665,7 @@ impl Segment {
     /// Entry indices of vertex `v` (empty outside the segment).
     #[inline]
     pub(crate) fn entry_range(&self, v: u32) -> Range<usize> {
-        let Some(i) = v.checked_sub(self.lo()) else {
-            return 0..0;
-        };
-        let offs = self.offsets();
-        match (offs.get(i as usize), offs.get(i as usize + 1)) {
-            (Some(&a), Some(&b)) if a <= b => a as usize..b as usize,
-            _ => 0..0,
-        }
+        entries_in(self.offsets(), self.lo(), v)
     }
 
     /// Starts loading where `v`'s entries begin (see `util::prefetch`).

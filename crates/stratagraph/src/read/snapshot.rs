@@ -1041,10 +1041,9 @@ impl Snapshot {
                     let mut start = 0;
                     for (u, &end) in (v..block_end).zip(ends.iter()) {
                         let bit = 1u64 << (u & 63);
-                        if skip & bit != 0 {
-                        } else if dirty & bit == 0 {
+                        if skip & bit == 0 && dirty & bit == 0 {
                             f(u, &[decoded.get(start..end).unwrap_or(&[])]);
-                        } else {
+                        } else if skip & bit == 0 {
                             slow(u, &mut f);
                         }
                         start = end;
