@@ -165,8 +165,12 @@ pub fn run(args: &CoreArgs) -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("loaded {} edges, expected {}", stats.edges, reference.edges).into());
     }
     println!(
-        "# memory: slots {} B, adjacency {} B, {} entries, id map {} B",
-        stats.memory.slot_bytes, stats.memory.adjacency_bytes, stats.memory.entries, stats.id_bytes
+        "# memory: slots {} B, tables {} B, adjacency {} B, {} entries, id map {} B",
+        stats.memory.slot_bytes,
+        stats.memory.table_bytes,
+        stats.memory.adjacency_bytes,
+        stats.memory.entries,
+        stats.id_bytes
     );
     let memory_row = |op, stats: &stratagraph::Stats| {
         row(

@@ -628,7 +628,7 @@ pub fn stats(dir: &Path, json: bool) -> Res {
     let g = open_read_only(dir, None)?;
     let s = g.stats();
     let runs = g.runs();
-    let memgraph = s.memory.slot_bytes + s.memory.adjacency_bytes;
+    let memgraph = s.memory.slot_bytes + s.memory.table_bytes + s.memory.adjacency_bytes;
     let directed_edges = if g.options().directed {
         s.edges
     } else {

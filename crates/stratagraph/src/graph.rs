@@ -175,6 +175,7 @@ impl Stats {
     /// Total bytes (MemGraph + runs + id dictionary + kept reads).
     pub fn total_bytes(&self) -> usize {
         self.memory.slot_bytes
+            + self.memory.table_bytes
             + self.memory.adjacency_bytes
             + self.run_bytes
             + self.id_bytes

@@ -200,11 +200,8 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     let mut alive = 0u64;
     for (v, &(_, is_alive)) in manifest.vertices.iter().enumerate() {
         if is_alive {
-            let v = v as u32;
-            let mut st = store.mem.lock(v);
             // Existing since before every snapshot of this session.
-            st.life.set(0, true, 0);
-            store.mem.mark_clean(v);
+            store.mem.exists_on_open(v as u32, true);
             alive += 1;
         }
     }

@@ -35,6 +35,7 @@ use crate::error::VertexId;
 use crate::lsm::layers::{FlushedRun, Level};
 use crate::lsm::leveling::{self, Geometry};
 use crate::lsm::LevelSink;
+use crate::mem::{Bits, Fresh};
 use crate::page::PAGE;
 use crate::store::{maintain, Store};
 use crate::util::bucket;
@@ -125,7 +126,7 @@ fn mem_holds_no_edge(store: &Store) -> bool {
         if !mem.may_hold(v) {
             return true;
         }
-        let Some(st) = mem.lock_for_clean_up(v) else {
+        let Some(st) = mem.lock_existing(v) else {
             return true;
         };
         let empty = st.out.is_empty() && st.inn.is_empty();
@@ -191,7 +192,12 @@ fn load(
         *last = leveling::level_of(parts)?;
     }
     // Existence of every endpoint at the batch's timestamp, so no snapshot
-    // sees a vertex before it sees the edges that created it.
+    // sees a vertex before it sees the edges that created it. A vertex
+    // without a slot gets none: a layer of bits says it (`mem::Fresh`).
+    let fresh = Fresh {
+        ts: st.ts,
+        bits: Bits::default(),
+    };
     let created: i64 = store.par(|| {
         (0..bound)
             .into_par_iter()
@@ -200,20 +206,14 @@ fn load(
                 out.degree(v) > 0 || inn.as_ref().is_some_and(|c| c.degree(v) > 0)
             })
             .map(|v| {
-                if store.mem.read(v, |s| s.life.alive()) == Some(true) {
+                if store.mem.alive(v) {
                     return 0;
                 }
-                let mut state = store.mem.lock(v);
-                if state.life.alive() {
-                    return 0;
-                }
-                state.life.set(st.ts, true, st.watermark);
-                // Only its existence changed: the MemGraph holds no edge of it.
-                store.mem.mark_clean(v);
-                1
+                i64::from(store.mem.create(v, &st, Some(&fresh)))
             })
             .sum()
     });
+    store.mem.add_fresh(fresh);
     drop((out, inn));
     maintain::install_bulk_level(store, levels, ticket, (added, created), entries)
 }

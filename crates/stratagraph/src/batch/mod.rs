@@ -13,7 +13,7 @@ use crate::edge_rules;
 use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::lsm::layers::Layers;
-use crate::mem::{Effect, Stamping, Write};
+use crate::mem::{Bits, Effect, Fresh, Stamping, Write};
 use crate::store::Store;
 use crate::txn::check_edge;
 use crate::util::bucket;
@@ -31,6 +31,12 @@ type Item = (u32, u32, Option<f64>);
 /// writes takes a few; and rayon's sorts run sequentially below 2000
 /// items anyway, which an undirected batch of this size stays within.
 const SMALL_BATCH: usize = 1000;
+
+/// Vertices an `insert_vertices` batch creates from which those without a
+/// slot are set in a layer of bits instead of taking one (`mem::Fresh`):
+/// a layer costs a read of the vertices without a slot a look at it until
+/// the next clean-up folds it, so small batches do not make one each.
+const FRESH_LAYER_FROM: usize = 1 << 14;
 
 /// How a batch's phases run: `grain` is the fewest items a parallel task
 /// may take. A small batch sets it to "never split", so every parallel
@@ -387,13 +393,7 @@ fn check_endpoints_alive(
     mode: Mode,
     edges: &[(VertexId, VertexId, f64)],
 ) -> Result<()> {
-    let alive = |v: VertexId| {
-        store
-            .ids
-            .lookup(v)
-            .and_then(|id| store.mem.read(id, |st| st.life.alive()))
-            == Some(true)
-    };
+    let alive = |v: VertexId| store.ids.lookup(v).is_some_and(|id| store.mem.alive(id));
     match edges
         .par_iter()
         .with_min_len(mode.grain)
@@ -517,20 +517,21 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
     store.check_writable("insert_vertices")?;
     let ticket = store.clock.take();
     let st = store.stamping(ticket.ts())?;
+    // Many vertices at once take no slots: a layer of bits at the batch's
+    // timestamp says they exist (`mem::Fresh`), as for a bulk load.
+    let fresh = (ids.len() >= FRESH_LAYER_FROM).then(|| Fresh {
+        ts: st.ts,
+        bits: Bits::default(),
+    });
     let created: i64 = mode.run(store, || {
         ids.par_iter()
             .with_min_len(mode.grain)
-            .map(|&v| {
-                let mut state = store.mem.lock(v);
-                if state.life.alive() {
-                    0
-                } else {
-                    state.life.set(st.ts, true, st.watermark);
-                    1
-                }
-            })
+            .map(|&v| i64::from(store.mem.create(v, &st, fresh.as_ref())))
             .sum()
     });
+    if let Some(fresh) = fresh {
+        store.mem.add_fresh(fresh);
+    }
     let durable = log_batch(store, ticket.ts(), |b, ts| {
         record::encode_insert_vertices(b, ts, vertices)
     });

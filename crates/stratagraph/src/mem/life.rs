@@ -20,6 +20,26 @@ fn pack(ts: u64, alive: bool) -> u64 {
 }
 
 impl Life {
+    /// A vertex that exists, or not, for snapshots at `ts` or later and
+    /// for none before.
+    pub(crate) fn since(ts: u64, alive: bool) -> Life {
+        Life {
+            latest: if alive { pack(ts, true) } else { 0 },
+            older: None,
+        }
+    }
+
+    /// Forgets the states no snapshot at or after `watermark` can see,
+    /// and says whether the vertex exists if every such snapshot sees the
+    /// same state (the history is then one bit).
+    pub(crate) fn one_state(&mut self, watermark: u64) -> Option<bool> {
+        if self.latest >> 1 > watermark {
+            return None;
+        }
+        self.older = None;
+        Some(self.alive())
+    }
+
     /// Whether the vertex exists in the latest state.
     #[inline]
     pub(crate) fn alive(&self) -> bool {
@@ -86,5 +106,17 @@ mod tests {
             "a dead state at or below W is not needed"
         );
         assert!(l.alive_at(30));
+    }
+
+    #[test]
+    fn one_state_is_the_latest_once_the_watermark_reaches_it() {
+        let mut l = Life::since(4, true);
+        assert!(!l.alive_at(3) && l.alive_at(4));
+        l.set(9, false, 4);
+        assert_eq!(l.one_state(8), None, "a snapshot at 8 still sees it alive");
+        assert!(l.alive_at(8));
+        assert_eq!(l.one_state(9), Some(false));
+        assert!(l.older.is_none() && !l.alive_at(9));
+        assert_eq!(Life::since(7, false).one_state(0), Some(false));
     }
 }

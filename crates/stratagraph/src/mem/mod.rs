@@ -1,18 +1,23 @@
 //! MemGraph: the in-memory, multi-versioned write buffer of the engine.
 //!
-//! One slot per internal vertex id, each with its own small lock, existence
-//! history and out/in adjacency (`EdgeSet`). Writers lock the slots they
-//! touch (see `txn` for the order); readers lock a slot only long enough to
-//! clone the `Arc` of its runs, then scan without holding anything, so a
-//! reader never blocks a writer for longer than that clone and a writer never
-//! blocks a reader for longer than one small copy.
+//! A slot per vertex the MemGraph holds something of (`slots.rs`), each
+//! with its own small lock, existence history and out/in adjacency
+//! (`EdgeSet`); the existence of the other vertices is a bit
+//! (`existence.rs`). Writers lock the slots they touch (see `txn` for the
+//! order); readers lock a slot only long enough to clone the `Arc` of its
+//! runs, then scan without holding anything, so a reader never blocks a
+//! writer for longer than that clone and a writer never blocks a reader for
+//! longer than one small copy.
 
 mod edge_set;
+mod existence;
 mod life;
 mod run;
+mod slots;
 mod versions;
 
 pub(crate) use edge_set::{EdgeSet, Write};
+pub(crate) use existence::{Bits, Fresh};
 pub(crate) use life::Life;
 pub(crate) use run::Run;
 pub(crate) use versions::{offset_of, visible_in_group, Effect, Stamping};
@@ -21,7 +26,8 @@ use crate::direction::Direction;
 use crate::page::PAGE;
 use crate::util::prefetch;
 use crate::util::segmented::SegmentedTable;
-use parking_lot::{RwLock, RwLockWriteGuard};
+use existence::{Existence, Known};
+use slots::{Held, Slots, SLOT_BYTES};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Everything the engine keeps about one vertex in memory.
@@ -68,29 +74,12 @@ impl VertexState {
     }
 }
 
-/// One vertex's place in the table: its state under its lock, and its
-/// write mark beside it, one cache line together, so a writer pays one
-/// miss for both and no slot straddles two lines.
-#[derive(Default)]
-#[repr(align(64))]
-struct Slot {
-    state: RwLock<VertexState>,
-    /// The newest commit timestamp that wrote an edge of the vertex, in
-    /// either direction. Pages a snapshot copied (`mem_view`) are kept for
-    /// later snapshots, which take one as it is if nothing was written to
-    /// the page since (`MemGraph::written`), and copy again only the
-    /// vertices written since otherwise. A writer raises the mark before
-    /// its commit is published, so every snapshot sees the raises of
-    /// every commit it can see.
-    written: AtomicU64,
-}
-
-// A vertex costs one line; a bigger state would double it.
-const _: () = assert!(std::mem::size_of::<Slot>() == 64);
-
 /// The vertex table.
 pub(crate) struct MemGraph {
-    slots: SegmentedTable<Slot>,
+    /// Each vertex's slot, while it holds one (`slots.rs`).
+    slots: Slots,
+    /// Whether a vertex without a slot exists (`existence.rs`).
+    existence: Existence,
     /// One bit per vertex: set when a writer locks the vertex, cleared by
     /// the post-flush clean-up once both its sets are empty. A reader that
     /// finds the bit clear knows, without touching the slot or its lock,
@@ -99,11 +88,12 @@ pub(crate) struct MemGraph {
     /// scanned straight from its runs.
     dirty: SegmentedTable<AtomicU64>,
     /// Per page of `PAGE` vertex ids: the newest of its vertices' write
-    /// marks (`Slot::written`).
+    /// marks (`Slot::written`), so also the mark of a vertex without a slot.
     written: SegmentedTable<AtomicU64>,
-    /// Heap bytes of every vertex's adjacency and history (what `usage`
-    /// walks the table to add up), kept by `SlotGuard` as writers change
-    /// them: the flush trigger compares it with the MemGraph's budget.
+    /// Heap bytes of every vertex's adjacency and history and the slots in
+    /// use (what `usage` walks the table to add up), kept by `SlotGuard`
+    /// as writers change them: the flush trigger compares it with the
+    /// MemGraph's budget.
     bytes: AtomicUsize,
 }
 
@@ -111,7 +101,7 @@ pub(crate) struct MemGraph {
 /// vertex's heap bytes goes into the MemGraph's count (`MemGraph::bytes`),
 /// whatever the writer did to it.
 pub(crate) struct SlotGuard<'a> {
-    state: RwLockWriteGuard<'a, VertexState>,
+    held: Held<'a>,
     before: usize,
     bytes: &'a AtomicUsize,
 }
@@ -120,20 +110,20 @@ impl std::ops::Deref for SlotGuard<'_> {
     type Target = VertexState;
     #[inline]
     fn deref(&self) -> &VertexState {
-        &self.state
+        self.held.state()
     }
 }
 
 impl std::ops::DerefMut for SlotGuard<'_> {
     #[inline]
     fn deref_mut(&mut self) -> &mut VertexState {
-        &mut self.state
+        self.held.state_mut()
     }
 }
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
-        let after = self.state.heap_bytes();
+        let after = self.held.state().heap_bytes();
         if after > self.before {
             self.bytes.fetch_add(after - self.before, Ordering::Relaxed);
         } else if after < self.before {
@@ -145,8 +135,13 @@ impl Drop for SlotGuard<'_> {
 /// Memory used by a MemGraph, split by what it is spent on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemoryUsage {
-    /// Vertex slots (fixed cost per allocated id).
+    /// Slots held by vertices the MemGraph holds something of, 64 bytes
+    /// each.
     pub slot_bytes: usize,
+    /// The tables kept per vertex id whether or not the MemGraph holds
+    /// anything of it (the slot index, existence and dirty bits, write
+    /// marks), and the slots allocated but free.
+    pub table_bytes: usize,
     /// Adjacency runs, block lists and vertex histories.
     pub adjacency_bytes: usize,
     /// Edge versions stored (live edges, tombstones and old versions, both directions).
@@ -156,24 +151,26 @@ pub struct MemoryUsage {
 impl MemGraph {
     pub(crate) fn new() -> Self {
         MemGraph {
-            slots: SegmentedTable::new(),
+            slots: Slots::new(),
+            existence: Existence::default(),
             dirty: SegmentedTable::new(),
             written: SegmentedTable::new(),
             bytes: AtomicUsize::new(0),
         }
     }
 
-    /// Heap bytes of the vertices' adjacency and histories (the slot
-    /// tables not included), as of the last released write lock.
+    /// Heap bytes of the vertices' adjacency and histories and of the
+    /// slots in use (the index and the bits not included), as of the last
+    /// released write lock.
     #[inline]
     pub(crate) fn bytes(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }
 
-    fn guard<'a>(&'a self, state: RwLockWriteGuard<'a, VertexState>) -> SlotGuard<'a> {
+    fn guard<'a>(&'a self, held: Held<'a>) -> SlotGuard<'a> {
         SlotGuard {
-            before: state.heap_bytes(),
-            state,
+            before: held.state().heap_bytes(),
+            held,
             bytes: &self.bytes,
         }
     }
@@ -181,20 +178,30 @@ impl MemGraph {
     /// Starts loading `v`'s slot (see `util::prefetch`).
     #[inline]
     pub(crate) fn prefetch(&self, v: u32) {
-        if let Some(slot) = self.slots.get(v) {
+        if let Some(slot) = self.slots.peek(v) {
             prefetch::line(slot);
         }
     }
 
-    /// Locks vertex `v` for writing (allocating its slot).
+    /// Locks vertex `v` for writing (giving it a slot if it holds none).
     #[inline]
     pub(crate) fn lock(&self, v: u32) -> SlotGuard<'_> {
-        let guard = self.slots.get_or_alloc(v).state.write();
+        let (held, taken) = self.slots.write_or_take(v, |slot, state| {
+            state.life = match self.existence.of(v) {
+                Known::Absent => Life::default(),
+                Known::Since(ts) => Life::since(ts, true),
+            };
+            // At least every mark the vertex's earlier slots had.
+            slot.written.store(self.page_written(v), Ordering::Relaxed);
+        });
+        if taken {
+            self.bytes.fetch_add(SLOT_BYTES, Ordering::Relaxed);
+        }
         let (word, bit) = (self.dirty.get_or_alloc(v >> 6), 1u64 << (v & 63));
         if word.load(Ordering::Relaxed) & bit == 0 {
             word.fetch_or(bit, Ordering::Relaxed);
         }
-        self.guard(guard)
+        self.guard(held)
     }
 
     /// Records that the commit at `ts` writes edges of `v` (see
@@ -203,10 +210,10 @@ impl MemGraph {
     pub(crate) fn note_write(&self, v: u32, ts: u64) {
         // `fetch_max`, not a store: a batch takes its timestamp before it
         // locks, so a commit with a newer one may have written `v` first.
-        self.slots
-            .get_or_alloc(v)
-            .written
-            .fetch_max(ts, Ordering::Relaxed);
+        // The index entry of a locked vertex cannot change.
+        if let Some(slot) = self.slots.peek(v) {
+            slot.written.fetch_max(ts, Ordering::Relaxed);
+        }
         let page = self.written.get_or_alloc(v / PAGE);
         if page.load(Ordering::Relaxed) < ts {
             page.fetch_max(ts, Ordering::Relaxed);
@@ -222,18 +229,120 @@ impl MemGraph {
             .map_or(0, |w| w.load(Ordering::Relaxed))
     }
 
-    /// The newest timestamp that wrote an edge of `v` (0 if none did).
+    /// The newest timestamp that wrote an edge of `v` (0 if none did), or
+    /// a newer one: a vertex without a slot answers with its page's mark.
     #[inline]
     pub(crate) fn vertex_written(&self, v: u32) -> u64 {
         self.slots
-            .get(v)
-            .map_or(0, |s| s.written.load(Ordering::Relaxed))
+            .read(v, |slot, _| slot.written.load(Ordering::Relaxed))
+            .unwrap_or_else(|| self.page_written(v))
     }
 
-    /// Locks `v` for the post-flush clean-up, which only removes versions
-    /// (so it leaves the dirty bit alone; see `mark_clean`).
-    pub(crate) fn lock_for_clean_up(&self, v: u32) -> Option<SlotGuard<'_>> {
-        self.slots.get(v).map(|m| self.guard(m.state.write()))
+    /// Locks `v` for the check a bulk load makes, which only looks (so it
+    /// leaves the dirty bit alone; see `mark_clean`); `None` if `v` holds
+    /// no slot.
+    pub(crate) fn lock_existing(&self, v: u32) -> Option<SlotGuard<'_>> {
+        self.slots.write(v).map(|h| self.guard(h))
+    }
+
+    /// The post-flush clean-up of `v`: drops its versions up to `cut` (if a
+    /// flush's cut is ready), clears its dirty bit once both its sets are
+    /// empty, and then, once every snapshot at or after `watermark` sees its
+    /// latest existence,
+    /// gives its slot back. The caller is the clean-up, alone.
+    pub(crate) fn clean(&self, v: u32, cut: Option<u64>, watermark: u64) {
+        let Some(mut held) = self.slots.write(v) else {
+            return;
+        };
+        let before = held.state().heap_bytes();
+        let st = held.state_mut();
+        if let Some(cut) = cut {
+            st.out.drop_upto(cut);
+            st.inn.drop_upto(cut);
+        }
+        let empty = st.out.is_empty() && st.inn.is_empty();
+        let state = if empty {
+            st.life.one_state(watermark)
+        } else {
+            None
+        };
+        let after = st.heap_bytes();
+        if empty {
+            self.mark_clean(v);
+        }
+        match state {
+            Some(alive) => {
+                self.existence.set_bit(v, alive);
+                self.slots.give_back(v, held);
+                self.bytes.fetch_sub(before + SLOT_BYTES, Ordering::Relaxed);
+            }
+            None => {
+                drop(held);
+                if after < before {
+                    self.bytes.fetch_sub(before - after, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Folds bulk loads' existence layers no snapshot at or after
+    /// `watermark` tells apart into the bits (the clean-up, alone).
+    pub(crate) fn fold_fresh(&self, watermark: u64, bound: u32) {
+        self.existence.fold_upto(watermark, bound);
+    }
+
+    /// Settles `v`'s existence straight into its bit, for an open with no
+    /// snapshot yet and no slot given out.
+    pub(crate) fn exists_on_open(&self, v: u32, alive: bool) {
+        self.existence.set_bit(v, alive);
+    }
+
+    /// Makes `v` exist for snapshots at `st.ts` or later; false if it
+    /// already exists. With `fresh` (a batch's layer at `st.ts`), a vertex
+    /// without a slot is set there and takes none; otherwise it is locked
+    /// (taking a slot), and its dirty bit is left clear if it holds no
+    /// edge. The caller keeps every other writer out.
+    pub(crate) fn create(&self, v: u32, st: &Stamping, fresh: Option<&Fresh>) -> bool {
+        if let Some(f) = fresh.filter(|_| self.slots.peek(v).is_none()) {
+            // No writer can give `v` a slot meanwhile; a clean-up only
+            // gives slots back.
+            if self.alive(v) {
+                return false;
+            }
+            f.bits.set(v, true);
+            return true;
+        }
+        let mut state = self.lock(v);
+        let empty = state.out.is_empty() && state.inn.is_empty();
+        let created = !state.life.alive();
+        if created {
+            state.life.set(st.ts, true, st.watermark);
+        }
+        if empty {
+            self.mark_clean(v);
+        }
+        created
+    }
+
+    /// Adds the vertices a batch created at `fresh.ts` without slots
+    /// (`create`). The caller still keeps every other writer out and has
+    /// not published `fresh.ts`, so no clean-up folds the layer yet.
+    pub(crate) fn add_fresh(&self, fresh: Fresh) {
+        self.existence.add(fresh);
+    }
+
+    /// Whether `v` exists in the latest state.
+    #[inline]
+    pub(crate) fn alive(&self, v: u32) -> bool {
+        self.alive_at(v, u64::MAX)
+    }
+
+    /// Whether a snapshot at `ts` sees `v`.
+    #[inline]
+    pub(crate) fn alive_at(&self, v: u32, ts: u64) -> bool {
+        self.slots
+            .read(v, |_, s| s.life.alive_at(ts))
+            .unwrap_or_else(|| self.existence.alive_at(v, ts))
     }
 
     /// Clears `v`'s dirty bit; the caller holds `v`'s lock and has seen
@@ -261,30 +370,37 @@ impl MemGraph {
             .is_some_and(|w| w.load(Ordering::Relaxed) & (1u64 << (v & 63)) != 0)
     }
 
-    /// Runs `f` on vertex `v`'s state under its shared lock; `None` if the
-    /// slot was never allocated. Readers share the lock, and a recursive read
-    /// (`f` reading `v` again) cannot deadlock behind a waiting writer; `f`
+    /// Runs `f` on vertex `v`'s state under its shared lock; `None` if `v`
+    /// holds no slot (its existence is then `alive_at`'s, and it has no
+    /// edge here). Readers share the lock, and a recursive read (`f`
+    /// reading `v` again) cannot deadlock behind a waiting writer; `f`
     /// should still be short, since writers of `v` wait for it.
     #[inline]
     pub(crate) fn read<R>(&self, v: u32, f: impl FnOnce(&VertexState) -> R) -> Option<R> {
-        self.slots.get(v).map(|m| f(&m.state.read_recursive()))
+        self.slots.read(v, |_, s| f(s))
     }
 
-    /// As `read`, with a never-allocated slot read as an empty vertex (for
-    /// reads that must also look below the MemGraph).
+    /// As `read`, with a vertex without a slot read as an empty vertex (for
+    /// reads of edges that must also look below the MemGraph).
     #[inline]
     pub(crate) fn read_or_empty<R>(&self, v: u32, f: impl FnOnce(&VertexState) -> R) -> R {
         static EMPTY: std::sync::OnceLock<VertexState> = std::sync::OnceLock::new();
-        match self.slots.get(v) {
-            Some(m) => f(&m.state.read_recursive()),
-            None => f(EMPTY.get_or_init(VertexState::default)),
+        let mut f = Some(f);
+        match self
+            .slots
+            .read(v, |_, s| (f.take().expect("called once"))(s))
+        {
+            Some(r) => r,
+            None => (f.take().expect("not called"))(EMPTY.get_or_init(VertexState::default)),
         }
     }
 
     /// Walks every slot below `bound` (locking each briefly).
     pub(crate) fn usage(&self, bound: u32) -> MemoryUsage {
         let mut u = MemoryUsage {
-            slot_bytes: self.slots.allocated_bytes()
+            slot_bytes: self.slots.in_use() * SLOT_BYTES,
+            table_bytes: (self.slots.allocated_bytes() - self.slots.in_use() * SLOT_BYTES)
+                + self.existence.allocated_bytes()
                 + self.dirty.allocated_bytes()
                 + self.written.allocated_bytes(),
             ..MemoryUsage::default()
@@ -296,5 +412,203 @@ impl MemGraph {
             });
         }
         u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn at(ts: u64) -> Stamping {
+        Stamping {
+            ts,
+            watermark: 0,
+            window: 1 << 30,
+        }
+    }
+
+    #[test]
+    fn a_slot_goes_back_once_empty_and_one_state_and_is_taken_again() {
+        let m = MemGraph::new();
+        {
+            let mut g = m.lock(5);
+            g.life.set(3, true, 0);
+            g.out.put(7, 1.0, &at(3));
+        }
+        m.note_write(5, 3);
+        assert_eq!(m.usage(10).slot_bytes, SLOT_BYTES);
+        assert!(m.bytes() >= SLOT_BYTES);
+        m.clean(5, None, 10);
+        assert!(m.read(5, |_| ()).is_some(), "an edge is left: kept");
+        m.clean(5, Some(3), 2);
+        assert!(
+            m.read(5, |_| ()).is_some(),
+            "a snapshot at 2 sees it absent: kept"
+        );
+        assert!(!m.alive_at(5, 2) && m.alive_at(5, 3));
+        m.clean(5, None, 3);
+        assert!(m.read(5, |_| ()).is_none(), "given back");
+        assert_eq!((m.usage(10).slot_bytes, m.bytes()), (0, 0));
+        assert!(m.alive(5) && m.alive_at(5, 3) && !m.may_hold(5));
+        assert_eq!(m.vertex_written(5), 3, "the page's mark answers");
+        // The slot goes to the next vertex that needs one; 5 reads as it was.
+        m.lock(9).life.set(4, true, 0);
+        assert!(m.alive(5) && m.alive(9) && !m.alive(8));
+        assert!(m.read(5, |_| ()).is_none());
+        let g = m.lock(5);
+        assert!(g.life.alive() && g.out.is_empty());
+        drop(g);
+        assert!(
+            m.vertex_written(5) >= 3,
+            "a new slot starts at the page's mark"
+        );
+        // A deletion ends as a cleared bit.
+        m.lock(9).life.set(6, false, 5);
+        m.clean(9, None, 6);
+        assert!(m.read(9, |_| ()).is_none() && !m.alive(9));
+    }
+
+    #[test]
+    fn a_bulk_layer_hides_its_vertices_from_older_snapshots_until_folded() {
+        let m = MemGraph::new();
+        m.exists_on_open(1, true);
+        m.lock(2).life.set(4, false, 0);
+        let fresh = Fresh {
+            ts: 8,
+            bits: Bits::default(),
+        };
+        for v in [3, 4, 70_000] {
+            fresh.bits.set(v, true);
+        }
+        m.add_fresh(fresh);
+        assert!(m.alive_at(1, 0) && !m.alive_at(3, 7) && m.alive_at(3, 8));
+        assert!(m.alive_at(70_000, 9) && !m.alive_at(70_001, 9));
+        // A slot taken after the load starts from the layer's timestamp.
+        m.lock(4).life.set(9, false, 8);
+        assert!(!m.alive_at(4, 7) && m.alive_at(4, 8) && !m.alive_at(4, 9));
+        m.fold_fresh(7, 80_000);
+        assert!(!m.alive_at(3, 7), "not folded below its timestamp");
+        m.fold_fresh(9, 80_000);
+        assert!(m.alive_at(3, 0) && m.alive_at(70_000, 0));
+        m.clean(4, None, 9);
+        assert!(
+            m.read(4, |_| ()).is_none() && !m.alive(4),
+            "its deletion wins"
+        );
+        assert!(!m.alive(2) && m.alive(1));
+    }
+
+    /// Writers lock ascending sets of vertices and readers read them while
+    /// a clean-up gives slots back as fast as it can, so slots change hands
+    /// under every lookup. Each vertex's set only ever holds destinations
+    /// that name it: a lock or read that landed on another vertex's slot
+    /// shows up as a foreign destination. A deadlock (a writer waiting for
+    /// a slot that changed hands) stops the test at its deadline.
+    #[test]
+    fn slots_changing_hands_never_mix_vertices_or_deadlock() {
+        const N: u32 = 48;
+        let m = Arc::new(MemGraph::new());
+        for v in 0..N {
+            m.exists_on_open(v, true);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let mark = |v: u32, k: u32| v * 1000 + k % 1000;
+        let mut threads = Vec::new();
+        for t in 0..3u64 {
+            let (m, stop) = (Arc::clone(&m), Arc::clone(&stop));
+            threads.push(std::thread::spawn(move || {
+                let mut x = t.wrapping_mul(0x9E37_79B9) | 1;
+                let mut rounds = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let mut vs = [
+                        (x % 48) as u32,
+                        ((x >> 8) % 48) as u32,
+                        ((x >> 16) % 48) as u32,
+                    ];
+                    vs.sort_unstable();
+                    let mut held = Vec::new();
+                    let mut last = None;
+                    for &v in &vs {
+                        if last != Some(v) {
+                            held.push((v, m.lock(v)));
+                            last = Some(v);
+                        }
+                    }
+                    for (v, g) in &mut held {
+                        assert!(g.life.alive(), "vertex {v} lost its existence");
+                        for r in g.out.runs() {
+                            for &d in r.dsts() {
+                                assert_eq!(d / 1000, *v, "vertex {v} holds another's edge");
+                            }
+                        }
+                        if x % 3 == 0 {
+                            g.out.drop_upto(u64::MAX);
+                        } else {
+                            g.out.put(mark(*v, (x >> 24) as u32), 1.0, &at(1));
+                        }
+                    }
+                    rounds += 1;
+                }
+                rounds
+            }));
+        }
+        for _ in 0..2 {
+            let (m, stop) = (Arc::clone(&m), Arc::clone(&stop));
+            threads.push(std::thread::spawn(move || {
+                let mut reads = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    for v in 0..N {
+                        assert!(m.alive(v), "vertex {v} read as absent");
+                        m.read(v, |s| {
+                            for r in s.out.runs() {
+                                for &d in r.dsts() {
+                                    assert_eq!(d / 1000, v, "read {v}: another's edge");
+                                }
+                            }
+                        });
+                        reads += 1;
+                    }
+                }
+                reads
+            }));
+        }
+        {
+            let (m, stop) = (Arc::clone(&m), Arc::clone(&stop));
+            threads.push(std::thread::spawn(move || {
+                let mut passes = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    for v in 0..N {
+                        m.clean(v, Some(u64::MAX), u64::MAX);
+                    }
+                    passes += 1;
+                }
+                passes
+            }));
+        }
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            stop.store(true, Ordering::Relaxed);
+            let counts: Vec<Option<u64>> = threads.into_iter().map(|t| t.join().ok()).collect();
+            done_tx.send(counts).unwrap();
+        });
+        let counts = done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("threads finished (no deadlock, no panic)");
+        assert!(
+            counts.iter().all(|&c| c.is_some_and(|c| c > 0)),
+            "every thread ran, none failed: {counts:?}"
+        );
+        for v in 0..N {
+            m.clean(v, Some(u64::MAX), u64::MAX);
+            assert!(m.alive(v));
+        }
+        assert_eq!(m.usage(N).slot_bytes, 0);
+        assert_eq!(m.bytes(), 0, "the byte count came back to nothing");
     }
 }

@@ -186,10 +186,7 @@ impl Snapshot {
     }
 
     fn alive(&self, v: u32) -> bool {
-        self.store
-            .mem
-            .read(v, |s| s.life.alive_at(self.ts))
-            .unwrap_or(false)
+        self.store.mem.alive_at(v, self.ts)
     }
 
     /// Internal ids of all vertices, ascending.

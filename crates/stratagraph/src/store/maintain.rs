@@ -827,7 +827,7 @@ pub(crate) fn remove_runs_except(
 fn capture_vertices(store: &Store, cut: Timestamp) -> Vec<(u64, bool)> {
     (0..store.ids.bound())
         .map(|v| {
-            let alive = store.mem.read(v, |s| s.life.alive_at(cut)).unwrap_or(false);
+            let alive = store.mem.alive_at(v, cut);
             (store.ids.external_settled(v), alive)
         })
         .collect()
@@ -894,19 +894,14 @@ fn clean_up(store: &Store) {
         pending.drain(..n);
         newest
     };
-    let Some(cut) = ready else {
-        note_pinned(store);
-        store.lsm.refresh_horizon();
-        return;
-    };
-    for v in 0..store.ids.bound() {
-        if let Some(mut st) = store.mem.lock_for_clean_up(v) {
-            st.out.drop_upto(cut);
-            st.inn.drop_upto(cut);
-            if st.out.is_empty() && st.inn.is_empty() {
-                store.mem.mark_clean(v);
-            }
-        }
+    // Slots of vertices with nothing left but a settled existence go back
+    // whether or not a cut is ready: a store that only creates vertices
+    // fills the MemGraph with them too.
+    let watermark = store.clock.watermark();
+    let bound = store.ids.bound();
+    store.mem.fold_fresh(watermark, bound);
+    for v in 0..bound {
+        store.mem.clean(v, ready, watermark);
     }
     note_pinned(store);
     // Only now: a version re-based past `cut` before it was dropped would
@@ -955,7 +950,10 @@ mod tests {
             ..Options::default()
         });
         let store = Arc::clone(g.store());
-        let walk = || store.mem.usage(store.ids.bound()).adjacency_bytes;
+        let walk = || {
+            let u = store.mem.usage(store.ids.bound());
+            u.adjacency_bytes + u.slot_bytes
+        };
         let mut x: u64 = 7;
         let mut next = |n: u64| {
             x ^= x << 13;
@@ -988,6 +986,117 @@ mod tests {
         g.flush().unwrap();
         assert_eq!(store.mem.bytes(), walk(), "at the end");
         assert!(walk() > 0 || store.mem.bytes() == 0);
+    }
+
+    /// The MemGraph's slots follow what it holds, not the graph: a flush's
+    /// clean-up gives back the slots of vertices it no longer holds
+    /// anything of (not while a snapshot holds the flushed versions), and
+    /// every vertex keeps its existence, for old snapshots too.
+    #[test]
+    fn slots_go_back_after_a_flush_and_existence_stays() {
+        let g = Graph::in_memory(Options {
+            memgraph_bytes: 1 << 30,
+            ..Options::default()
+        });
+        let slots = || g.stats().memory.slot_bytes;
+        for v in 0..3000u64 {
+            g.insert_edge(v, (v * 7 + 1) % 3000, 1.0).unwrap();
+        }
+        g.insert_vertex(5000).unwrap();
+        g.delete_vertex(17).unwrap();
+        assert!(slots() >= 3000 * 64);
+        let held = g.snapshot();
+        g.flush().unwrap();
+        assert!(
+            slots() >= 3000 * 64,
+            "a snapshot holds the flushed versions"
+        );
+        drop(held);
+        let before = g.snapshot();
+        g.insert_edge(1, 2, 1.0).unwrap();
+        g.flush().unwrap();
+        assert_eq!(
+            slots(),
+            2 * 64,
+            "all but the ends of the edge `before` holds"
+        );
+        let now = g.snapshot();
+        for s in [&before, &now] {
+            assert!(s.has_vertex(5000) && !s.has_vertex(17) && !s.has_vertex(6000));
+            assert!((0..3000).filter(|&v| v != 17).all(|v| s.has_vertex(v)));
+            assert_eq!(s.vertex_count(), 3000);
+        }
+        assert!(now.has_edge(1, 2) && !before.has_edge(1, 2));
+        assert_eq!(now.edge_count(), 3000 - 2 + 1);
+        // A vertex created and deleted again after that is seen as it was
+        // by each snapshot, with or without a slot.
+        g.insert_vertex(17).unwrap();
+        let again = g.snapshot();
+        g.flush().unwrap();
+        assert!(!now.has_vertex(17) && again.has_vertex(17));
+        drop((before, now, again));
+        g.flush().unwrap();
+        assert_eq!(slots(), 0, "every slot went back");
+        assert!(g.snapshot().has_vertex(17) && g.snapshot().has_edge(1, 2));
+    }
+
+    /// A bulk load creates its vertices without slots; a snapshot older
+    /// than the load sees none of them.
+    #[test]
+    fn a_bulk_load_takes_no_slots_and_old_snapshots_see_no_vertex() {
+        let g = Graph::in_memory(Options::default());
+        g.insert_vertex(3).unwrap();
+        g.flush().unwrap();
+        let old = g.snapshot();
+        let edges: Vec<_> = (0..200_000u64)
+            .map(|i| (i % 5000, (i * 31 + 7) % 5003, 1.0))
+            .collect();
+        g.insert_edges(&edges).unwrap();
+        assert_eq!(g.stats().memory.slot_bytes, 0, "no slot taken");
+        assert!(
+            g.store().layers.read().runs.is_empty(),
+            "a level, not a run"
+        );
+        let new = g.snapshot();
+        assert_eq!(old.vertex_count(), 1);
+        assert!(old.has_vertex(3) && !old.has_vertex(4));
+        assert!(new.has_vertex(3) && new.has_vertex(4) && new.has_vertex(5002));
+        assert_eq!(new.vertex_count(), 5003);
+        drop((old, new));
+        g.insert_edge(9000, 1, 1.0).unwrap();
+        g.flush().unwrap();
+        let s = g.snapshot();
+        assert_eq!(s.vertex_count(), 5004);
+        assert_eq!(g.stats().memory.slot_bytes, 0);
+    }
+
+    /// A large `insert_vertices` batch takes no slots either; the vertices
+    /// it created keep their own history once written.
+    #[test]
+    fn many_vertices_at_once_take_no_slots() {
+        let g = Graph::in_memory(Options::default());
+        g.insert_vertices(&[1, 2]).unwrap();
+        let old = g.snapshot();
+        let many: Vec<u64> = (0..40_000).map(|v| v * 3).collect();
+        g.insert_vertices(&many).unwrap();
+        assert_eq!(
+            g.stats().memory.slot_bytes,
+            2 * 64,
+            "only the small batch's"
+        );
+        let all = g.snapshot();
+        assert_eq!((old.vertex_count(), all.vertex_count()), (2, 40_002));
+        assert!(!old.has_vertex(3) && all.has_vertex(3) && all.has_vertex(119_997));
+        g.delete_vertex(3).unwrap();
+        g.insert_edge(6, 9, 1.0).unwrap();
+        let after = g.snapshot();
+        assert!(all.has_vertex(3) && !after.has_vertex(3) && after.has_edge(6, 9));
+        drop((old, all, after));
+        g.flush().unwrap();
+        assert_eq!(g.stats().memory.slot_bytes, 0);
+        let s = g.snapshot();
+        assert_eq!(s.vertex_count(), 40_001);
+        assert!(!s.has_vertex(3) && s.has_vertex(0) && s.has_edge(6, 9));
     }
 
     /// While a compaction runs (here: the test holds its lock), background

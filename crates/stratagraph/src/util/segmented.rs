@@ -68,6 +68,12 @@ fn filled<T: Default>(len: usize) -> Box<[T]> {
     huge::filled(len, T::default)
 }
 
+impl<T: Default> Default for SegmentedTable<T> {
+    fn default() -> Self {
+        SegmentedTable::new()
+    }
+}
+
 impl<T: Default> SegmentedTable<T> {
     pub(crate) fn new() -> Self {
         SegmentedTable {
