@@ -209,7 +209,7 @@ fn apply_grouped(
                 .collect();
             let mut effects = Vec::with_capacity(writes.len());
             let mut state = store.mem.lock(owner);
-            store.mem.note_write(owner, st.ts);
+            store.mem.note_write(&state, owner, st.ts);
             let mut created = 0;
             if writes.iter().any(|w| w.weight.is_some()) && !state.life.alive() {
                 state.life.set(st.ts, true, st.watermark);

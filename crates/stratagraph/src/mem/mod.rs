@@ -102,7 +102,7 @@ pub(crate) struct MemGraph {
 /// whatever the writer did to it.
 pub(crate) struct SlotGuard<'a> {
     held: Held<'a>,
-    before: usize,
+    before: isize,
     bytes: &'a AtomicUsize,
 }
 
@@ -123,11 +123,13 @@ impl std::ops::DerefMut for SlotGuard<'_> {
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
-        let after = self.held.state().heap_bytes();
+        let after = self.held.state().heap_bytes() as isize;
         if after > self.before {
-            self.bytes.fetch_add(after - self.before, Ordering::Relaxed);
+            self.bytes
+                .fetch_add((after - self.before) as usize, Ordering::Relaxed);
         } else if after < self.before {
-            self.bytes.fetch_sub(self.before - after, Ordering::Relaxed);
+            self.bytes
+                .fetch_sub((self.before - after) as usize, Ordering::Relaxed);
         }
     }
 }
@@ -167,15 +169,28 @@ impl MemGraph {
         self.bytes.load(Ordering::Relaxed)
     }
 
-    fn guard<'a>(&'a self, held: Held<'a>) -> SlotGuard<'a> {
+    /// `taken`: the slot was just taken, so its bytes are counted in when
+    /// the guard goes (one update of the count, not two).
+    fn guard<'a>(&'a self, held: Held<'a>, taken: bool) -> SlotGuard<'a> {
+        let heap = held.state().heap_bytes();
         SlotGuard {
-            before: held.state().heap_bytes(),
+            // Signed: a slot just taken counts from minus its own size.
+            before: heap as isize - if taken { SLOT_BYTES as isize } else { 0 },
             held,
             bytes: &self.bytes,
         }
     }
 
-    /// Starts loading `v`'s slot (see `util::prefetch`).
+    /// Starts loading `v`'s index entry, which `prefetch` reads (see
+    /// `util::prefetch`): a caller about to lock several vertices asks for
+    /// all their entries first, so their misses overlap.
+    #[inline]
+    pub(crate) fn prefetch_entry(&self, v: u32) {
+        self.slots.prefetch_entry(v);
+    }
+
+    /// Starts loading `v`'s slot (see `util::prefetch`); reads its index
+    /// entry to find it.
     #[inline]
     pub(crate) fn prefetch(&self, v: u32) {
         if let Some(slot) = self.slots.peek(v) {
@@ -194,26 +209,20 @@ impl MemGraph {
             // At least every mark the vertex's earlier slots had.
             slot.written.store(self.page_written(v), Ordering::Relaxed);
         });
-        if taken {
-            self.bytes.fetch_add(SLOT_BYTES, Ordering::Relaxed);
-        }
         let (word, bit) = (self.dirty.get_or_alloc(v >> 6), 1u64 << (v & 63));
         if word.load(Ordering::Relaxed) & bit == 0 {
             word.fetch_or(bit, Ordering::Relaxed);
         }
-        self.guard(held)
+        self.guard(held, taken)
     }
 
     /// Records that the commit at `ts` writes edges of `v` (see
     /// `Slot::written`). The caller holds `v`'s lock and has not published `ts`.
     #[inline]
-    pub(crate) fn note_write(&self, v: u32, ts: u64) {
+    pub(crate) fn note_write(&self, guard: &SlotGuard<'_>, v: u32, ts: u64) {
         // `fetch_max`, not a store: a batch takes its timestamp before it
         // locks, so a commit with a newer one may have written `v` first.
-        // The index entry of a locked vertex cannot change.
-        if let Some(slot) = self.slots.peek(v) {
-            slot.written.fetch_max(ts, Ordering::Relaxed);
-        }
+        guard.held.slot.written.fetch_max(ts, Ordering::Relaxed);
         let page = self.written.get_or_alloc(v / PAGE);
         if page.load(Ordering::Relaxed) < ts {
             page.fetch_max(ts, Ordering::Relaxed);
@@ -242,7 +251,7 @@ impl MemGraph {
     /// leaves the dirty bit alone; see `mark_clean`); `None` if `v` holds
     /// no slot.
     pub(crate) fn lock_existing(&self, v: u32) -> Option<SlotGuard<'_>> {
-        self.slots.write(v).map(|h| self.guard(h))
+        self.slots.write(v).map(|h| self.guard(h, false))
     }
 
     /// The post-flush clean-up of `v`: drops its versions up to `cut` (if a
@@ -436,8 +445,8 @@ mod tests {
             let mut g = m.lock(5);
             g.life.set(3, true, 0);
             g.out.put(7, 1.0, &at(3));
+            m.note_write(&g, 5, 3);
         }
-        m.note_write(5, 3);
         assert_eq!(m.usage(10).slot_bytes, SLOT_BYTES);
         assert!(m.bytes() >= SLOT_BYTES);
         m.clean(5, None, 10);

@@ -25,7 +25,7 @@
 use super::VertexState;
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// How long a lock is waited for before the index is read again (see the
@@ -70,8 +70,6 @@ pub(crate) struct Slots {
     next: AtomicU32,
     /// Slots given back, to be handed out again.
     free: Mutex<Vec<u32>>,
-    /// Slots held by a vertex now.
-    in_use: AtomicUsize,
 }
 
 impl Slots {
@@ -81,7 +79,6 @@ impl Slots {
             arena: SegmentedTable::new(),
             next: AtomicU32::new(0),
             free: Mutex::new(Vec::new()),
-            in_use: AtomicUsize::new(0),
         }
     }
 
@@ -97,6 +94,14 @@ impl Slots {
         self.arena
             .get(number)
             .expect("an index entry names an allocated slot")
+    }
+
+    /// Starts loading `v`'s index entry (see `util::prefetch`).
+    #[inline]
+    pub(crate) fn prefetch_entry(&self, v: u32) {
+        if let Some(e) = self.index.get(v) {
+            crate::util::prefetch::line(e);
+        }
     }
 
     /// The slot `v`'s index names now, unchecked: only for prefetching.
@@ -194,7 +199,6 @@ impl Slots {
             fresh(slot, &mut state);
             match e.compare_exchange(0, number + 1, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
-                    self.in_use.fetch_add(1, Ordering::Relaxed);
                     return (
                         Held {
                             slot,
@@ -237,12 +241,12 @@ impl Slots {
         let number = held.number;
         drop(held);
         self.free.lock().push(number);
-        self.in_use.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Slots held by vertices now.
+    /// Slots held by vertices now (or being taken).
     pub(crate) fn in_use(&self) -> usize {
-        self.in_use.load(Ordering::Relaxed)
+        let free = self.free.lock();
+        self.next.load(Ordering::Relaxed) as usize - free.len()
     }
 
     /// Bytes held by the index and the arena.

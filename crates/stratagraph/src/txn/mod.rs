@@ -612,8 +612,8 @@ impl WriteTxn {
         self.reading = None;
         // Before `ts` is published: kept read pages of these vertices are
         // stale from it on (see `mem_view`).
-        for &v in locked.ids {
-            store.mem.note_write(v, ts);
+        for (&v, guard) in locked.ids.iter().zip(locked.guards.iter()) {
+            store.mem.note_write(guard, v, ts);
         }
         let (d_edges, d_vertices, blind) = self.apply(&mut locked, &layers, &st);
         // Before `ts` is published, so a snapshot that sees it finds them.
@@ -955,12 +955,16 @@ impl WriteTxn {
             .map(|(&v, _)| v)
             .collect();
         // The slots' and lists' misses overlap instead of queueing behind
-        // each lock in turn.
+        // each lock in turn; the index entries that lead to the slots
+        // first.
         for &v in &ids {
-            store.mem.prefetch(v);
+            store.mem.prefetch_entry(v);
         }
         for &(s, _) in self.edges.keys() {
             layers.prefetch_lists(s, Direction::Out);
+        }
+        for &v in &ids {
+            store.mem.prefetch(v);
         }
         loop {
             ids.sort_unstable();
