@@ -186,9 +186,19 @@ impl Manifest {
             .collect()
     }
 
+    /// The bytes of the manifest, its vertex table from `vertices` (tests;
+    /// a store writes through `write_with`).
+    #[cfg(test)]
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut b =
-            Vec::with_capacity(FIXED + self.vertices.len() * 9 + self.runs.len() * 18 + TOTALS + 4);
+        self.encode_with(self.vertices.len() as u32, |v| self.vertices[v as usize])
+    }
+
+    /// `encode`, with the vertex table given as its length and each
+    /// vertex's entry instead of `vertices` (which is not read): a store
+    /// writing its manifest keeps no copy of the table.
+    pub(crate) fn encode_with(&self, n: u32, vertex: impl Fn(u32) -> (u64, bool)) -> Vec<u8> {
+        let n_vertices = n as usize;
+        let mut b = Vec::with_capacity(FIXED + n_vertices * 9 + self.runs.len() * 18 + TOTALS + 4);
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&VERSION.to_le_bytes());
         let flags = if self.directed { FLAG_DIRECTED } else { 0 }
@@ -197,12 +207,13 @@ impl Manifest {
         for n in [
             self.last_ts,
             self.next_run,
-            self.vertices.len() as u64,
+            n_vertices as u64,
             self.runs.len() as u64,
         ] {
             b.extend_from_slice(&n.to_le_bytes());
         }
-        for &(ext, alive) in &self.vertices {
+        for v in 0..n {
+            let (ext, alive) = vertex(v);
             b.extend_from_slice(&ext.to_le_bytes());
             b.push(u8::from(alive));
         }
@@ -401,9 +412,15 @@ impl Manifest {
         })
     }
 
-    /// Writes the manifest into `dir`, replacing the old one atomically.
-    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
-        let bytes = self.encode();
+    /// Writes the manifest into `dir`, replacing the old one atomically,
+    /// with the vertex table given as in `encode_with`.
+    pub(crate) fn write_with(
+        &self,
+        dir: &Path,
+        n: u32,
+        vertex: impl Fn(u32) -> (u64, bool),
+    ) -> Result<()> {
+        let bytes = self.encode_with(n, vertex);
         write_atomically(&dir.join(FILE), |f| {
             f.write_all(&bytes).map_err(|e| (e, "write"))
         })
@@ -512,8 +529,16 @@ mod tests {
     fn round_trips_through_a_file() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Manifest::read(dir.path()).unwrap(), None);
-        sample().write(dir.path()).unwrap();
-        assert_eq!(Manifest::read(dir.path()).unwrap(), Some(sample()));
+        let m = sample();
+        let table = m.vertices.clone();
+        let without = Manifest {
+            vertices: Vec::new(),
+            ..m.clone()
+        };
+        without
+            .write_with(dir.path(), table.len() as u32, |v| table[v as usize])
+            .unwrap();
+        assert_eq!(Manifest::read(dir.path()).unwrap(), Some(m));
     }
 
     #[test]

@@ -44,12 +44,13 @@ pub struct Options {
     /// `Error::VertexNotFound`.
     pub auto_create_vertices: bool,
     /// Memory budget of the MemGraph in bytes: when the heap bytes of its
-    /// edge versions and vertex histories reach it, a background flush
-    /// writes them into a CSR run and frees them (versions an open
-    /// snapshot still reads are freed when it closes, and are not counted
-    /// against the next flush). Writers wait for the flush when the
-    /// MemGraph reaches twice the budget. The vertex table itself (about 64
-    /// bytes per vertex id) is not counted.
+    /// edge versions and vertex histories, plus 64 bytes for each vertex
+    /// it holds any of, reach it, a background flush writes them into a
+    /// CSR run and frees them (versions an open snapshot still reads are
+    /// freed when it closes, and are not counted against the next flush).
+    /// Writers wait for the flush when the MemGraph reaches twice the
+    /// budget. The tables kept for every vertex id (about 16 bytes: the id
+    /// map, the MemGraph's slot index and existence bits) are not counted.
     pub memgraph_bytes: usize,
     /// How much larger each level below L1 may grow than the one above it
     /// (LSMGraph's T; default 10). L1 holds up to `ratio` MemGraph budgets.

@@ -109,10 +109,10 @@ pub(crate) struct LsmState {
     /// What earlier sessions of an on-disk store did (its manifest's
     /// totals when it was opened); the counters above add this session.
     earlier: Totals,
-    /// On disk: every assigned id's external id and existence as of
-    /// `last_cut`, for the manifest (captured by the flush that set the cut,
-    /// while a registered snapshot kept that state readable).
-    durable_vertices: Mutex<Vec<(u64, bool)>>,
+    /// On disk: the vertex table as of `last_cut`, for the manifest
+    /// (captured by the flush that set the cut, while a registered
+    /// snapshot kept that state readable).
+    durable_vertices: Mutex<DurableVertices>,
     /// On disk: the properties file the manifest names (`None`: no label
     /// or property was ever kept).
     durable_props: Mutex<Option<PropsFile>>,
@@ -149,7 +149,7 @@ impl LsmState {
         LsmState {
             last_cut: AtomicU64::new(manifest.last_ts),
             runs: AtomicU64::new(manifest.next_run),
-            durable_vertices: Mutex::new(manifest.vertices.clone()),
+            durable_vertices: Mutex::new(DurableVertices::listed(&manifest.vertices)),
             durable_props: Mutex::new(manifest.props),
             earlier: manifest.totals,
             ..LsmState::default()
@@ -532,7 +532,7 @@ fn wait_for_room_in_l0(store: &Store) {
 
 /// Records that everything up to `cut` is in runs, with the vertex table
 /// as of `cut` for on-disk stores. The caller holds the manifest lock.
-fn set_durable(lsm: &LsmState, cut: Timestamp, vertices: Option<Vec<(u64, bool)>>) {
+fn set_durable(lsm: &LsmState, cut: Timestamp, vertices: Option<DurableVertices>) {
     if let Some(v) = vertices {
         *lsm.durable_vertices.lock() = v;
     }
@@ -731,7 +731,8 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         string_ids: store.opts.string_ids,
         last_ts: store.lsm.last_cut.load(Ordering::Acquire),
         next_run: store.lsm.runs.load(Ordering::Relaxed),
-        vertices: store.lsm.durable_vertices.lock().clone(),
+        // Written from `durable` below.
+        vertices: Vec::new(),
         runs: layers
             .runs
             .iter()
@@ -756,16 +757,19 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         log: None,
         props: *store.lsm.durable_props.lock(),
     };
+    let durable = store.lsm.durable_vertices.lock().clone();
     let manifest = Manifest {
         log: store.log().map(|log| {
-            log.live_segments(manifest.last_ts, manifest.vertices.len() as u32)
+            log.live_segments(manifest.last_ts, durable.len)
                 .into_iter()
                 .map(|(number, sealed_len)| LogSegment { number, sealed_len })
                 .collect()
         }),
         ..manifest
     };
-    manifest.write(dir)?;
+    manifest.write_with(dir, durable.len, |v| {
+        (store.ids.external_settled(v), durable.alive(v))
+    })?;
     if let Some(log) = store.log() {
         if let Some(first) = manifest.log.as_ref().and_then(|l| l.first()) {
             log.retire(first.number)?;
@@ -821,16 +825,54 @@ pub(crate) fn remove_runs_except(
     }
 }
 
-/// Every assigned id's external id and existence at `cut`. The caller
-/// keeps the watermark at or below `cut` (or is alone with the store), so
-/// the vertex histories still answer for it.
-fn capture_vertices(store: &Store, cut: Timestamp) -> Vec<(u64, bool)> {
-    (0..store.ids.bound())
-        .map(|v| {
-            let alive = store.mem.alive_at(v, cut);
-            (store.ids.external_settled(v), alive)
-        })
-        .collect()
+/// The vertex table a manifest lists: every id assigned by its cut and
+/// whether it exists there, a bit each. The external ids are the id map's,
+/// which never change, so they are read from it when the manifest is
+/// written rather than kept twice (16 bytes a vertex, copied again for
+/// every manifest, were the largest memory a store held per vertex).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct DurableVertices {
+    len: u32,
+    alive: Vec<u64>,
+}
+
+impl DurableVertices {
+    fn with_len(len: u32) -> Self {
+        DurableVertices {
+            len,
+            alive: vec![0; (len as usize).div_ceil(64)],
+        }
+    }
+
+    fn set(&mut self, v: u32) {
+        self.alive[v as usize / 64] |= 1 << (v % 64);
+    }
+
+    /// The table a manifest read on open lists.
+    fn listed(vertices: &[(u64, bool)]) -> Self {
+        let mut d = DurableVertices::with_len(vertices.len() as u32);
+        for (v, _) in vertices.iter().enumerate().filter(|(_, e)| e.1) {
+            d.set(v as u32);
+        }
+        d
+    }
+
+    fn alive(&self, v: u32) -> bool {
+        self.alive[v as usize / 64] & (1 << (v % 64)) != 0
+    }
+}
+
+/// Every assigned id and its existence at `cut`. The caller keeps the
+/// watermark at or below `cut` (or is alone with the store), so the vertex
+/// histories still answer for it.
+fn capture_vertices(store: &Store, cut: Timestamp) -> DurableVertices {
+    let mut d = DurableVertices::with_len(store.ids.bound());
+    for v in 0..d.len {
+        if store.mem.alive_at(v, cut) {
+            d.set(v);
+        }
+    }
+    d
 }
 
 /// After recovery replayed the log: makes what it replayed durable in level
