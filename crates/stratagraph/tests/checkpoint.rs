@@ -141,13 +141,20 @@ fn with_a_writer_running_a_checkpoint_holds_exactly_the_commits_up_to_its_timest
         })
     };
     let mut taken = Vec::new();
+    let mut after = 0;
     for k in 0..4u64 {
-        // Each checkpoint at least 100 commits after the one before.
-        while done.load(std::sync::atomic::Ordering::Acquire) < 100 * (k + 1) {
+        // Each checkpoint at least 100 commits in, and after a commit that
+        // started once the one before had returned: with `done` at `after`
+        // then, commit `after + 1` began later, and has returned once
+        // `done` reaches `after + 2` (a loaded machine may otherwise run
+        // two checkpoints with no commit between them).
+        let want = (100 * (k + 1)).max(after + 2);
+        while done.load(std::sync::atomic::Ordering::Acquire) < want {
             std::thread::yield_now();
         }
         let path = dir.path().join(format!("ckpt{k}"));
         taken.push((g.checkpoint(&path).unwrap(), path));
+        after = done.load(std::sync::atomic::Ordering::Acquire);
     }
     stop.store(true, std::sync::atomic::Ordering::Release);
     let stamps = writer.join().unwrap();

@@ -112,6 +112,12 @@ pub(crate) fn insert_edges(
     if let Ok(ts) = done {
         // Touching nearly every vertex: kept as touching them all.
         store.conflicts.record_batch(ts, || None);
+        // With no older snapshot open, the load's existence layer goes
+        // into the bits now rather than at the next flush's clean-up (this
+        // holds the flushes, so no clean-up runs meanwhile).
+        store
+            .mem
+            .fold_fresh(store.clock.watermark(), store.ids.bound());
     }
     Some(done)
 }

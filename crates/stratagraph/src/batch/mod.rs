@@ -14,6 +14,7 @@ use crate::error::VertexId;
 use crate::error::{BatchIndex, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Bits, Effect, Fresh, Stamping, Write};
+use crate::store::maintain;
 use crate::store::Store;
 use crate::txn::check_edge;
 use crate::util::bucket;
@@ -529,6 +530,7 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
             .map(|&v| i64::from(store.mem.create(v, &st, fresh.as_ref())))
             .sum()
     });
+    let fresh_layer = fresh.is_some();
     if let Some(fresh) = fresh {
         store.mem.add_fresh(fresh);
     }
@@ -537,6 +539,9 @@ pub(crate) fn insert_vertices(store: &Store, vertices: &[VertexId]) -> Result<Ti
     });
     let ts = ticket.settle(durable, 0, created)?;
     store.conflicts.record_batch(ts, || Some(Arc::from(ids)));
+    if fresh_layer {
+        maintain::fold_existence(store);
+    }
     Ok(ts)
 }
 

@@ -36,23 +36,27 @@ impl Bits {
             .is_some_and(|w| w.load(Ordering::Acquire) & (1u64 << (v & 63)) != 0)
     }
 
+    /// Sets or clears `v`'s bit (setting one already set writes nothing).
     #[inline]
     pub(crate) fn set(&self, v: u32, on: bool) {
         let bit = 1u64 << (v & 63);
         if on {
-            self.words
-                .get_or_alloc(v >> 6)
-                .fetch_or(bit, Ordering::AcqRel);
+            let w = self.words.get_or_alloc(v >> 6);
+            if w.load(Ordering::Acquire) & bit == 0 {
+                w.fetch_or(bit, Ordering::AcqRel);
+            }
         } else if let Some(w) = self.words.get(v >> 6) {
             w.fetch_and(!bit, Ordering::AcqRel);
         }
     }
 
-    fn word(&self, i: u32) -> u64 {
+    /// The bits of vertices `64 * i ..`.
+    #[inline]
+    pub(crate) fn word(&self, i: u32) -> u64 {
         self.words.get(i).map_or(0, |w| w.load(Ordering::Acquire))
     }
 
-    fn allocated_bytes(&self) -> usize {
+    pub(crate) fn allocated_bytes(&self) -> usize {
         self.words.allocated_bytes()
     }
 }

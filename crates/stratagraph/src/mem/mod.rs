@@ -86,7 +86,7 @@ pub(crate) struct MemGraph {
     /// that the MemGraph holds no edge of the vertex it could see (a write
     /// sets the bit before its commit is published), so a flushed graph is
     /// scanned straight from its runs.
-    dirty: SegmentedTable<AtomicU64>,
+    dirty: Bits,
     /// Per page of `PAGE` vertex ids: the newest of its vertices' write
     /// marks (`Slot::written`), so also the mark of a vertex without a slot.
     written: SegmentedTable<AtomicU64>,
@@ -155,7 +155,7 @@ impl MemGraph {
         MemGraph {
             slots: Slots::new(),
             existence: Existence::default(),
-            dirty: SegmentedTable::new(),
+            dirty: Bits::default(),
             written: SegmentedTable::new(),
             bytes: AtomicUsize::new(0),
         }
@@ -209,10 +209,7 @@ impl MemGraph {
             // At least every mark the vertex's earlier slots had.
             slot.written.store(self.page_written(v), Ordering::Relaxed);
         });
-        let (word, bit) = (self.dirty.get_or_alloc(v >> 6), 1u64 << (v & 63));
-        if word.load(Ordering::Relaxed) & bit == 0 {
-            word.fetch_or(bit, Ordering::Relaxed);
-        }
+        self.dirty.set(v, true);
         self.guard(held, taken)
     }
 
@@ -337,7 +334,9 @@ impl MemGraph {
     /// (`create`). The caller still keeps every other writer out and has
     /// not published `fresh.ts`, so no clean-up folds the layer yet.
     pub(crate) fn add_fresh(&self, fresh: Fresh) {
-        self.existence.add(fresh);
+        if fresh.bits.allocated_bytes() > 0 {
+            self.existence.add(fresh);
+        }
     }
 
     /// Whether `v` exists in the latest state.
@@ -357,26 +356,20 @@ impl MemGraph {
     /// Clears `v`'s dirty bit; the caller holds `v`'s lock and has seen
     /// both of its sets empty.
     pub(crate) fn mark_clean(&self, v: u32) {
-        if let Some(word) = self.dirty.get(v >> 6) {
-            word.fetch_and(!(1u64 << (v & 63)), Ordering::Relaxed);
-        }
+        self.dirty.set(v, false);
     }
 
     /// The dirty bits of vertices `64 * block ..`, for scans that test 64
     /// vertices at a time.
     #[inline]
     pub(crate) fn dirty_bits(&self, block: u32) -> u64 {
-        self.dirty
-            .get(block)
-            .map_or(0, |w| w.load(Ordering::Relaxed))
+        self.dirty.word(block)
     }
 
     /// Whether the MemGraph may hold edges of `v` (see `dirty`).
     #[inline]
     pub(crate) fn may_hold(&self, v: u32) -> bool {
-        self.dirty
-            .get(v >> 6)
-            .is_some_and(|w| w.load(Ordering::Relaxed) & (1u64 << (v & 63)) != 0)
+        self.dirty.get(v)
     }
 
     /// Runs `f` on vertex `v`'s state under its shared lock; `None` if `v`

@@ -144,6 +144,18 @@ impl Slots {
             .or_else(|| slot.state.try_write_for(STEP))
     }
 
+    /// Slot `s - 1`, which index entry `e` named, write-locked if `e`
+    /// still names it once locked; `None`: look again.
+    fn write_named<'a>(&'a self, e: &AtomicU32, s: u32) -> Option<Held<'a>> {
+        let slot = self.slot(s - 1);
+        let state = self.write_step(slot)?;
+        (e.load(Ordering::Acquire) == s).then_some(Held {
+            slot,
+            state,
+            number: s - 1,
+        })
+    }
+
     /// `v`'s slot, write-locked, or `None` if `v` holds none.
     pub(crate) fn write(&self, v: u32) -> Option<Held<'_>> {
         loop {
@@ -151,16 +163,8 @@ impl Slots {
             if s == 0 {
                 return None;
             }
-            let slot = self.slot(s - 1);
-            let Some(state) = self.write_step(slot) else {
-                continue;
-            };
-            if e.load(Ordering::Acquire) == s {
-                return Some(Held {
-                    slot,
-                    state,
-                    number: s - 1,
-                });
+            if let Some(held) = self.write_named(e, s) {
+                return Some(held);
             }
         }
     }
@@ -177,16 +181,7 @@ impl Slots {
         loop {
             let s = e.load(Ordering::Acquire);
             if s != 0 {
-                let slot = self.slot(s - 1);
-                let Some(state) = self.write_step(slot) else {
-                    continue;
-                };
-                if e.load(Ordering::Acquire) == s {
-                    let held = Held {
-                        slot,
-                        state,
-                        number: s - 1,
-                    };
+                if let Some(held) = self.write_named(e, s) {
                     return (held, false);
                 }
                 continue;

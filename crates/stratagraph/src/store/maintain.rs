@@ -464,6 +464,17 @@ pub(crate) fn hold_flushes(store: &Store) -> parking_lot::MutexGuard<'_, ()> {
     store.lsm.flushing.lock()
 }
 
+/// Folds the existence layers of batches no snapshot can tell apart any
+/// more into the MemGraph's bits (`mem::Fresh`), as a clean-up does, if no
+/// flush or clean-up runs now (one that does folds them itself).
+pub(crate) fn fold_existence(store: &Store) {
+    if let Some(_one) = store.lsm.flushing.try_lock() {
+        store
+            .mem
+            .fold_fresh(store.clock.watermark(), store.ids.bound());
+    }
+}
+
 /// Puts the levels built straight from a batch (`batch::bulk`) in place (one
 /// filled level, the one its size calls for) and publishes the batch's
 /// timestamp, both under the layers' write lock: the parts' entries carry
