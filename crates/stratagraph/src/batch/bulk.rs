@@ -211,12 +211,7 @@ fn load(
                 let v = v as usize;
                 out.degree(v) > 0 || inn.as_ref().is_some_and(|c| c.degree(v) > 0)
             })
-            .map(|v| {
-                if store.mem.alive(v) {
-                    return 0;
-                }
-                i64::from(store.mem.create(v, &st, Some(&fresh)))
-            })
+            .map(|v| i64::from(store.mem.create(v, &st, Some(&fresh))))
             .sum()
     });
     store.mem.add_fresh(fresh);

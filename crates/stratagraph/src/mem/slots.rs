@@ -123,7 +123,7 @@ impl Slots {
                 return None;
             }
             let slot = self.slot(s - 1);
-            let Some(guard) = self.read_step(slot) else {
+            let Some(guard) = Self::read_step(slot) else {
                 continue;
             };
             if e.load(Ordering::Acquire) == s {
@@ -132,13 +132,13 @@ impl Slots {
         }
     }
 
-    fn read_step<'a>(&self, slot: &'a Slot) -> Option<RwLockReadGuard<'a, VertexState>> {
+    fn read_step(slot: &Slot) -> Option<RwLockReadGuard<'_, VertexState>> {
         slot.state
             .try_read_recursive()
             .or_else(|| slot.state.try_read_recursive_for(STEP))
     }
 
-    fn write_step<'a>(&self, slot: &'a Slot) -> Option<RwLockWriteGuard<'a, VertexState>> {
+    fn write_step(slot: &Slot) -> Option<RwLockWriteGuard<'_, VertexState>> {
         slot.state
             .try_write()
             .or_else(|| slot.state.try_write_for(STEP))
@@ -148,7 +148,7 @@ impl Slots {
     /// still names it once locked; `None`: look again.
     fn write_named<'a>(&'a self, e: &AtomicU32, s: u32) -> Option<Held<'a>> {
         let slot = self.slot(s - 1);
-        let state = self.write_step(slot)?;
+        let state = Self::write_step(slot)?;
         (e.load(Ordering::Acquire) == s).then_some(Held {
             slot,
             state,
