@@ -220,6 +220,48 @@ fn a_damaged_or_missing_run_file_is_refused_naming_it() {
 }
 
 #[test]
+fn a_log_segment_cut_before_its_header_was_whole_is_dropped_on_open() {
+    // A process killed as it rotated the log leaves a segment file
+    // shorter than its header; opening drops it and carries on.
+    let dir = tempfile::tempdir().unwrap();
+    closed_store(dir.path());
+    let want = {
+        let g = Graph::open(dir.path(), Options::default()).unwrap();
+        let c = contents(&g.snapshot());
+        g.close().unwrap();
+        c
+    };
+    let mut logs: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("wal-"))
+        .collect();
+    logs.sort();
+    let newest = logs.last().unwrap();
+    let number: u64 = newest["wal-".len()..newest.len() - ".log".len()]
+        .parse()
+        .unwrap();
+    // After a close the newest segment holds its header and zero fill, no
+    // record; a rotation seals it (cut to its records) before it creates
+    // the next one.
+    let newest = dir.path().join(newest);
+    let bytes = std::fs::read(&newest).unwrap();
+    const HEADER: usize = 24;
+    assert!(bytes[HEADER..].iter().all(|&b| b == 0));
+    std::fs::write(&newest, &bytes[..HEADER]).unwrap();
+    let torn = dir.path().join(format!("wal-{:08}.log", number + 1));
+    std::fs::write(&torn, &bytes[..10]).unwrap();
+    let g = Graph::open(dir.path(), Options::default()).unwrap();
+    assert_eq!(contents(&g.snapshot()), want);
+    g.insert_edge(5, 6, 1.0).unwrap();
+    g.flush().unwrap();
+    g.close().unwrap();
+    assert!(!torn.exists());
+    let g = Graph::open(dir.path(), Options::default()).unwrap();
+    assert_eq!(g.snapshot().edge_count(), want.1.len() as u64 + 1);
+}
+
+#[test]
 fn stats_account_for_what_was_written() {
     let dir = tempfile::tempdir().unwrap();
     let g = Graph::open(dir.path(), Options::default()).unwrap();

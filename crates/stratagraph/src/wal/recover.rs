@@ -173,6 +173,12 @@ pub(crate) fn read(
             break;
         }
         out.newest = Some((path.clone(), scan.valid_end));
+        if newest && scan.valid_end < frame::FILE_HEADER as u64 {
+            // Created by a rotation a crash cut short, before its header
+            // was whole: `cut_newest` removes it, so the log must not
+            // count it among the segments it later retires.
+            continue;
+        }
         out.segments.push(Sealed {
             number: *n,
             path: path.clone(),
@@ -484,6 +490,11 @@ mod tests {
             false,
         )
         .unwrap();
+        // Not a segment the store goes on with (it would retire, that is
+        // move, a file that is gone).
+        let numbers: Vec<u64> = log.segments.iter().map(|s| s.number).collect();
+        assert_eq!(numbers, [1]);
+        assert_eq!(log.next_segment, 3);
         cut_newest(&log).unwrap();
         assert_eq!(len_of(dir.path(), 2), None);
         assert!(len_of(dir.path(), 1).is_some());
