@@ -86,8 +86,8 @@ enum Command {
         /// eighth, about 110 bytes an edge while a batch is parsed, sorted
         /// and applied), so the memory these take stays within it whatever
         /// the input's size. The tables kept per vertex id (about 16 bytes:
-        /// the id map and the MemGraph's slot index and bits; 9 more while
-        /// a manifest is written) come on top, and so does the page cache
+        /// the id map and the MemGraph's slot index and bits) come on
+        /// top, and so does the page cache
         /// of the files read and written, which the kernel reclaims under
         /// a memory cap.
         #[arg(long, value_name = "BYTES", value_parser = size_arg, default_value = "0")]

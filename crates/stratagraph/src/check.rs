@@ -6,9 +6,10 @@ use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
-use crate::manifest::{Manifest, RunFiles};
+use crate::manifest::{Manifest, RunFiles, VertexIds};
 use crate::open::{
-    arrange_layers, holds_no_store_data, lock_dir_shared, open_level_file, read_props,
+    arrange_layers, holds_no_store_data, intern_vertices, lock_dir_shared, open_level_file,
+    read_props,
 };
 use crate::props::file as props_file;
 use crate::store::maintain;
@@ -138,7 +139,7 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         return Ok(report);
     };
     report.has_manifest = true;
-    report.vertices = m.vertices.len() as u64;
+    report.vertices = u64::from(m.vertices.len);
     report.durable_ts = m.last_ts;
     report.levels_verified = true;
     {
@@ -146,7 +147,7 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         for r in &m.runs {
             let mut open = |side: Direction| match open_level_file(
                 &RunFiles::path(dir, r.id, side),
-                m.vertices.len(),
+                m.vertices.len as usize,
             ) {
                 Ok(seg) => {
                     report.level_files += 1;
@@ -196,12 +197,22 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         Ok(None) => {}
         Err(e) => report.problems.push(e),
     }
-    let ids = || {
-        let ids = IdMap::new();
-        for &(ext, _) in &m.vertices {
-            ids.intern(ext);
-        }
-        ids
+    // The vertex file is read once, checked; the log is checked against
+    // what it holds (all the ids it could read, when it is damaged).
+    let read_ids = IdMap::new();
+    if let Err(e) = intern_vertices(dir, m, &read_ids) {
+        report.problems.push(e);
+    }
+    let mut read_ids = Some(read_ids);
+    let mut ids = || {
+        read_ids.take().unwrap_or_else(|| {
+            let ids = IdMap::new();
+            let _ = m.vertices.each_external(dir, |_, ext| {
+                ids.intern(ext);
+                Ok(())
+            });
+            ids
+        })
     };
     let keys = || {
         let keys = crate::keys::Keys::new(m.string_ids);
@@ -232,7 +243,8 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
     }
     let mut keep = m.run_paths(dir);
     keep.extend(m.props.map(|p| props_file::path(dir, p.id)));
-    list_orphans(dir, &keep, &garbage, &mut report)?;
+    let vertex_file_named = matches!(m.vertices.ids, VertexIds::File { bytes } if bytes > 0);
+    list_orphans(dir, &keep, vertex_file_named, &garbage, &mut report)?;
     Ok(report)
 }
 
@@ -259,11 +271,13 @@ fn count_unverified(dir: &Path, report: &mut CheckReport) -> Result<()> {
 }
 
 /// Lists in `report.orphans` every file of `dir` the store does not need:
-/// run files not in `keep`, the log segments in `garbage`, `.lost` files
-/// and foreign files.
+/// run files not in `keep`, a vertex file the manifest does not name (a
+/// store's first one, whose manifest was never written), the log segments
+/// in `garbage`, `.lost` files and foreign files.
 fn list_orphans(
     dir: &Path,
     keep: &HashSet<PathBuf>,
+    vertex_file_named: bool,
     garbage: &[PathBuf],
     report: &mut CheckReport,
 ) -> Result<()> {
@@ -274,6 +288,12 @@ fn list_orphans(
             || name == crate::store::checkpoint::CHECKPOINTS_DIR
         {
             continue;
+        } else if name == crate::vertex_file::FILE {
+            if vertex_file_named {
+                continue;
+            }
+            "not named by the MANIFEST (a vertex file from a manifest write that did not \
+             finish); the next manifest write replaces it"
         } else if maintain::is_run_or_temporary(&name) {
             if keep.contains(&path) {
                 continue;

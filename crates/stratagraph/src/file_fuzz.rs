@@ -1,4 +1,4 @@
-//! The fuzzers of the log and MANIFEST readers (tests only; see
+//! The fuzzers of the log, MANIFEST and vertex file readers (tests only; see
 //! `util::fuzz` for how inputs are damaged). Their seeds are the files of
 //! a real store after every kind of write, so this module sits above the
 //! handle it writes them through; the segment reader's fuzzer lives with
@@ -10,6 +10,7 @@ use crate::manifest::Manifest;
 use crate::options::{Options, SyncPolicy};
 use crate::util::fuzz;
 use crate::value::Value;
+use crate::vertex_file;
 use crate::wal::frame::{scan_bytes, FILE_HEADER, RECORD_HEADER};
 
 /// The log reader: damaged copies of the log and change-archive segments,
@@ -18,9 +19,9 @@ use crate::wal::frame::{scan_bytes, FILE_HEADER, RECORD_HEADER};
 /// field hit), never a panic.
 #[test]
 fn fuzz_the_log_reader() {
-    let (seeds, _) = busy_store_files();
+    let seeds = busy_store_files();
     let mut read = 0u64;
-    fuzz::run("log", &seeds, reseal_log, |b, _| {
+    fuzz::run("log", &seeds.logs, reseal_log, |b, _| {
         for newest in [false, true] {
             match scan_bytes(b, "fuzz", newest) {
                 Ok(scan) => {
@@ -72,7 +73,7 @@ fn reseal_log(b: &mut [u8]) {
 /// a panic or an allocation the file's size does not justify.
 #[test]
 fn fuzz_the_manifest_reader() {
-    let (_, busy) = busy_store_files();
+    let busy = busy_store_files().manifest;
     let reseal = |b: &mut [u8]| {
         if let Some(n) = b.len().checked_sub(4) {
             let crc = crc32c::crc32c(&b[..n]);
@@ -95,10 +96,79 @@ fn fuzz_the_manifest_reader() {
     );
 }
 
-/// The log segments and the MANIFEST of a store after a mix of every kind
-/// of write (edges, batches, deletes, labels, typed properties, property
-/// edges, an index, flushes), as a crash would leave them: the seeds.
-fn busy_store_files() -> (Vec<Vec<u8>>, Vec<u8>) {
+/// The vertex file reader: damaged copies of a busy store's vertex file
+/// (read as far as the copy goes, for the ids the store had) give every id
+/// or `Corrupt` (`UnsupportedFormat` for a version field hit), never a
+/// panic or an allocation the input does not justify.
+#[test]
+fn fuzz_the_vertex_file_reader() {
+    let Seeds {
+        vertices,
+        vertex_ids: n,
+        ..
+    } = busy_store_files();
+    assert!(n > 100, "the seed holds {n} ids");
+    let reseal = |b: &mut [u8]| {
+        if b.len() < vertex_file::HEADER {
+            return;
+        }
+        let crc = crc32c::crc32c(&b[..12]);
+        b[12..16].copy_from_slice(&crc.to_le_bytes());
+        let mut at = vertex_file::HEADER;
+        while at + 12 <= b.len() {
+            let count = crate::util::le::u32_at(b, at + 4) as usize;
+            let Some(end) = count
+                .checked_mul(8)
+                .and_then(|l| (at + 8).checked_add(l))
+                .filter(|&e| e + 4 <= b.len())
+            else {
+                break;
+            };
+            let crc = crc32c::crc32c(&b[at..end]);
+            b[end..end + 4].copy_from_slice(&crc.to_le_bytes());
+            at = end + 4;
+        }
+    };
+    let mut decoded = 0u64;
+    fuzz::run("vertex file", &[vertices], reseal, |b, _| {
+        let mut seen = 0u32;
+        match vertex_file::decode(b, b.len() as u64, n, "fuzz", |v, _| {
+            assert_eq!(v, seen);
+            seen += 1;
+            Ok(())
+        }) {
+            Ok(()) => {
+                assert_eq!(seen, n);
+                decoded += 1;
+            }
+            Err(Error::Corrupt { .. } | Error::UnsupportedFormat { .. }) => {}
+            Err(other) => panic!("damage reported as {other:?}"),
+        }
+    });
+    let cases = fuzz::cases();
+    eprintln!("vertex file fuzzing: {cases} inputs, {decoded} decoded");
+    assert!(
+        decoded * 100 >= cases,
+        "only {decoded} of {cases} inputs decoded"
+    );
+}
+
+/// The fuzzers' seeds: files of a store after a mix of every kind of write
+/// (edges, batches, deletes, labels, typed properties, property edges, an
+/// index, flushes).
+struct Seeds {
+    /// The log segments, as a crash would leave them.
+    logs: Vec<Vec<u8>>,
+    /// The MANIFEST at that moment.
+    manifest: Vec<u8>,
+    /// The vertex file after one more flush (two appends).
+    vertices: Vec<u8>,
+    /// The ids the manifest then lists.
+    vertex_ids: u32,
+}
+
+/// See `Seeds`.
+fn busy_store_files() -> Seeds {
     let dir = tempfile::tempdir().expect("temporary directory");
     let opts = Options {
         sync: SyncPolicy::Never,
@@ -160,6 +230,20 @@ fn busy_store_files() -> (Vec<Vec<u8>>, Vec<u8>) {
     };
     let logs = read(&|n| n.ends_with(".log"));
     let manifest = read(&|n| n == "MANIFEST").pop().expect("a MANIFEST");
+    g.flush().expect("flush");
+    let vertices = read(&|n| n == vertex_file::FILE)
+        .pop()
+        .expect("a vertex file");
+    let n = Manifest::read(dir.path())
+        .expect("the manifest")
+        .expect("a manifest")
+        .vertices
+        .len;
     drop(g);
-    (logs, manifest)
+    Seeds {
+        logs,
+        manifest,
+        vertices,
+        vertex_ids: n,
+    }
 }

@@ -63,6 +63,7 @@ mod txn;
 mod util;
 mod value;
 mod version;
+mod vertex_file;
 mod wal;
 
 pub use changes::{Change, ChangeOp};

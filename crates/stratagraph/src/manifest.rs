@@ -1,17 +1,22 @@
-//! The manifest of an on-disk store: which run files are live, the vertex
-//! dictionary, and the settings the store was created with.
+//! The manifest of an on-disk store: which run files are live, how far the
+//! vertex file goes and which vertices do not exist, and the settings the
+//! store was created with.
 //!
 //! It is rewritten whole after every flush and compaction (a new file
-//! renamed over the old one, so a crash leaves one or the other), which is
-//! simple and costs O(vertices) per flush; an append-only log can replace it
-//! when stores outgrow that. Layout (little-endian, documented in
-//! `docs/FORMAT.md`):
+//! renamed over the old one, so a crash leaves one or the other). What
+//! grows with the graph is not in it: the external ids are in the
+//! append-only vertex file (`vertex_file.rs`), and existence is listed as
+//! the ranges of ids that do not exist, so a manifest costs in proportion
+//! to runs, log segments and deleted vertices. Layout (little-endian,
+//! documented in `docs/FORMAT.md`):
 //!
 //! ```text
 //! magic "SGMANIF\x01" | version u32 | flags u32 (bit 0: directed, bit 1:
 //!     vertices named by string keys)
 //! last_ts u64 | next_run u64 | vertices u64 | runs u64
-//! vertices x (external id u64, alive u8)
+//! vertex file bytes u64 | dead ranges u64 | dead ranges x (first u32,
+//!     count u32), ascending and apart (version 6; versions 1 to 5 list
+//!     vertices x (external id u64, alive u8) here instead)
 //! runs x (run id u64, cut u64, has_in u8, level u8)
 //!     L0 runs newest first, then level parts by level and vertex range
 //!     (version 1, before levels, had no level byte: all runs were L0)
@@ -31,12 +36,13 @@ use crate::direction::Direction;
 use crate::error::{Error, Result};
 use crate::util::files::{io_error, write_atomically};
 use crate::util::le::{u32_at, u64_at};
+use crate::vertex_file;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"SGMANIF\x01";
-/// The manifest format this build writes (it also reads versions 1 to 4).
-pub(crate) const VERSION: u32 = 5;
+/// The manifest format this build writes (it also reads versions 1 to 5).
+pub(crate) const VERSION: u32 = 6;
 const FLAG_DIRECTED: u32 = 1;
 const FLAG_STRING_IDS: u32 = 2;
 const FIXED: usize = 8 + 4 + 4 + 8 * 4;
@@ -82,8 +88,8 @@ pub(crate) struct Manifest {
     pub last_ts: u64,
     /// The id the next run file gets.
     pub next_run: u64,
-    /// Per internal id (the index): external id and whether it exists.
-    pub vertices: Vec<(u64, bool)>,
+    /// Every internal id assigned by `last_ts`, and which exist there.
+    pub vertices: VertexTable,
     /// Live runs, newest first.
     pub runs: Vec<RunFiles>,
     /// The store's work since it was created, as of this manifest.
@@ -94,6 +100,83 @@ pub(crate) struct Manifest {
     /// The properties file (`props/file.rs`): its id and the cut whose
     /// labels and properties it holds; `None` if none was ever set.
     pub props: Option<PropsFile>,
+}
+
+/// The vertex table a manifest lists: internal ids `0..len`, where their
+/// external ids are, and which of them do not exist at its `last_ts`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct VertexTable {
+    pub len: u32,
+    pub ids: VertexIds,
+    /// The ids that do not exist, as (first, count) ranges, ascending,
+    /// non-empty and apart. Most stores delete few vertices, so this is
+    /// short where a bit or a byte per vertex would not be.
+    pub dead: Vec<(u32, u32)>,
+}
+
+/// Where a manifest's external ids are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum VertexIds {
+    /// In the manifest itself, in internal id order (versions 1 to 5).
+    Listed(Vec<u64>),
+    /// In the first `bytes` bytes of the vertex file (version 6).
+    File { bytes: u64 },
+}
+
+impl Default for VertexIds {
+    fn default() -> Self {
+        VertexIds::File { bytes: 0 }
+    }
+}
+
+impl VertexTable {
+    /// Hands `each(internal, external)` every id in order, from the
+    /// manifest or from the vertex file in `dir`; damage there is
+    /// `Corrupt`, and an error from `each` stops the read.
+    pub(crate) fn each_external(
+        &self,
+        dir: &Path,
+        mut each: impl FnMut(u32, u64) -> Result<()>,
+    ) -> Result<()> {
+        match &self.ids {
+            VertexIds::Listed(ids) => ids
+                .iter()
+                .enumerate()
+                .try_for_each(|(v, &ext)| each(v as u32, ext)),
+            VertexIds::File { bytes } => vertex_file::read(dir, *bytes, self.len, each),
+        }
+    }
+
+    /// The ids that exist, ascending.
+    pub(crate) fn alive(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut from = 0u32;
+        let gaps = self
+            .dead
+            .iter()
+            .map(|&(first, count)| {
+                let live = from..first;
+                from = first + count;
+                live
+            })
+            .collect::<Vec<_>>();
+        let tail = from..self.len;
+        gaps.into_iter().chain(std::iter::once(tail)).flatten()
+    }
+
+    /// The dead ranges of per-id existence flags.
+    pub(crate) fn dead_of(alive: impl Iterator<Item = bool>) -> Vec<(u32, u32)> {
+        let mut dead: Vec<(u32, u32)> = Vec::new();
+        for (v, a) in alive.enumerate() {
+            if a {
+                continue;
+            }
+            match dead.last_mut() {
+                Some((first, count)) if *first + *count == v as u32 => *count += 1,
+                _ => dead.push((v as u32, 1)),
+            }
+        }
+        dead
+    }
 }
 
 /// The properties file a manifest names.
@@ -186,21 +269,22 @@ impl Manifest {
             .collect()
     }
 
-    /// The bytes of the manifest, its vertex table from `vertices` (tests;
-    /// a store writes through `write_with`).
-    #[cfg(test)]
+    /// The bytes of the manifest. A store always writes the current
+    /// version, with its ids in the vertex file; a table whose ids are
+    /// listed (read from an older manifest) is written as version 5, the
+    /// last that lists them, which only tests do.
     pub(crate) fn encode(&self) -> Vec<u8> {
-        self.encode_with(self.vertices.len() as u32, |v| self.vertices[v as usize])
-    }
-
-    /// `encode`, with the vertex table given as its length and each
-    /// vertex's entry instead of `vertices` (which is not read): a store
-    /// writing its manifest keeps no copy of the table.
-    pub(crate) fn encode_with(&self, n: u32, vertex: impl Fn(u32) -> (u64, bool)) -> Vec<u8> {
-        let n_vertices = n as usize;
-        let mut b = Vec::with_capacity(FIXED + n_vertices * 9 + self.runs.len() * 18 + TOTALS + 4);
+        let table = &self.vertices;
+        let n_vertices = table.len as usize;
+        let version = match table.ids {
+            VertexIds::File { .. } => VERSION,
+            VertexIds::Listed(_) => 5,
+        };
+        let mut b = Vec::with_capacity(
+            FIXED + 16 + table.dead.len() * 8 + self.runs.len() * 18 + TOTALS + 4,
+        );
         b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&version.to_le_bytes());
         let flags = if self.directed { FLAG_DIRECTED } else { 0 }
             | if self.string_ids { FLAG_STRING_IDS } else { 0 };
         b.extend_from_slice(&flags.to_le_bytes());
@@ -212,10 +296,25 @@ impl Manifest {
         ] {
             b.extend_from_slice(&n.to_le_bytes());
         }
-        for v in 0..n {
-            let (ext, alive) = vertex(v);
-            b.extend_from_slice(&ext.to_le_bytes());
-            b.push(u8::from(alive));
+        match &table.ids {
+            VertexIds::File { bytes } => {
+                b.extend_from_slice(&bytes.to_le_bytes());
+                b.extend_from_slice(&(table.dead.len() as u64).to_le_bytes());
+                for &(first, count) in &table.dead {
+                    b.extend_from_slice(&first.to_le_bytes());
+                    b.extend_from_slice(&count.to_le_bytes());
+                }
+            }
+            VertexIds::Listed(ids) => {
+                let mut alive = vec![true; n_vertices];
+                for &(first, count) in &table.dead {
+                    alive[first as usize..(first + count) as usize].fill(false);
+                }
+                for (ext, alive) in ids.iter().zip(alive) {
+                    b.extend_from_slice(&ext.to_le_bytes());
+                    b.push(u8::from(alive));
+                }
+            }
         }
         for r in &self.runs {
             b.extend_from_slice(&r.id.to_le_bytes());
@@ -274,10 +373,20 @@ impl Manifest {
         let flags = u32_at(bytes, 12);
         let word = |i: usize| u64_at(bytes, 16 + 8 * i);
         let (last_ts, next_run, n_vertices, n_runs) = (word(0), word(1), word(2), word(3));
+        if n_vertices > u64::from(u32::MAX) {
+            return Err(corrupt(32, "more vertices than internal ids can name"));
+        }
         let run_len = if version == 1 { 17 } else { 18 };
         let totals_len = if version >= 3 { TOTALS } else { 0 };
-        let need =
-            (n_vertices as u128) * 9 + (n_runs as u128) * run_len + (FIXED + totals_len) as u128;
+        let vertex_block = if version >= 6 {
+            if FIXED + 16 > body {
+                return Err(corrupt(body, "shorter than its vertex block"));
+            }
+            16 + 8 * u128::from(u64_at(bytes, FIXED + 8))
+        } else {
+            u128::from(n_vertices) * 9
+        };
+        let need = vertex_block + (n_runs as u128) * run_len + (FIXED + totals_len) as u128;
         // Version 4 ends in the log block: its count, then 16 bytes each.
         let n_log = if version >= 4 && need + 8 <= body as u128 {
             u64_at(bytes, need as usize)
@@ -310,17 +419,57 @@ impl Manifest {
             ));
         }
         let mut at = FIXED;
-        let mut vertices = Vec::with_capacity(n_vertices as usize);
-        for _ in 0..n_vertices {
-            let ext = u64_at(bytes, at);
-            let alive = match bytes[at + 8] {
-                0 => false,
-                1 => true,
-                _ => return Err(corrupt(at + 8, "vertex flag is neither 0 nor 1")),
-            };
-            vertices.push((ext, alive));
-            at += 9;
-        }
+        let len = n_vertices as u32;
+        let vertices = if version >= 6 {
+            let (file_bytes, n_dead) = (u64_at(bytes, at), u64_at(bytes, at + 8));
+            if (len == 0) != (file_bytes == 0)
+                || (file_bytes != 0 && file_bytes < vertex_file::HEADER as u64)
+            {
+                return Err(corrupt(
+                    at,
+                    "the vertex file's length does not fit the number of vertices",
+                ));
+            }
+            at += 16;
+            let mut dead: Vec<(u32, u32)> = Vec::with_capacity(n_dead as usize);
+            for _ in 0..n_dead {
+                let (first, count) = (u32_at(bytes, at), u32_at(bytes, at + 4));
+                let after_last = dead.last().map(|&(f, c)| u64::from(f) + u64::from(c));
+                if count == 0
+                    || after_last.is_some_and(|end| u64::from(first) <= end)
+                    || u64::from(first) + u64::from(count) > n_vertices
+                {
+                    return Err(corrupt(
+                        at,
+                        "dead vertex ranges are empty, out of order, touching or past the vertices",
+                    ));
+                }
+                dead.push((first, count));
+                at += 8;
+            }
+            VertexTable {
+                len,
+                ids: VertexIds::File { bytes: file_bytes },
+                dead,
+            }
+        } else {
+            let mut ids = Vec::with_capacity(n_vertices as usize);
+            let mut alive = Vec::with_capacity(n_vertices as usize);
+            for _ in 0..n_vertices {
+                ids.push(u64_at(bytes, at));
+                alive.push(match bytes[at + 8] {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(corrupt(at + 8, "vertex flag is neither 0 nor 1")),
+                });
+                at += 9;
+            }
+            VertexTable {
+                len,
+                ids: VertexIds::Listed(ids),
+                dead: VertexTable::dead_of(alive.into_iter()),
+            }
+        };
         let mut runs = Vec::with_capacity(n_runs as usize);
         for _ in 0..n_runs {
             let id = u64_at(bytes, at);
@@ -412,15 +561,9 @@ impl Manifest {
         })
     }
 
-    /// Writes the manifest into `dir`, replacing the old one atomically,
-    /// with the vertex table given as in `encode_with`.
-    pub(crate) fn write_with(
-        &self,
-        dir: &Path,
-        n: u32,
-        vertex: impl Fn(u32) -> (u64, bool),
-    ) -> Result<()> {
-        let bytes = self.encode_with(n, vertex);
+    /// Writes the manifest into `dir`, replacing the old one atomically.
+    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
+        let bytes = self.encode();
         write_atomically(&dir.join(FILE), |f| {
             f.write_all(&bytes).map_err(|e| (e, "write"))
         })
@@ -447,7 +590,11 @@ mod tests {
             string_ids: false,
             last_ts: 42,
             next_run: 7,
-            vertices: vec![(10, true), (u64::MAX, false), (3, true)],
+            vertices: VertexTable {
+                len: 3,
+                ids: VertexIds::File { bytes: 64 },
+                dead: vec![(1, 1)],
+            },
             runs: vec![
                 RunFiles {
                     id: 6,
@@ -491,9 +638,16 @@ mod tests {
         }
     }
 
+    /// `sample` with its external ids listed, as versions 1 to 5 keep them.
+    fn sample_listed() -> Manifest {
+        let mut m = sample();
+        m.vertices.ids = VertexIds::Listed(vec![10, u64::MAX, 3]);
+        m
+    }
+
     /// `sample` as the version 2 format had it: no totals block, no log.
     fn version_2_bytes() -> Vec<u8> {
-        let mut b = sample().encode();
+        let mut b = sample_listed().encode();
         let body = b.len() - 4 - TOTALS - 8 - 2 * 16 - 8 - 16;
         b.truncate(body);
         b[8..12].copy_from_slice(&2u32.to_le_bytes());
@@ -512,9 +666,81 @@ mod tests {
                 totals: Totals::default(),
                 log: None,
                 props: None,
-                ..sample()
+                ..sample_listed()
             }
         );
+    }
+
+    #[test]
+    fn reads_a_version_5_manifest_with_its_listed_ids() {
+        let b = sample_listed().encode();
+        assert_eq!(u32_at(&b, 8), 5);
+        let m = Manifest::decode(&b, "m").unwrap();
+        assert_eq!(m, sample_listed());
+        let mut seen = Vec::new();
+        m.vertices
+            .each_external(Path::new("."), |v, ext| {
+                seen.push((v, ext));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seen, [(0, 10), (1, u64::MAX), (2, 3)]);
+        assert_eq!(m.vertices.alive().collect::<Vec<_>>(), [0, 2]);
+    }
+
+    #[test]
+    fn dead_ranges_round_trip_and_bad_ones_are_refused() {
+        let flags = [false, false, true, false, true, true, false, false];
+        let dead = VertexTable::dead_of(flags.iter().copied());
+        assert_eq!(dead, [(0, 2), (3, 1), (6, 2)]);
+        let table = VertexTable {
+            len: 8,
+            ids: VertexIds::File { bytes: 100 },
+            dead,
+        };
+        assert_eq!(table.alive().collect::<Vec<_>>(), [2, 4, 5]);
+        let m = Manifest {
+            vertices: table.clone(),
+            ..sample()
+        };
+        assert_eq!(Manifest::decode(&m.encode(), "m").unwrap(), m);
+        // Overlapping, touching, empty, or past the vertices: refused even
+        // with a good checksum.
+        for bad in [
+            vec![(0, 3), (2, 1)],
+            vec![(0, 2), (2, 1)],
+            vec![(0, 0)],
+            vec![(6, 3)],
+        ] {
+            let m = Manifest {
+                vertices: VertexTable {
+                    dead: bad.clone(),
+                    ..table.clone()
+                },
+                ..sample()
+            };
+            let err = Manifest::decode(&m.encode(), "m").unwrap_err();
+            assert!(
+                err.to_string().contains("dead vertex ranges"),
+                "{bad:?}: {err}"
+            );
+        }
+        // Vertices without a vertex file, or a file without vertices.
+        for (len, bytes) in [(8, 0), (0, 100), (8, 5)] {
+            let m = Manifest {
+                vertices: VertexTable {
+                    len,
+                    ids: VertexIds::File { bytes },
+                    dead: Vec::new(),
+                },
+                ..sample()
+            };
+            let err = Manifest::decode(&m.encode(), "m").unwrap_err();
+            assert!(
+                err.to_string().contains("vertex file"),
+                "{len} {bytes}: {err}"
+            );
+        }
     }
 
     #[test]
@@ -530,27 +756,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Manifest::read(dir.path()).unwrap(), None);
         let m = sample();
-        let table = m.vertices.clone();
-        let without = Manifest {
-            vertices: Vec::new(),
-            ..m.clone()
-        };
-        without
-            .write_with(dir.path(), table.len() as u32, |v| table[v as usize])
-            .unwrap();
+        m.write(dir.path()).unwrap();
         assert_eq!(Manifest::read(dir.path()).unwrap(), Some(m));
     }
 
     #[test]
     fn every_truncation_and_bit_flip_is_refused_without_panicking() {
-        let bytes = sample().encode();
+        for bytes in [sample().encode(), sample_listed().encode()] {
+            refuses_every_truncation_and_bit_flip(&bytes);
+        }
+    }
+
+    fn refuses_every_truncation_and_bit_flip(bytes: &[u8]) {
         for len in 0..bytes.len() {
             let err = Manifest::decode(&bytes[..len], "m").unwrap_err();
             assert!(matches!(err, Error::Corrupt { .. }), "len {len}: {err}");
         }
         for i in 0..bytes.len() {
             for bit in 0..8 {
-                let mut b = bytes.clone();
+                let mut b = bytes.to_vec();
                 b[i] ^= 1 << bit;
                 let err = Manifest::decode(&b, "m").unwrap_err();
                 assert!(

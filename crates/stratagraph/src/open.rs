@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::ids::IdMap;
 use crate::keys::Keys;
 use crate::lsm::layers::{FlushedRun, Layers, Level};
-use crate::manifest::{Manifest, PropsFile, RunFiles, Totals};
+use crate::manifest::{Manifest, PropsFile, RunFiles, Totals, VertexIds, VertexTable};
 use crate::options::Options;
 use crate::props::file as props_file;
 use crate::read::Snapshot;
@@ -32,6 +32,7 @@ use crate::store::Store;
 use crate::util::faults::{hit, FileOp};
 use crate::util::files::io_error;
 use crate::version::Clock;
+use crate::vertex_file;
 use crate::wal::record::Record;
 use crate::wal::recover::{LogLoss, Logged};
 use crate::wal::{self, Wal};
@@ -120,7 +121,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
                 string_ids: opts.string_ids,
                 last_ts: 0,
                 next_run: 0,
-                vertices: Vec::new(),
+                vertices: VertexTable::default(),
                 runs: Vec::new(),
                 totals: Totals::default(),
                 log: None,
@@ -147,15 +148,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     let layers = open_layers(&dir, &manifest, &manifest_path)?;
     let props = read_props(&dir, &manifest)?;
     let ids = IdMap::new();
-    for (i, &(ext, _)) in manifest.vertices.iter().enumerate() {
-        if ids.intern(ext) != Some(i as u32) {
-            return Err(Error::Corrupt {
-                file: manifest_path,
-                offset: 0,
-                what: format!("external id {ext} is listed twice (internal id {i})"),
-            });
-        }
-    }
+    intern_vertices(&dir, &manifest, &ids)?;
     let keys = Keys::new(manifest.string_ids);
     if let (Some(contents), Some(file)) = (&props, manifest.props) {
         keys.learn(0, &contents.keys)
@@ -198,12 +191,10 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
         Some((dir.clone(), lock)),
     ));
     let mut alive = 0u64;
-    for (v, &(_, is_alive)) in manifest.vertices.iter().enumerate() {
-        if is_alive {
-            // Existing since before every snapshot of this session.
-            store.mem.exists_on_open(v as u32, true);
-            alive += 1;
-        }
+    for v in manifest.vertices.alive() {
+        // Existing since before every snapshot of this session.
+        store.mem.exists_on_open(v, true);
+        alive += 1;
     }
     if let (Some(contents), Some(file)) = (props, manifest.props) {
         if let Err((label, key)) = store.props.load(contents) {
@@ -267,6 +258,26 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     Ok((store, report))
 }
 
+/// Interns the external ids of the vertices `manifest` lists into `ids`
+/// (empty), in internal id order, read from the manifest or its vertex
+/// file; an id listed twice is `Corrupt`.
+pub(crate) fn intern_vertices(dir: &Path, manifest: &Manifest, ids: &IdMap) -> Result<()> {
+    manifest.vertices.each_external(dir, |i, ext| {
+        if ids.intern(ext) == Some(i) {
+            return Ok(());
+        }
+        let file = match manifest.vertices.ids {
+            VertexIds::Listed(_) => dir.join(crate::manifest::FILE),
+            VertexIds::File { .. } => dir.join(vertex_file::FILE),
+        };
+        Err(Error::Corrupt {
+            file: file.display().to_string(),
+            offset: 0,
+            what: format!("external id {ext} is listed twice (internal id {i})"),
+        })
+    })
+}
+
 /// Reads and checks the properties file the manifest names (every label
 /// and property as of its cut), before anything is changed.
 pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<props_file::Contents>> {
@@ -299,16 +310,12 @@ pub(crate) fn read_props(dir: &Path, manifest: &Manifest) -> Result<Option<props
             file.cut
         )));
     }
-    if let Some((v, _, _)) = vertices
-        .iter()
-        .find(|(v, _, _)| *v as usize >= manifest.vertices.len())
-    {
+    let known = manifest.vertices.len as usize;
+    if let Some((v, _, _)) = vertices.iter().find(|(v, _, _)| *v as usize >= known) {
         return Err(corrupt(format!(
-            "names vertex {v}, beyond the {} the MANIFEST lists",
-            manifest.vertices.len()
+            "names vertex {v}, beyond the {known} the MANIFEST lists"
         )));
     }
-    let known = manifest.vertices.len();
     if let Some((id, src, dst, ..)) = contents
         .edges
         .iter()
@@ -348,6 +355,7 @@ pub(crate) fn holds_no_store_data(dir: &Path) -> Result<()> {
             || name == crate::store::checkpoint::CHECKPOINTS_DIR
             || name.starts_with("props-")
             || name.starts_with(crate::manifest::FILE)
+            || name == crate::vertex_file::FILE
         {
             data.push(name);
         } else {
@@ -574,7 +582,7 @@ pub(crate) fn lock_dir_shared(dir: &Path) -> Result<Option<File>> {
 /// Opens the level files a manifest names (see `open_level_file`) and
 /// arranges them as L0 runs and levels (see `arrange_layers`).
 fn open_layers(dir: &Path, manifest: &Manifest, manifest_path: &str) -> Result<Layers> {
-    let vertices = manifest.vertices.len();
+    let vertices = manifest.vertices.len as usize;
     let mut runs = Vec::with_capacity(manifest.runs.len());
     for r in &manifest.runs {
         let out = open_level_file(&RunFiles::path(dir, r.id, Direction::Out), vertices)?;

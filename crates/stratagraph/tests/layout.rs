@@ -39,6 +39,7 @@ const RANKS: &[(&str, u32)] = &[
     ("mem", 30),
     ("csr", 30),
     ("manifest", 30),
+    ("vertex_file", 28),
     ("props", 30),
     ("ids", 25),
     ("keys", 25),

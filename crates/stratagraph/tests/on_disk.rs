@@ -88,7 +88,8 @@ fn reopen_matches(opts: Options, budget: usize) {
     drop(g);
     let g = Graph::open(dir.path(), opts).unwrap();
     assert_eq!(contents(&g.snapshot()), again);
-    // Only the manifest's files are left, the lock and one log segment
+    // Only the manifest's files are left (with the vertex file), the lock
+    // and one log segment
     // (the old ones are redundant once their commits are in level files,
     // and kept only as the archive of changes, `changes-*`, which
     // recovery never reads).
@@ -105,8 +106,8 @@ fn reopen_matches(opts: Options, budget: usize) {
     assert_eq!(g.stats().log_segments, 1);
     assert_eq!(
         names.len(),
-        3 + per_run * runs,
-        "MANIFEST, LOCK, one log segment and the live runs' files: {names:?}"
+        4 + per_run * runs,
+        "MANIFEST, VERTICES, LOCK, one log segment and the live runs' files: {names:?}"
     );
 }
 
@@ -217,6 +218,89 @@ fn a_damaged_or_missing_run_file_is_refused_naming_it() {
     // Put back, it opens again.
     std::fs::write(&seg, &original).unwrap();
     Graph::open(dir.path(), Options::default()).unwrap();
+}
+
+#[test]
+fn a_damaged_short_or_missing_vertex_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    closed_store(dir.path());
+    let path = dir.path().join("VERTICES");
+    let name = path.display().to_string();
+    let original = std::fs::read(&path).unwrap();
+    let refused = |bytes: Option<&[u8]>| {
+        match bytes {
+            Some(b) => std::fs::write(&path, b).unwrap(),
+            None => std::fs::remove_file(&path).unwrap(),
+        }
+        let before = snapshot_of_dir(dir.path());
+        let err = Graph::open(dir.path(), Options::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::Corrupt { file, .. } if *file == name),
+            "{err}"
+        );
+        assert_eq!(
+            snapshot_of_dir(dir.path()),
+            before,
+            "a refused open changes nothing"
+        );
+        let report = stratagraph::check(dir.path()).unwrap();
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|e| e.to_string().contains("VERTICES")),
+            "{report:?}"
+        );
+    };
+    // A flipped external id (the chunk's checksum), a cut, no file.
+    let mut flipped = original.clone();
+    flipped[30] ^= 4;
+    refused(Some(&flipped));
+    refused(Some(&original[..original.len() - 1]));
+    refused(None);
+    std::fs::write(&path, &original).unwrap();
+    Graph::open(dir.path(), Options::default()).unwrap();
+}
+
+#[test]
+fn the_vertex_file_grows_by_appends_and_a_torn_append_is_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("VERTICES");
+    let g = Graph::open(dir.path(), Options::default()).unwrap();
+    g.insert_edges(
+        &(0..20_000u64)
+            .map(|i| (i * 3, i * 3 + 1, 1.0))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    g.delete_vertex(9).unwrap();
+    g.close().unwrap();
+    let first = std::fs::read(&path).unwrap();
+    // 40,000 vertices, a few bytes of manifest each would show.
+    let manifest = std::fs::metadata(dir.path().join("MANIFEST"))
+        .unwrap()
+        .len();
+    assert!(manifest < 1024, "the MANIFEST takes {manifest} bytes");
+    assert!(first.len() >= 40_000 * 8, "{}", first.len());
+    // An append a crash cut short before its manifest: bytes past the end
+    // the manifest names.
+    let mut torn = first.clone();
+    torn.extend_from_slice(&[0xAB; 21]);
+    std::fs::write(&path, &torn).unwrap();
+    let g = Graph::open(dir.path(), Options::default()).unwrap();
+    g.insert_edge(1_000_000, 1_000_001, 2.0).unwrap();
+    let want = contents(&g.snapshot());
+    g.close().unwrap();
+    let again = std::fs::read(&path).unwrap();
+    // The old ids stay as they were, the tail is gone, the new ids follow.
+    assert_eq!(again[..first.len()], first[..]);
+    assert_ne!(again[first.len()..first.len() + 21], [0xAB; 21]);
+    assert!(stratagraph::check(dir.path()).unwrap().is_healthy());
+    let g = Graph::open(dir.path(), Options::default()).unwrap();
+    let s = g.snapshot();
+    assert_eq!(contents(&s), want);
+    assert!(!s.has_vertex(9));
+    assert!(s.has_vertex(1_000_001));
 }
 
 #[test]

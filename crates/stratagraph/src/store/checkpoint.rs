@@ -1,8 +1,9 @@
 //! A checkpoint: a copy of an open on-disk store, as of one commit, in a
 //! directory of its own that opens as a store. Level and properties files
 //! are immutable, so they are hard-linked where the file system allows
-//! (copied where it does not); the MANIFEST and the log segments it names
-//! are copied, since the store rewrites or appends to them later.
+//! (copied where it does not); the MANIFEST, the vertex file and the log
+//! segments it names are copied, since the store rewrites or appends to
+//! them later.
 //!
 //! Writers wait while it runs: it takes the writers' gate, so every commit
 //! before it is published and none after it has started, flushes
@@ -13,10 +14,11 @@
 use super::maintain;
 use super::Store;
 use crate::error::{Error, Result};
-use crate::manifest::{self, Manifest};
+use crate::manifest::{self, Manifest, VertexIds};
 use crate::props::file as props_file;
 use crate::util::files::{io_error, sync_dir};
 use crate::version::Timestamp;
+use crate::vertex_file;
 use crate::wal;
 use std::path::{Path, PathBuf};
 
@@ -124,6 +126,12 @@ pub(crate) fn write(store: &Store, dest: &Path) -> Result<Timestamp> {
             link_or_copy(path, &tmp)?;
         }
         let mut copied = vec![home.join(manifest::FILE)];
+        if matches!(m.vertices.ids, VertexIds::File { bytes } if bytes > 0) {
+            // Appended to, not rewritten: the copy holds at least what
+            // the copied manifest names (appends wait for the manifest
+            // lock held here).
+            copied.push(home.join(vertex_file::FILE));
+        }
         copied.extend(
             m.log
                 .iter()

@@ -34,11 +34,12 @@ use crate::lsm::flush::flush_direction;
 use crate::lsm::layers::{Layers, Level};
 use crate::lsm::leveling::{self, L0_RUNS};
 use crate::lsm::LevelSink;
-use crate::manifest::{LogSegment, Manifest, PropsFile, RunFiles, Totals};
+use crate::manifest::{LogSegment, Manifest, PropsFile, RunFiles, Totals, VertexIds, VertexTable};
 use crate::props::file as props_file;
 use crate::util::faults::{hit, FileOp};
 use crate::util::files::write_atomically;
 use crate::version::Timestamp;
+use crate::vertex_file;
 use crate::wal::Wal;
 use parking_lot::Mutex;
 use std::io::Write;
@@ -116,6 +117,9 @@ pub(crate) struct LsmState {
     /// On disk: the properties file the manifest names (`None`: no label
     /// or property was ever kept).
     durable_props: Mutex<Option<PropsFile>>,
+    /// On disk: what the vertex file holds (appended to under the manifest
+    /// lock before each manifest write).
+    vertex_file: Mutex<vertex_file::Written>,
 }
 
 /// A registration that holds the watermark at or below its timestamp while
@@ -151,6 +155,15 @@ impl LsmState {
             runs: AtomicU64::new(manifest.next_run),
             durable_vertices: Mutex::new(DurableVertices::listed(&manifest.vertices)),
             durable_props: Mutex::new(manifest.props),
+            // A manifest that lists its ids (version 5 and before) has no
+            // vertex file yet: the next manifest write starts one.
+            vertex_file: Mutex::new(match manifest.vertices.ids {
+                VertexIds::File { bytes } => vertex_file::Written {
+                    ids: manifest.vertices.len,
+                    bytes,
+                },
+                VertexIds::Listed(_) => vertex_file::Written::default(),
+            }),
             earlier: manifest.totals,
             ..LsmState::default()
         }
@@ -742,8 +755,8 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         string_ids: store.opts.string_ids,
         last_ts: store.lsm.last_cut.load(Ordering::Acquire),
         next_run: store.lsm.runs.load(Ordering::Relaxed),
-        // Written from `durable` below.
-        vertices: Vec::new(),
+        // Set from `durable` below.
+        vertices: VertexTable::default(),
         runs: layers
             .runs
             .iter()
@@ -769,6 +782,13 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
         props: *store.lsm.durable_props.lock(),
     };
     let durable = store.lsm.durable_vertices.lock().clone();
+    // The ids first, synced, so that no manifest names more of the vertex
+    // file than it holds.
+    let written = {
+        let mut file = store.lsm.vertex_file.lock();
+        *file = vertex_file::append(dir, *file, durable.len, |v| store.ids.external_settled(v))?;
+        *file
+    };
     let manifest = Manifest {
         log: store.log().map(|log| {
             log.live_segments(manifest.last_ts, durable.len)
@@ -776,11 +796,16 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
                 .map(|(number, sealed_len)| LogSegment { number, sealed_len })
                 .collect()
         }),
+        vertices: VertexTable {
+            len: durable.len,
+            ids: VertexIds::File {
+                bytes: written.bytes,
+            },
+            dead: VertexTable::dead_of((0..durable.len).map(|v| durable.alive(v))),
+        },
         ..manifest
     };
-    manifest.write_with(dir, durable.len, |v| {
-        (store.ids.external_settled(v), durable.alive(v))
-    })?;
+    manifest.write(dir)?;
     if let Some(log) = store.log() {
         if let Some(first) = manifest.log.as_ref().and_then(|l| l.first()) {
             log.retire(first.number)?;
@@ -836,11 +861,10 @@ pub(crate) fn remove_runs_except(
     }
 }
 
-/// The vertex table a manifest lists: every id assigned by its cut and
-/// whether it exists there, a bit each. The external ids are the id map's,
-/// which never change, so they are read from it when the manifest is
-/// written rather than kept twice (16 bytes a vertex, copied again for
-/// every manifest, were the largest memory a store held per vertex).
+/// Existence at the durable cut of every id assigned by it, a bit each,
+/// for the manifest's dead ranges. The external ids are the id map's,
+/// which never change, so they are appended to the vertex file from it
+/// rather than kept twice.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct DurableVertices {
     len: u32,
@@ -860,10 +884,10 @@ impl DurableVertices {
     }
 
     /// The table a manifest read on open lists.
-    fn listed(vertices: &[(u64, bool)]) -> Self {
-        let mut d = DurableVertices::with_len(vertices.len() as u32);
-        for (v, _) in vertices.iter().enumerate().filter(|(_, e)| e.1) {
-            d.set(v as u32);
+    fn listed(table: &VertexTable) -> Self {
+        let mut d = DurableVertices::with_len(table.len);
+        for v in table.alive() {
+            d.set(v);
         }
         d
     }
