@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 pub mod algo;
+pub mod capped;
 pub mod core;
 pub mod durability;
 pub mod edge_layout;

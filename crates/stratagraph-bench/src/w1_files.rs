@@ -85,6 +85,16 @@ impl W1Files {
         self.dir.join(format!("k{}{suffix}", self.scale))
     }
 
+    /// `kS.bin`, for readers that stream it.
+    pub(crate) fn edges_path(&self) -> PathBuf {
+        self.path(".bin")
+    }
+
+    /// `kS.perm.bin`, for readers that stream it.
+    pub(crate) fn perm_path(&self) -> PathBuf {
+        self.path(".perm.bin")
+    }
+
     /// The graph's name in result rows (`k20`).
     pub fn graph_name(&self) -> String {
         format!("k{}", self.scale)

@@ -547,6 +547,37 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         ops: Vec<String>,
     },
+    /// W1 on one on-disk store, one phase per run, holding nothing per
+    /// edge in memory, so that each phase can run under a memory cap
+    /// smaller than the store (bench/memcap.py): load (every vertex, then
+    /// 80% of kS.bin in batches), insert_single (the rest, one edge per
+    /// commit), reads (search_edge, scans, BFS, PageRank, WCC, SSSP, all
+    /// checked against the references), delete_mixed (kS.ops.bin).
+    Capped {
+        #[command(flatten)]
+        w1: W1Opts,
+        /// The store's directory (the load phase creates it).
+        #[arg(long)]
+        store: PathBuf,
+        /// The phase: load, insert_single, reads or delete_mixed.
+        #[arg(long)]
+        phase: String,
+        /// Memory for the MemGraph and the load's batches, as `load
+        /// --memory` takes it (e.g. 384M; 0: the defaults).
+        #[arg(long, value_name = "BYTES", value_parser = size_arg, default_value = "0")]
+        memory: usize,
+        /// Threads for the reads and kernels.
+        #[arg(long, default_value_t = 1, value_parser = threads_arg)]
+        threads: usize,
+        /// The reads phase runs only these (comma-separated: search_edge,
+        /// scan_seq, scan_rand, bfs, pr, wcc, sssp); all by default.
+        #[arg(long, value_delimiter = ',')]
+        reads: Vec<String>,
+        /// Packed levels (`Options::pack_levels`): give it to every phase
+        /// that writes, so compactions keep the store's format.
+        #[arg(long)]
+        packed: bool,
+    },
 }
 
 /// Where the W1 files are and how to report, shared by the bench commands.
@@ -721,6 +752,25 @@ fn main() -> ExitCode {
             quick,
             ops,
         }) => bench_w1(w1, threads, &homes, scratch, quick, ops),
+        Command::Bench(BenchCommand::Capped {
+            w1,
+            store,
+            phase,
+            memory,
+            threads,
+            reads,
+            packed,
+        }) => stratagraph_bench::capped::run(&stratagraph_bench::capped::CappedArgs {
+            data: w1.data,
+            scale: w1.run.scale,
+            store,
+            phase,
+            memory,
+            threads,
+            reads,
+            packed,
+            out: w1.run.out,
+        }),
         Command::Bench(BenchCommand::Levels {
             w1,
             homes,

@@ -1,8 +1,11 @@
 //! `stratagraph bench w1 --quick` end to end on freshly generated scale-14
 //! W1 files: it must finish, print every operation for every system, and
 //! every system's checksum for an operation must be the same and equal to
-//! the generator's reference. This keeps the suite working; it measures
-//! nothing (speed comes from the benchmark itself, never from a test).
+//! the generator's reference. And `stratagraph bench capped`'s phases on
+//! the same files, in order, each checked against the reference, with the
+//! phases out of order refused. This keeps the suites working; it
+//! measures nothing (speed comes from the benchmark itself, never from a
+//! test).
 //!
 //! The files come from `shared/bench/gen_graph.py` and `bench/ref_extra.py`,
 //! which need numpy and scipy: the test uses `$STRATAGRAPH_PYTHON`, else the
@@ -56,8 +59,8 @@ fn json_u64(text: &str, key: &str) -> u64 {
         .unwrap()
 }
 
-#[test]
-fn quick_mode_runs_every_operation_with_agreeing_checksums() {
+/// Scale-14 W1 files and their extra references, in a new directory.
+fn generate() -> tempfile::TempDir {
     let data = tempfile::tempdir().unwrap();
     let py = python();
     let probe = Command::new(&py)
@@ -80,6 +83,12 @@ fn quick_mode_runs_every_operation_with_agreeing_checksums() {
             .args(["--scales", "14", "--data"])
             .arg(data.path()),
     );
+    data
+}
+
+#[test]
+fn quick_mode_runs_every_operation_with_agreeing_checksums() {
+    let data = generate();
     let out = data.path().join("w1.tsv");
     run_ok(
         Command::new(env!("CARGO_BIN_EXE_stratagraph"))
@@ -189,4 +198,71 @@ fn quick_mode_runs_every_operation_with_agreeing_checksums() {
         got.values().all(|c| *c == format!("edges_after={after}")),
         "{got:?}"
     );
+}
+
+#[test]
+fn capped_phases_run_in_order_and_check_against_the_reference() {
+    let data = generate();
+    let store = data.path().join("store");
+    let phase = |name: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stratagraph"));
+        cmd.args([
+            "bench", "capped", "--scale", "14", "--memory", "16M", "--data",
+        ])
+        .arg(data.path())
+        .arg("--store")
+        .arg(&store)
+        .args(["--phase", name]);
+        cmd
+    };
+    // Out of order: nothing to read yet.
+    let early = phase("reads").output().unwrap();
+    assert!(!early.status.success());
+    assert!(
+        String::from_utf8_lossy(&early.stderr).contains("no store"),
+        "{}",
+        String::from_utf8_lossy(&early.stderr)
+    );
+    // op -> checksum, over every phase's rows.
+    let mut rows = BTreeMap::new();
+    for name in ["load", "insert_single", "reads", "delete_mixed"] {
+        let text = run_ok(&mut phase(name));
+        for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() == 8 {
+                assert!(f[5].parse::<f64>().is_ok_and(f64::is_finite), "{line:?}");
+                rows.insert(f[3].to_string(), f[7].to_string());
+            }
+        }
+        if name == "load" {
+            // The load is there once: a second one is refused.
+            let again = phase("load").output().unwrap();
+            assert!(!again.status.success());
+            assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+            // And reads need the inserts first.
+            let early = phase("reads").output().unwrap();
+            assert!(!early.status.success());
+            assert!(String::from_utf8_lossy(&early.stderr).contains("insert_single"));
+        }
+    }
+    let reference = std::fs::read_to_string(data.path().join("k14.ref.json")).unwrap();
+    let want = |key: &str| json_u64(&reference, key);
+    let edges = want("edges");
+    for (op, check) in [
+        ("load_80", format!("edges={}", edges * 4 / 5)),
+        ("insert_single", format!("edges={edges}")),
+        ("search_edge", "found=1000000".to_string()),
+        ("scan_seq", format!("sum_dst={}", want("sum_dst"))),
+        ("scan_rand", format!("sum_dst={}", want("sum_dst"))),
+        ("bfs", format!("bfs_reached={}", want("bfs_reached"))),
+        (
+            "wcc",
+            format!("wcc_components={}", want("wcc_components_all_ids")),
+        ),
+        ("delete_mixed", format!("edges={}", want("edges_after_ops"))),
+    ] {
+        assert_eq!(rows.get(op), Some(&check), "{op}: {rows:?}");
+    }
+    assert!(rows["sssp"].starts_with(&format!("reached={};", want("sssp_reached"))));
+    assert!(rows["pr"].starts_with("pagerank_top_vertex="), "{rows:?}");
 }

@@ -1,0 +1,447 @@
+//! W1 on one on-disk store, one phase per process, so that each phase can
+//! run under a memory cap (`bench/memcap.py`) smaller than the store: the
+//! scale-24 runs of issue 32 and LSMGraph's protocol (80% loaded, the last
+//! 20% inserted one edge per commit, the delete_mixed stream last).
+//!
+//! `bench w1` holds the whole workload in memory (24 bytes an edge, twice)
+//! to give every system the same slices; at scale 24 that alone is over
+//! 12 GB. Here nothing is held per edge: the edge file is read in bounded
+//! pieces as it is loaded or inserted, the permutation in pieces as it is
+//! scanned, and only the 1M-entry search and op files are read whole. What
+//! a phase holds is the engine's own memory and the kernels' per-vertex
+//! arrays, which is what a cap should measure.
+//!
+//! Phases, in the order they build on each other:
+//! - `load`: creates the store, every vertex `0..2^S` first (so internal
+//!   ids are the files' ids), then the first 80% of `kS.bin` in batches;
+//!   closes the store (flush and merge, so the load is durable).
+//! - `insert_single`: the remaining 20%, one edge per commit, in file
+//!   order; checks the edge count against the reference; closes.
+//! - `reads`: opens read-only; search_edge, scan_seq, scan_rand, then BFS,
+//!   PageRank, WCC and SSSP, each checked against the references.
+//! - `delete_mixed`: applies `kS.ops.bin`; checks the edge count after it.
+
+use crate::algo::kernel_run;
+use crate::rows::{Row, Table};
+use crate::w1_files::{w1_weight, Reference, W1Files};
+use crate::w1_reads::{check_identity, scan_rand, scan_seq, search};
+use crate::w1_store::dir_bytes;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use stratagraph::{Graph, Options, SyncPolicy};
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The phases, in the order they run on one store.
+pub const PHASES: [&str; 4] = ["load", "insert_single", "reads", "delete_mixed"];
+
+/// The reads of the `reads` phase, in the order they run.
+pub const READS: [&str; 7] = [
+    "search_edge",
+    "scan_seq",
+    "scan_rand",
+    "bfs",
+    "pr",
+    "wcc",
+    "sssp",
+];
+
+/// Edges per batch of the load when no memory is given (as `stratagraph
+/// load`).
+const BATCH: usize = 1 << 20;
+/// Memory a batch edge takes while it is parsed, sorted and applied (as
+/// `stratagraph load` counts it).
+const BATCH_EDGE_BYTES: usize = 110;
+/// Vertex ids created per `insert_vertices` call.
+const VERTEX_BATCH: u64 = 1 << 20;
+/// Entries of the permutation read per piece of scan_rand.
+const PERM_PIECE: usize = 1 << 16;
+
+/// What `stratagraph bench capped` was asked for.
+pub struct CappedArgs {
+    /// Folder of the generator's `kS.*` files.
+    pub data: PathBuf,
+    /// Scale S.
+    pub scale: u32,
+    /// The store's directory (`load` creates it; it must not exist).
+    pub store: PathBuf,
+    /// One of [`PHASES`].
+    pub phase: String,
+    /// Memory for the store's MemGraph and the load's batches, as
+    /// `stratagraph load --memory` takes it (an eighth each; 0: defaults).
+    pub memory: usize,
+    /// Threads for the reads and kernels (and the store's batch writes).
+    pub threads: usize,
+    /// Which of [`READS`] the `reads` phase runs (empty: all).
+    pub reads: Vec<String>,
+    /// Packed levels (`Options::pack_levels`), for every phase that writes.
+    pub packed: bool,
+    /// Also write the rows as TSV here.
+    pub out: Option<PathBuf>,
+}
+
+/// Runs one phase, printing its rows.
+///
+/// # Errors
+/// A missing or malformed workload file, a store in the wrong state for
+/// the phase, a result that disagrees with a reference, or an engine
+/// error.
+pub fn run(args: &CappedArgs) -> Res<()> {
+    if !PHASES.contains(&args.phase.as_str()) {
+        return Err(format!(
+            "unknown phase {:?} (one of {})",
+            args.phase,
+            PHASES.join(", ")
+        )
+        .into());
+    }
+    if let Some(bad) = args.reads.iter().find(|r| !READS.contains(&r.as_str())) {
+        return Err(format!("unknown read {bad:?} (one of {})", READS.join(", ")).into());
+    }
+    let files = W1Files::new(&args.data, args.scale);
+    let reference = files.reference()?;
+    let mut table = Table::with_notes(vec![
+        format!(
+            "# workload: W1 {} from {}, phase {} on the store {}",
+            files.graph_name(),
+            args.data.display(),
+            args.phase,
+            args.store.display()
+        ),
+        format!(
+            "# memory: {} (MemGraph and load batches an eighth each; the cap, if any, is bench/memcap.py's)",
+            if args.memory == 0 {
+                "defaults".to_string()
+            } else {
+                format!("{} bytes", args.memory)
+            }
+        ),
+        "# durability: commits logged and written to the OS (SyncPolicy::Never), synced at flushes and close; a phase that writes ends with close (flush and merge), which its time includes where said".into(),
+    ]);
+    let mut phase = Phase {
+        args,
+        files: &files,
+        reference: &reference,
+        table: &mut table,
+    };
+    match args.phase.as_str() {
+        "load" => phase.load()?,
+        "insert_single" => phase.insert_single()?,
+        "reads" => phase.reads()?,
+        _ => phase.delete_mixed()?,
+    }
+    if let Some(out) = &args.out {
+        table.save(out)?;
+        println!("rows written to {}", out.display());
+    }
+    Ok(())
+}
+
+struct Phase<'a> {
+    args: &'a CappedArgs,
+    files: &'a W1Files,
+    reference: &'a Reference,
+    table: &'a mut Table,
+}
+
+impl Phase<'_> {
+    fn options(&self) -> Options {
+        let mut opts = Options {
+            threads: self.args.threads.max(1),
+            sync: SyncPolicy::Never,
+            pack_levels: self.args.packed,
+            create_if_missing: self.args.phase == "load",
+            ..Options::default()
+        };
+        if self.args.memory > 0 {
+            opts.memgraph_bytes = (self.args.memory / 8).max(1 << 20);
+        }
+        opts
+    }
+
+    fn open(&self) -> Res<Graph> {
+        if !self.args.store.join("MANIFEST").exists() {
+            return Err(format!(
+                "{}: no store there; run the load phase first",
+                self.args.store.display()
+            )
+            .into());
+        }
+        Ok(Graph::open(&self.args.store, self.options())?)
+    }
+
+    fn push(&mut self, op: &str, value: f64, unit: &'static str, checksum: String) {
+        self.table.push(Row {
+            system: "stratagraph-disk",
+            graph: self.files.graph_name(),
+            op: op.to_string(),
+            threads: self.args.threads.max(1),
+            value,
+            unit,
+            checksum,
+        });
+    }
+
+    /// Where insert_single starts: 80% of the edges are loaded before it.
+    fn split(&self) -> u64 {
+        self.reference.edges * 4 / 5
+    }
+
+    fn expect_edges(&self, g: &Graph, want: u64, after: &str) -> Res<String> {
+        let got = g.snapshot().edge_count();
+        if got != want {
+            return Err(
+                format!("after {after} the store holds {got} edges, reference {want}").into(),
+            );
+        }
+        Ok(format!("edges={got}"))
+    }
+
+    fn load(&mut self) -> Res<()> {
+        let store = &self.args.store;
+        if store.exists() && std::fs::read_dir(store)?.next().is_some() {
+            return Err(format!("{}: not empty; load creates a new store", store.display()).into());
+        }
+        let batch = if self.args.memory == 0 {
+            BATCH
+        } else {
+            (self.args.memory / 8 / BATCH_EDGE_BYTES).clamp(1 << 12, BATCH)
+        };
+        let start = Instant::now();
+        let g = Graph::open(store, self.options())?;
+        let n = self.reference.vertices;
+        let mut ids = Vec::with_capacity(VERTEX_BATCH as usize);
+        for first in (0..n).step_by(VERTEX_BATCH as usize) {
+            ids.clear();
+            ids.extend(first..(first + VERTEX_BATCH).min(n));
+            g.insert_vertices(&ids)?;
+        }
+        let mut edges = Vec::with_capacity(batch);
+        stream_edges(self.files, 0, self.split(), batch, |piece| {
+            edges.clear();
+            edges.extend(piece.iter().map(|&(s, d)| weighted(s, d)));
+            g.insert_edges(&edges)?;
+            Ok(())
+        })?;
+        let loaded = start.elapsed().as_secs_f64();
+        let check = self.expect_edges(&g, self.split(), "load")?;
+        g.close()?;
+        let total = start.elapsed().as_secs_f64();
+        self.push("load_80", loaded, "s", check.clone());
+        self.push("load_80_closed", total, "s", check);
+        self.push(
+            "disk_bytes",
+            dir_bytes(store) as f64,
+            "bytes",
+            String::new(),
+        );
+        Ok(())
+    }
+
+    fn insert_single(&mut self) -> Res<()> {
+        let g = self.open()?;
+        let have = g.snapshot().edge_count();
+        if have != self.split() {
+            return Err(format!(
+                "the store holds {have} edges; insert_single starts from the load phase's {}",
+                self.split()
+            )
+            .into());
+        }
+        let start = Instant::now();
+        let tail = self.reference.edges - self.split();
+        stream_edges(self.files, self.split(), tail, BATCH, |piece| {
+            for &(s, d) in piece {
+                let (s, d, w) = weighted(s, d);
+                g.insert_edge(s, d, w)?;
+            }
+            Ok(())
+        })?;
+        let rate = tail as f64 / start.elapsed().as_secs_f64();
+        let check = self.expect_edges(&g, self.reference.edges, "insert_single")?;
+        g.close()?;
+        let total = start.elapsed().as_secs_f64();
+        self.push("insert_single", rate, "edges/s", check.clone());
+        self.push("insert_single_closed", total, "s", check);
+        self.push(
+            "disk_bytes",
+            dir_bytes(&self.args.store) as f64,
+            "bytes",
+            String::new(),
+        );
+        Ok(())
+    }
+
+    fn reads(&mut self) -> Res<()> {
+        let opts = Options {
+            read_only: true,
+            ..self.options()
+        };
+        let g = Graph::open(&self.args.store, opts)?;
+        let snap = g.snapshot();
+        let r = self.reference;
+        if snap.edge_count() != r.edges {
+            return Err(format!(
+                "the store holds {} edges; the reads need all {} (run insert_single first)",
+                snap.edge_count(),
+                r.edges
+            )
+            .into());
+        }
+        check_identity(&snap)?;
+        let threads = self.args.threads.max(1);
+        let wants =
+            |read: &str| self.args.reads.is_empty() || self.args.reads.iter().any(|x| x == read);
+        let source = snap
+            .internal_id(r.bfs_source)
+            .ok_or("the BFS source is not a vertex of the store")?;
+        for read in READS.iter().filter(|r| wants(r)) {
+            let start = Instant::now();
+            let (value, unit, check) = match *read {
+                "search_edge" => {
+                    let pairs = self.files.searches()?;
+                    let found = search(&snap, &pairs, threads);
+                    if found != pairs.len() as u64 {
+                        return Err(
+                            format!("search_edge found {found} of {} edges", pairs.len()).into(),
+                        );
+                    }
+                    let rate = pairs.len() as f64 / start.elapsed().as_secs_f64();
+                    (rate, "ops/s", format!("found={found}"))
+                }
+                "scan_seq" => {
+                    let sum = scan_seq(&snap, r.vertices as u32, threads);
+                    expect_sum(sum, r.sum_dst)?;
+                    (start.elapsed().as_secs_f64(), "s", format!("sum_dst={sum}"))
+                }
+                "scan_rand" => {
+                    let mut sum = 0u64;
+                    stream_u32s(&self.files.perm_path(), PERM_PIECE, |piece| {
+                        sum += scan_rand(&snap, piece, threads);
+                        Ok(())
+                    })?;
+                    expect_sum(sum, r.sum_dst)?;
+                    (start.elapsed().as_secs_f64(), "s", format!("sum_dst={sum}"))
+                }
+                kernel => {
+                    let check = kernel_run(&snap, kernel, source, threads, r)?;
+                    (start.elapsed().as_secs_f64(), "s", check)
+                }
+            };
+            self.push(read, value, unit, check);
+        }
+        Ok(())
+    }
+
+    fn delete_mixed(&mut self) -> Res<()> {
+        let g = self.open()?;
+        let want = Reference::require(self.reference.edges_after_ops, "edge count after the ops")?;
+        let ops = self.files.ops()?;
+        let have = g.snapshot().edge_count();
+        if have != self.reference.edges {
+            return Err(format!(
+                "the store holds {have} edges; delete_mixed starts from all {}",
+                self.reference.edges
+            )
+            .into());
+        }
+        let start = Instant::now();
+        for &(insert, s, d) in &ops {
+            let (s, d, w) = weighted(s, d);
+            if insert {
+                g.insert_edge(s, d, w)?;
+            } else {
+                g.delete_edge(s, d)?;
+            }
+        }
+        let rate = ops.len() as f64 / start.elapsed().as_secs_f64();
+        let check = self.expect_edges(&g, want, "delete_mixed")?;
+        g.close()?;
+        self.push("delete_mixed", rate, "ops/s", check);
+        Ok(())
+    }
+}
+
+fn weighted(s: u32, d: u32) -> (u64, u64, f64) {
+    let (s, d) = (u64::from(s), u64::from(d));
+    (s, d, w1_weight(s, d))
+}
+
+fn expect_sum(got: u64, want: u64) -> Res<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("sum of destination ids {got}, reference {want}").into())
+    }
+}
+
+/// Hands `f` the edges `first..first + count` of `kS.bin` in pieces of at
+/// most `piece` edges, read from the file as they are needed.
+fn stream_edges(
+    files: &W1Files,
+    first: u64,
+    count: u64,
+    piece: usize,
+    mut f: impl FnMut(&[(u32, u32)]) -> Res<()>,
+) -> Res<()> {
+    let path = files.edges_path();
+    let mut file = std::io::BufReader::with_capacity(
+        1 << 20,
+        std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+    );
+    std::io::copy(&mut (&mut file).take(first * 8), &mut std::io::sink())?;
+    let mut bytes = vec![0u8; piece * 8];
+    let mut edges = Vec::with_capacity(piece);
+    let mut left = count;
+    while left > 0 {
+        let n = (left as usize).min(piece);
+        file.read_exact(&mut bytes[..n * 8]).map_err(|e| {
+            format!(
+                "{}: {e} (shorter than its reference's edge count)",
+                path.display()
+            )
+        })?;
+        edges.clear();
+        edges.extend(
+            bytes[..n * 8]
+                .chunks_exact(8)
+                .map(|p| (le_u32(&p[..4]), le_u32(&p[4..]))),
+        );
+        f(&edges)?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// Hands `f` the `u32`s of the file at `path` in pieces of at most `piece`.
+fn stream_u32s(path: &Path, piece: usize, mut f: impl FnMut(&[u32]) -> Res<()>) -> Res<()> {
+    let mut file = std::io::BufReader::with_capacity(
+        1 << 20,
+        std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?,
+    );
+    let mut bytes = vec![0u8; piece * 4];
+    let mut values = Vec::with_capacity(piece);
+    loop {
+        let mut filled = 0;
+        while filled < bytes.len() {
+            match file.read(&mut bytes[filled..])? {
+                0 => break,
+                k => filled += k,
+            }
+        }
+        if filled % 4 != 0 {
+            return Err(format!("{}: length is not a multiple of 4 bytes", path.display()).into());
+        }
+        if filled == 0 {
+            return Ok(());
+        }
+        values.clear();
+        values.extend(bytes[..filled].chunks_exact(4).map(le_u32));
+        f(&values)?;
+    }
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
