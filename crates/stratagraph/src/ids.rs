@@ -9,6 +9,10 @@
 //! Most graphs name vertices by small integers, so external ids below
 //! `DIRECT_LIMIT` are mapped through pages of a direct array (one atomic load
 //! per look-up, no hashing, no lock); larger ids go through a sharded hash map.
+//! A graph whose vertices arrive as 0, 1, 2, ... (loaded vertices first, by
+//! dense integer ids) maps each id to itself: such a prefix of ids is kept
+//! as its length alone, so it costs no table at all (12 bytes a vertex
+//! otherwise, which is most of what a store keeps per vertex).
 
 use crate::util::segmented::SegmentedTable;
 use parking_lot::RwLock;
@@ -41,6 +45,10 @@ pub(crate) struct IdMap {
     /// Ids at or above `DIRECT_LIMIT`, and the locks that serialise assignment.
     shards: Box<[RwLock<FxHashMap<u64, u32>>]>,
     external: SegmentedTable<AtomicU64>,
+    /// Ids below this are their own external ids, and have no entry in
+    /// `direct` or `external`. It grows while every id assigned is its own
+    /// external id, and stays once one is not.
+    identity: AtomicU64,
     next: AtomicU64,
     /// No id at or above this is handed out (`Options::max_vertex_ids`).
     cap: AtomicU64,
@@ -68,6 +76,7 @@ impl IdMap {
                 .map(|_| RwLock::new(FxHashMap::default()))
                 .collect(),
             external: SegmentedTable::new(),
+            identity: AtomicU64::new(0),
             next: AtomicU64::new(0),
             cap: AtomicU64::new(MAX_IDS),
             journal: OnceLock::new(),
@@ -105,7 +114,7 @@ impl IdMap {
     /// that follows shortly (see `util::prefetch`).
     #[inline]
     pub(crate) fn prefetch(&self, ext: u64) {
-        if ext < DIRECT_LIMIT {
+        if ext >= self.identity.load(Ordering::Relaxed) && ext < DIRECT_LIMIT {
             if let Some(page) = self.direct[(ext >> PAGE_BITS) as usize].get() {
                 crate::util::prefetch::line(&page[ext as usize & (PAGE - 1)]);
             }
@@ -115,6 +124,9 @@ impl IdMap {
     /// The internal id of `ext`, if one was ever assigned.
     #[inline]
     pub(crate) fn lookup(&self, ext: u64) -> Option<u32> {
+        if ext < self.identity.load(Ordering::Acquire) {
+            return Some(ext as u32);
+        }
         if ext < DIRECT_LIMIT {
             let page = self.direct[(ext >> PAGE_BITS) as usize].get()?;
             let v = page[ext as usize & (PAGE - 1)].load(Ordering::Acquire);
@@ -149,9 +161,22 @@ impl IdMap {
             Some(j) => j.assign(ext, &mut take)?,
             None => take()?,
         };
-        self.external.get_or_alloc(id).store(ext, Ordering::Release);
         self.fresh
             .fetch_max(ext.saturating_add(1), Ordering::AcqRel);
+        // Its own external id, next after the identity prefix: published by
+        // growing the prefix. An id taken while an earlier one is still
+        // being published fails the exchange and goes into the tables, and
+        // the prefix never grows past it.
+        let own = u64::from(id) == ext;
+        if own
+            && self
+                .identity
+                .compare_exchange(ext, ext + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            return Some(id);
+        }
+        self.external.get_or_alloc(id).store(ext, Ordering::Release);
         if ext < DIRECT_LIMIT {
             let page = self.direct[(ext >> PAGE_BITS) as usize]
                 .get_or_init(|| Box::new(std::array::from_fn(|_| AtomicU32::new(0))));
@@ -163,7 +188,7 @@ impl IdMap {
     }
 
     fn lookup_locked(&self, ext: u64, shard: &FxHashMap<u64, u32>) -> Option<u32> {
-        if ext < DIRECT_LIMIT {
+        if ext < DIRECT_LIMIT || ext < self.identity.load(Ordering::Acquire) {
             self.lookup(ext)
         } else {
             shard.get(&ext).copied()
@@ -173,6 +198,9 @@ impl IdMap {
     /// The external id of internal id `id` (which must have been assigned).
     #[inline]
     pub(crate) fn external(&self, id: u32) -> u64 {
+        if u64::from(id) < self.identity.load(Ordering::Acquire) {
+            return u64::from(id);
+        }
         self.external
             .get(id)
             .map_or(u64::MAX, |a| a.load(Ordering::Acquire))
@@ -238,6 +266,60 @@ mod tests {
         }
         assert_eq!(m.lookup(6), None);
         assert_eq!(m.bound(), 6);
+    }
+
+    #[test]
+    fn ids_in_order_from_zero_take_no_table_until_one_is_not_its_own() {
+        let m = IdMap::new();
+        for e in 0..10_000u64 {
+            assert_eq!(m.intern(e), Some(e as u32));
+        }
+        assert_eq!(m.external.allocated_bytes(), 0);
+        assert!(m.direct.iter().all(|p| p.get().is_none()));
+        // Out of order: 10,005 takes id 10,000, and the prefix stops there.
+        assert_eq!(m.intern(10_005), Some(10_000));
+        assert_eq!(m.intern(10_001), Some(10_001));
+        assert_eq!(m.intern(10_000), Some(10_002));
+        for (e, i) in [
+            (0, 0),
+            (9_999, 9_999),
+            (10_005, 10_000),
+            (10_001, 10_001),
+            (10_000, 10_002),
+        ] {
+            assert_eq!(m.lookup(e), Some(i), "{e}");
+            assert_eq!(m.external(i), e, "{i}");
+        }
+        assert_eq!(m.lookup(10_002), None);
+        assert_eq!(m.bound(), 10_003);
+        assert!(m.external.allocated_bytes() > 0);
+    }
+
+    #[test]
+    fn concurrent_interning_in_order_keeps_every_id_reversible() {
+        // Threads racing for the next ids of 0, 1, 2, ...: some take the
+        // prefix, the rest the tables; every id maps back either way.
+        for _ in 0..20 {
+            let m = IdMap::new();
+            std::thread::scope(|s| {
+                for t in 0..4u64 {
+                    let m = &m;
+                    s.spawn(move || {
+                        for e in 0..2_000u64 {
+                            m.intern(if t % 2 == 0 { e } else { 1_999 - e }).unwrap();
+                        }
+                    });
+                }
+            });
+            assert_eq!(m.bound(), 2_000);
+            let mut seen = vec![false; 2_000];
+            for e in 0..2_000u64 {
+                let i = m.lookup(e).unwrap();
+                assert_eq!(m.external(i), e);
+                assert_eq!(m.external_settled(i), e);
+                assert!(!std::mem::replace(&mut seen[i as usize], true));
+            }
+        }
     }
 
     #[test]
