@@ -23,11 +23,10 @@
 
 use crate::algo::kernel_run;
 use crate::rows::{Row, Table};
-use crate::w1_files::{w1_weight, Reference, W1Files};
+use crate::w1_files::{stream_u32s, w1_weight, Reference, W1Files};
 use crate::w1_reads::{check_identity, scan_rand, scan_seq, search};
 use crate::w1_store::dir_bytes;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 use stratagraph::{Graph, Options, SyncPolicy};
 
@@ -198,6 +197,18 @@ impl Phase<'_> {
         Ok(format!("edges={got}"))
     }
 
+    /// Refuses to start `phase` unless the store holds the `want` edges
+    /// the phase named by `after` leaves.
+    fn expect_start(have: u64, want: u64, phase: &str, after: &str) -> Res<()> {
+        if have == want {
+            return Ok(());
+        }
+        Err(format!(
+            "the store holds {have} edges; {phase} starts from the {want} that {after} leaves (run it first)"
+        )
+        .into())
+    }
+
     fn load(&mut self) -> Res<()> {
         let store = &self.args.store;
         if store.exists() && std::fs::read_dir(store)?.next().is_some() {
@@ -241,14 +252,12 @@ impl Phase<'_> {
 
     fn insert_single(&mut self) -> Res<()> {
         let g = self.open()?;
-        let have = g.snapshot().edge_count();
-        if have != self.split() {
-            return Err(format!(
-                "the store holds {have} edges; insert_single starts from the load phase's {}",
-                self.split()
-            )
-            .into());
-        }
+        Self::expect_start(
+            g.snapshot().edge_count(),
+            self.split(),
+            "insert_single",
+            "load",
+        )?;
         let start = Instant::now();
         let tail = self.reference.edges - self.split();
         stream_edges(self.files, self.split(), tail, BATCH, |piece| {
@@ -281,14 +290,7 @@ impl Phase<'_> {
         let g = Graph::open(&self.args.store, opts)?;
         let snap = g.snapshot();
         let r = self.reference;
-        if snap.edge_count() != r.edges {
-            return Err(format!(
-                "the store holds {} edges; the reads need all {} (run insert_single first)",
-                snap.edge_count(),
-                r.edges
-            )
-            .into());
-        }
+        Self::expect_start(snap.edge_count(), r.edges, "reads", "insert_single")?;
         check_identity(&snap)?;
         let threads = self.args.threads.max(1);
         let wants =
@@ -317,7 +319,7 @@ impl Phase<'_> {
                 }
                 "scan_rand" => {
                     let mut sum = 0u64;
-                    stream_u32s(&self.files.perm_path(), PERM_PIECE, |piece| {
+                    stream_u32s(&self.files.perm_path(), 0, None, PERM_PIECE, |piece| {
                         sum += scan_rand(&snap, piece, threads);
                         Ok(())
                     })?;
@@ -338,14 +340,12 @@ impl Phase<'_> {
         let g = self.open()?;
         let want = Reference::require(self.reference.edges_after_ops, "edge count after the ops")?;
         let ops = self.files.ops()?;
-        let have = g.snapshot().edge_count();
-        if have != self.reference.edges {
-            return Err(format!(
-                "the store holds {have} edges; delete_mixed starts from all {}",
-                self.reference.edges
-            )
-            .into());
-        }
+        Self::expect_start(
+            g.snapshot().edge_count(),
+            self.reference.edges,
+            "delete_mixed",
+            "insert_single",
+        )?;
         let start = Instant::now();
         for &(insert, s, d) in &ops {
             let (s, d, w) = weighted(s, d);
@@ -385,63 +385,16 @@ fn stream_edges(
     piece: usize,
     mut f: impl FnMut(&[(u32, u32)]) -> Res<()>,
 ) -> Res<()> {
-    let path = files.edges_path();
-    let mut file = std::io::BufReader::with_capacity(
-        1 << 20,
-        std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?,
-    );
-    std::io::copy(&mut (&mut file).take(first * 8), &mut std::io::sink())?;
-    let mut bytes = vec![0u8; piece * 8];
     let mut edges = Vec::with_capacity(piece);
-    let mut left = count;
-    while left > 0 {
-        let n = (left as usize).min(piece);
-        file.read_exact(&mut bytes[..n * 8]).map_err(|e| {
-            format!(
-                "{}: {e} (shorter than its reference's edge count)",
-                path.display()
-            )
-        })?;
-        edges.clear();
-        edges.extend(
-            bytes[..n * 8]
-                .chunks_exact(8)
-                .map(|p| (le_u32(&p[..4]), le_u32(&p[4..]))),
-        );
-        f(&edges)?;
-        left -= n as u64;
-    }
-    Ok(())
-}
-
-/// Hands `f` the `u32`s of the file at `path` in pieces of at most `piece`.
-fn stream_u32s(path: &Path, piece: usize, mut f: impl FnMut(&[u32]) -> Res<()>) -> Res<()> {
-    let mut file = std::io::BufReader::with_capacity(
-        1 << 20,
-        std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?,
-    );
-    let mut bytes = vec![0u8; piece * 4];
-    let mut values = Vec::with_capacity(piece);
-    loop {
-        let mut filled = 0;
-        while filled < bytes.len() {
-            match file.read(&mut bytes[filled..])? {
-                0 => break,
-                k => filled += k,
-            }
-        }
-        if filled % 4 != 0 {
-            return Err(format!("{}: length is not a multiple of 4 bytes", path.display()).into());
-        }
-        if filled == 0 {
-            return Ok(());
-        }
-        values.clear();
-        values.extend(bytes[..filled].chunks_exact(4).map(le_u32));
-        f(&values)?;
-    }
-}
-
-fn le_u32(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    stream_u32s(
+        &files.edges_path(),
+        2 * first,
+        Some(2 * count),
+        2 * piece,
+        |words| {
+            edges.clear();
+            edges.extend(words.chunks_exact(2).map(|p| (p[0], p[1])));
+            f(&edges)
+        },
+    )
 }

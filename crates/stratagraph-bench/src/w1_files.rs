@@ -247,8 +247,65 @@ fn read_u32s(path: &Path, group: usize) -> Result<Vec<u32>, FileError> {
             ),
         });
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
+    Ok(bytes.chunks_exact(4).map(le_u32).collect())
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Hands `f` the little-endian `u32`s of the file at `path` from word
+/// `skip` on, `count` of them (`None`: to the end of the file), in pieces
+/// of at most `piece`, read as they are needed: for readers that must not
+/// hold a whole file. A file that ends before `count` words is an error.
+pub(crate) fn stream_u32s(
+    path: &Path,
+    skip: u64,
+    count: Option<u64>,
+    piece: usize,
+    mut f: impl FnMut(&[u32]) -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::{Read, Seek};
+    let fail = |what: String| FileError {
+        path: path.to_path_buf(),
+        what,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    file.seek(std::io::SeekFrom::Start(skip * 4))
+        .map_err(|e| fail(e.to_string()))?;
+    let mut file = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut bytes = vec![0u8; piece * 4];
+    let mut words = Vec::with_capacity(piece);
+    let mut left = count.unwrap_or(u64::MAX);
+    let mut read = 0u64;
+    while left > 0 {
+        let want = left.min(piece as u64) as usize * 4;
+        let mut got = 0;
+        while got < want {
+            match file
+                .read(&mut bytes[got..want])
+                .map_err(|e| fail(e.to_string()))?
+            {
+                0 => break,
+                k => got += k,
+            }
+        }
+        if got % 4 != 0 || (count.is_some() && got < want) {
+            let end = (skip + read) * 4 + got as u64;
+            return Err(fail(match count {
+                Some(c) => format!("ends at byte {end}, before word {} of the file", skip + c),
+                None => format!("ends at byte {end}, not a whole number of u32 words"),
+            })
+            .into());
+        }
+        if got == 0 {
+            break;
+        }
+        words.clear();
+        words.extend(bytes[..got].chunks_exact(4).map(le_u32));
+        f(&words)?;
+        left -= (got / 4) as u64;
+        read += (got / 4) as u64;
+    }
+    Ok(())
 }

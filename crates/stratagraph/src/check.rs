@@ -197,20 +197,19 @@ pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
         Ok(None) => {}
         Err(e) => report.problems.push(e),
     }
-    // The vertex file is read once, checked; the log is checked against
-    // what it holds (all the ids it could read, when it is damaged).
-    let read_ids = IdMap::new();
-    if let Err(e) = intern_vertices(dir, m, &read_ids) {
+    // The log is checked against the ids the manifest lists (those read
+    // before any damage). Reading the log adds its own ids to the map, so
+    // the salvage read below takes a fresh one; the first read's is the
+    // one built here, with its damage reported once.
+    let listed = IdMap::new();
+    if let Err(e) = intern_vertices(dir, m, &listed) {
         report.problems.push(e);
     }
-    let mut read_ids = Some(read_ids);
+    let mut listed = Some(listed);
     let mut ids = || {
-        read_ids.take().unwrap_or_else(|| {
+        listed.take().unwrap_or_else(|| {
             let ids = IdMap::new();
-            let _ = m.vertices.each_external(dir, |_, ext| {
-                ids.intern(ext);
-                Ok(())
-            });
+            let _ = intern_vertices(dir, m, &ids);
             ids
         })
     };

@@ -149,18 +149,17 @@ impl VertexTable {
 
     /// The ids that exist, ascending.
     pub(crate) fn alive(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut from = 0u32;
-        let gaps = self
+        let dead = self
             .dead
             .iter()
-            .map(|&(first, count)| {
-                let live = from..first;
-                from = first + count;
-                live
+            .map(|&(first, count)| (first, first + count));
+        dead.chain(std::iter::once((self.len, self.len)))
+            .scan(0, |from, (first, end)| {
+                let live = *from..first;
+                *from = end;
+                Some(live)
             })
-            .collect::<Vec<_>>();
-        let tail = from..self.len;
-        gaps.into_iter().chain(std::iter::once(tail)).flatten()
+            .flatten()
     }
 
     /// The dead ranges of per-id existence flags.

@@ -801,7 +801,7 @@ fn persist_locked(store: &Store, dropped: &[u64]) -> Result<()> {
             ids: VertexIds::File {
                 bytes: written.bytes,
             },
-            dead: VertexTable::dead_of((0..durable.len).map(|v| durable.alive(v))),
+            dead: durable.dead,
         },
         ..manifest
     };
@@ -861,39 +861,24 @@ pub(crate) fn remove_runs_except(
     }
 }
 
-/// Existence at the durable cut of every id assigned by it, a bit each,
-/// for the manifest's dead ranges. The external ids are the id map's,
-/// which never change, so they are appended to the vertex file from it
-/// rather than kept twice.
+/// The vertex table as of the durable cut, for the manifests written until
+/// the next cut: how many ids were assigned by it and which did not exist
+/// there. The external ids are the id map's, which never change, so they
+/// are appended to the vertex file from it rather than kept twice.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct DurableVertices {
     len: u32,
-    alive: Vec<u64>,
+    /// The manifest's dead ranges (`VertexTable::dead`).
+    dead: Vec<(u32, u32)>,
 }
 
 impl DurableVertices {
-    fn with_len(len: u32) -> Self {
-        DurableVertices {
-            len,
-            alive: vec![0; (len as usize).div_ceil(64)],
-        }
-    }
-
-    fn set(&mut self, v: u32) {
-        self.alive[v as usize / 64] |= 1 << (v % 64);
-    }
-
     /// The table a manifest read on open lists.
     fn listed(table: &VertexTable) -> Self {
-        let mut d = DurableVertices::with_len(table.len);
-        for v in table.alive() {
-            d.set(v);
+        DurableVertices {
+            len: table.len,
+            dead: table.dead.clone(),
         }
-        d
-    }
-
-    fn alive(&self, v: u32) -> bool {
-        self.alive[v as usize / 64] & (1 << (v % 64)) != 0
     }
 }
 
@@ -901,13 +886,11 @@ impl DurableVertices {
 /// watermark at or below `cut` (or is alone with the store), so the vertex
 /// histories still answer for it.
 fn capture_vertices(store: &Store, cut: Timestamp) -> DurableVertices {
-    let mut d = DurableVertices::with_len(store.ids.bound());
-    for v in 0..d.len {
-        if store.mem.alive_at(v, cut) {
-            d.set(v);
-        }
+    let len = store.ids.bound();
+    DurableVertices {
+        len,
+        dead: VertexTable::dead_of((0..len).map(|v| store.mem.alive_at(v, cut))),
     }
-    d
 }
 
 /// After recovery replayed the log: makes what it replayed durable in level
