@@ -2,13 +2,19 @@
 """Runs one command inside a memory cgroup of a given size and reports what
 it used.
 
-    bench/memcap.py --limit 256M [--label NAME] [--tsv FILE] -- CMD [ARG...]
+    bench/memcap.py --limit 256M [--label NAME] [--tsv FILE] [--cold PATH]... -- CMD [ARG...]
 
 The cap is cgroup v1's `memory.limit_in_bytes` (and `memory.memsw` where
 the kernel has it, so the command cannot spill into swap instead). Page
 cache the command causes is charged to it, as LSMGraph's 16 GB cgroup
 counts it: a store read through mmap or read(2) must fit its cache in the
 cap too.
+
+`--cold PATH` (a file or a directory, repeatable) evicts the files' clean
+pages from the page cache before the command starts
+(`posix_fadvise(DONTNEED)`), so that a run reads its store from disk, not
+from a cache an earlier uncapped run left behind outside any cgroup. Pages
+still dirty are written first.
 
 Prints one line (and appends it to --tsv if given):
 
@@ -99,17 +105,44 @@ def remove_cgroup(cg: str) -> None:
     print(f"memcap: could not remove {cg}", file=sys.stderr)
 
 
+def evict(paths: list[str]) -> int:
+    """Drops the page cache of every file under `paths`; returns how many
+    files it went through."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files += [os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs]
+        elif os.path.exists(p):
+            files.append(p)
+        else:
+            sys.exit(f"memcap: --cold {p}: no such file or directory")
+    for path in files:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue  # a lock file or socket we cannot open holds no store data
+        try:
+            os.fdatasync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+    return len(files)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", required=True, type=parse_size, help="the cap, e.g. 256M or 2G")
     ap.add_argument("--label", default="", help="a name for the result line")
     ap.add_argument("--tsv", help="append the result line to this file")
+    ap.add_argument("--cold", action="append", default=[], metavar="PATH",
+                    help="evict this file's or directory's pages from the page cache first")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARG...]")
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
     if not cmd:
         ap.error("no command given (put it after --)")
 
+    evict(a.cold)
     cg = make_cgroup(a.label, a.limit)
     procs = os.path.join(cg, "cgroup.procs")
 
@@ -120,6 +153,11 @@ def main() -> int:
             f.write(str(os.getpid()))
         os.setpgid(0, 0)
 
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # A `timeout` or `kill` ends the command and removes the cgroup as ^C does.
+    signal.signal(signal.SIGTERM, stop)
     start = time.monotonic()
     child = None
     try:

@@ -5,6 +5,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -46,3 +47,47 @@ def test_a_bad_size_is_refused():
     done = subprocess.run([sys.executable, str(MEMCAP), "--limit", "lots", "--", "true"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "'lots' is not a size" in done.stderr
+
+
+def cached_bytes(path):
+    done = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", str(path)],
+                          capture_output=True, text=True)
+    return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+
+
+def test_cold_evicts_the_files_first(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    data = store / "level.seg"
+    data.write_bytes(os.urandom(8 << 20))
+    data.read_bytes()
+    before = cached_bytes(data)
+    if before is None or before < 4 << 20:
+        pytest.skip("fincore cannot see this file's page cache here (tmpfs, or no fincore)")
+    probe = f"import subprocess; print(subprocess.run(['fincore', '--bytes', '--noheadings', '--output', 'RES', " \
+            f"{str(data)!r}], capture_output=True, text=True).stdout.strip())"
+    done = subprocess.run(
+        [sys.executable, str(MEMCAP), "--limit", "128M", "--cold", str(store), "--", sys.executable, "-c", probe],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.splitlines()[0]) < 1 << 20, done.stdout  # cold when the command started
+    missing = subprocess.run([sys.executable, str(MEMCAP), "--limit", "128M", "--cold", str(tmp_path / "nope"),
+                              "--", "true"], capture_output=True, text=True)
+    assert missing.returncode != 0 and "no such file or directory" in missing.stderr
+
+
+def test_sigterm_stops_the_command_and_removes_the_cgroup():
+    before = {d for d in os.listdir(ROOT) if d.startswith("stratagraph-memcap-")}
+    p = subprocess.Popen([sys.executable, str(MEMCAP), "--limit", "64M", "--", "sleep", "67.25"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while {d for d in os.listdir(ROOT) if d.startswith("stratagraph-memcap-")} == before:
+        assert time.monotonic() < deadline, "the cgroup never appeared"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    p.terminate()
+    assert p.wait(timeout=10) == 130
+    assert {d for d in os.listdir(ROOT) if d.startswith("stratagraph-memcap-")} == before
+    sleeping = subprocess.run(["pgrep", "-f", "^sleep 67.25$"], capture_output=True, text=True)
+    assert sleeping.stdout.strip() == "", "the command outlived memcap"

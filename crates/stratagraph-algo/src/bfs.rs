@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::pool::{par_ranges, run_in_pool, MIN_VERTICES_PER_TASK};
+use crate::pool::{par_ranges, run_in_pool, MIN_VERTICES_PER_TASK, ORDERED_FRONTIER};
 use crate::view::GraphView;
 
 /// Depth reported for vertices the source cannot reach, and for holes.
@@ -98,6 +98,9 @@ fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
             scout = 1;
         } else {
             edges_to_check = edges_to_check.saturating_sub(scout);
+            if frontier.len() >= ORDERED_FRONTIER {
+                frontier.par_sort_unstable();
+            }
             frontier = top_down_step(g, depth, &frontier, level);
             scout = frontier
                 .par_iter()

@@ -31,3 +31,12 @@ pub(crate) fn par_ranges(
         .into_par_iter()
         .map(move |t| t * step..(t * step).saturating_add(step).min(n))
 }
+
+/// Frontiers of at least this many vertices are put in vertex order before their lists are
+/// read. A store larger than memory reads a list's page from disk when it is touched; in
+/// vertex order, neighbouring frontier vertices share pages and the kernel's read-ahead
+/// fetches the next ones, so a step reads its pages about once each, in file order. At scale
+/// 24 under a memory cap of a fifth of the store, SSSP took 21 s so, and had not finished
+/// after 18 min without. In memory the sort costs less than the locality it gives the
+/// distance and level arrays (SSSP at scale 20 was 10-20% faster, BFS no slower).
+pub(crate) const ORDERED_FRONTIER: usize = 1024;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK};
+use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK, ORDERED_FRONTIER};
 use crate::view::GraphView;
 
 /// Why shortest paths could not be computed.
@@ -137,6 +137,9 @@ fn delta_stepping<G: GraphView>(g: &G, source: u32, delta: f64) -> Vec<f64> {
     }
     while let Some((bucket, mut frontier)) = pending.pop_first() {
         while !frontier.is_empty() {
+            if frontier.len() >= ORDERED_FRONTIER {
+                frontier.par_sort_unstable_by_key(|&(u, _)| u);
+            }
             let mut produced = frontier
                 .par_iter()
                 .fold(Bins::new, |mut bins, &(u, pushed)| {

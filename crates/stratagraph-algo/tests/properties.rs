@@ -189,3 +189,95 @@ proptest! {
         }
     }
 }
+
+/// A graph whose search frontiers reach thousands of vertices (a shuffled tree of depth 12 with
+/// cross edges, beside an unreachable dense part that keeps BFS top-down), so that the steps
+/// which put large frontiers in vertex order run; checked against textbook BFS and Dijkstra.
+#[test]
+fn wide_frontiers_match_textbook_searches() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let tree = (1u64 << 13) - 1;
+    // A permutation of the tree's ids, so frontiers do not arrive in vertex order.
+    let mut ids: Vec<u64> = (0..tree).collect();
+    for i in (1..ids.len()).rev() {
+        ids.swap(i, next(i as u64 + 1) as usize);
+    }
+    let weights = [0.5, 1.0, 2.5, 0.0];
+    let mut edges = Vec::new();
+    for child in 1..tree {
+        edges.push((
+            ids[((child - 1) / 2) as usize],
+            ids[child as usize],
+            weights[next(4) as usize],
+        ));
+    }
+    for _ in 0..3 * tree {
+        edges.push((
+            ids[next(tree) as usize],
+            ids[next(tree) as usize],
+            weights[next(4) as usize],
+        ));
+    }
+    for _ in 0..300_000 {
+        edges.push((tree + next(2000), tree + next(2000), 1.0));
+    }
+    let g = CsrGraph::from_edges(&edges, None, true, true).unwrap();
+    let n = g.id_bound() as usize;
+    let source = (0..g.id_bound())
+        .find(|&v| g.external_id(v) == ids[0])
+        .unwrap();
+
+    let mut depth = vec![BFS_UNREACHABLE; n];
+    depth[source as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([source]);
+    while let Some(u) = queue.pop_front() {
+        for w in g.out_neighbors(u) {
+            if depth[w as usize] == BFS_UNREACHABLE {
+                depth[w as usize] = depth[u as usize] + 1;
+                queue.push_back(w);
+            }
+        }
+    }
+    let widest = (0..=12)
+        .map(|l| depth.iter().filter(|&&d| d == l).count())
+        .max()
+        .unwrap();
+    assert!(
+        widest >= 2048,
+        "the test needs wide frontiers, widest is {widest}"
+    );
+
+    let mut dist = vec![f64::INFINITY; n];
+    dist[source as usize] = 0.0;
+    let mut heap = std::collections::BinaryHeap::from([(std::cmp::Reverse(0u64), source)]);
+    while let Some((std::cmp::Reverse(bits), u)) = heap.pop() {
+        if bits != dist[u as usize].to_bits() {
+            continue;
+        }
+        for (w, wt) in g.out_weighted(u) {
+            let nd = f64::from_bits(bits) + wt;
+            if nd < dist[w as usize] {
+                dist[w as usize] = nd;
+                heap.push((std::cmp::Reverse(nd.to_bits()), w));
+            }
+        }
+    }
+    for threads in [1, 2] {
+        assert_eq!(bfs(&g, source, threads), depth);
+        let got = sssp(&g, source, threads).unwrap();
+        for v in 0..n {
+            assert!(
+                got[v] == dist[v] || (got[v] - dist[v]).abs() < 1e-9,
+                "vertex {v}: {} != {}",
+                got[v],
+                dist[v]
+            );
+        }
+    }
+}

@@ -222,9 +222,22 @@ impl Segment {
         &self.inner.header
     }
 
+    /// The bytes for a look-up, which reads a few places at random (see
+    /// `Storage`: a page fault there reads only its own page).
+    #[inline]
+    fn point_bytes(&self) -> &[u8] {
+        self.inner.storage.point_bytes()
+    }
+
     #[inline]
     fn col<T: bytemuck::Pod>(&self, s: Section) -> &[T] {
-        column(self.bytes(), self.header().section(s))
+        self.col_in(self.bytes(), s)
+    }
+
+    /// Section `s` of `bytes` (`bytes()` or `point_bytes()`) as a column.
+    #[inline]
+    fn col_in<'a, T: bytemuck::Pod>(&'a self, bytes: &'a [u8], s: Section) -> &'a [T] {
+        column(bytes, self.header().section(s))
     }
 
     /// The checksum table's own crc (cheap: 4 bytes per block).
@@ -524,7 +537,7 @@ impl Segment {
     #[cfg(test)] // used by the format tests only
     /// Whether the bytes are a file mapping (rather than owned memory).
     pub(crate) fn is_mapped(&self) -> bool {
-        matches!(self.inner.storage, Storage::Mapped(_))
+        self.inner.storage.is_mapped()
     }
 
     // ---- whole columns ----
@@ -572,19 +585,19 @@ impl Segment {
     /// a pass over many of them.
     #[inline]
     pub(crate) fn packed_lists(&self) -> PackedLists<'_> {
-        PackedLists {
-            lo: self.lo(),
-            offsets: self.offsets(),
-            starts: self.lists(),
-            bytes: self.section_bytes(Section::Dsts),
-        }
+        self.packed_lists_in(self.bytes())
     }
 
-    /// A packed segment's bytes from the start of `v`'s list to the end of
-    /// the section (its slack included); empty outside the segment.
+    /// `packed_lists` read from `bytes` (`bytes()` or `point_bytes()`).
     #[inline]
-    fn packed_from(&self, v: u32) -> &[u8] {
-        self.packed_lists().bytes_from(v)
+    fn packed_lists_in<'a>(&'a self, bytes: &'a [u8]) -> PackedLists<'a> {
+        let dsts = self.header().section(Section::Dsts);
+        PackedLists {
+            lo: self.lo(),
+            offsets: self.col_in(bytes, Section::Offsets),
+            starts: self.col_in(bytes, Section::Lists),
+            bytes: dsts.range().and_then(|r| bytes.get(r)).unwrap_or(&[]),
+        }
     }
 
     /// Calls `f` with `v`'s destinations, raw (all versions and
@@ -626,16 +639,22 @@ impl Segment {
     /// One weight per entry, or `None` when every weight is 1.0.
     #[inline]
     pub(crate) fn weights(&self) -> Option<Weights<'_>> {
+        self.weights_in_bytes(self.bytes())
+    }
+
+    /// `weights` read from `bytes` (`bytes()` or `point_bytes()`).
+    #[inline]
+    fn weights_in_bytes<'a>(&'a self, bytes: &'a [u8]) -> Option<Weights<'a>> {
         match self.header().weight_form() {
             WeightForm::None => None,
-            WeightForm::Raw => Some(Weights::Raw(self.col(Section::Weights))),
+            WeightForm::Raw => Some(Weights::Raw(self.col_in(bytes, Section::Weights))),
             WeightForm::Coded { dict } if dict <= MAX_BYTE_DICT => Some(Weights::Byte {
-                dict: self.col(Section::Weights),
-                codes: self.col(Section::Codes),
+                dict: self.col_in(bytes, Section::Weights),
+                codes: self.col_in(bytes, Section::Codes),
             }),
             WeightForm::Coded { .. } => Some(Weights::Wide {
-                dict: self.col(Section::Weights),
-                codes: self.col(Section::Codes),
+                dict: self.col_in(bytes, Section::Weights),
+                codes: self.col_in(bytes, Section::Codes),
             }),
         }
     }
@@ -688,15 +707,23 @@ impl Segment {
 
     /// `(timestamp, tombstone)` of entry `e`; `(0, false)` if it has no stamp.
     pub(crate) fn stamp_of(&self, e: usize) -> (u64, bool) {
+        self.stamp_in(self.bytes(), e)
+    }
+
+    /// `stamp_of` read from `bytes` (`bytes()` or `point_bytes()`).
+    fn stamp_in(&self, bytes: &[u8], e: usize) -> (u64, bool) {
         if !self.has_stamps() {
             return (0, false);
         }
-        let idx = self.stamp_index();
+        let idx: &[u32] = self.col_in(bytes, Section::StampIdx);
         let Ok(e32) = u32::try_from(e) else {
             return (0, false);
         };
         match idx.binary_search(&e32) {
-            Ok(k) => unstamp(self.stamps().get(k).copied().unwrap_or(0)),
+            Ok(k) => {
+                let stamps: &[u64] = self.col_in(bytes, Section::Stamps);
+                unstamp(stamps.get(k).copied().unwrap_or(0))
+            }
             Err(_) => (0, false),
         }
     }
@@ -863,7 +890,11 @@ impl Segment {
         match self.deciding(v, dst, ts) {
             None => Decided::Undecided,
             Some((_, true)) => Decided::Deleted,
-            Some((e, false)) => Decided::Live(self.weight(e)),
+            Some((e, false)) => Decided::Live(
+                self.weights_in_bytes(self.point_bytes())
+                    .and_then(|w| w.get(e))
+                    .unwrap_or(1.0),
+            ),
         }
     }
 
@@ -874,32 +905,43 @@ impl Segment {
     }
 
     /// The entry of the version of `v -> dst` a snapshot at `ts` sees, and
-    /// whether it is a tombstone.
+    /// whether it is a tombstone. A look-up: it reads through
+    /// `point_bytes`.
     #[inline]
     fn deciding(&self, v: u32, dst: u32, ts: u64) -> Option<(usize, bool)> {
+        let bytes = self.point_bytes();
+        let r = entries_in(self.col_in(bytes, Section::Offsets), self.lo(), v);
         if !self.is_packed() {
-            return self.deciding_in(v, self.entries_of(v), dst, ts);
+            let d: &[u32] = self.col_in(bytes, Section::Dsts);
+            return self.deciding_in(bytes, r.clone(), d.get(r).unwrap_or(&[]), dst, ts);
         }
         // Only the chunks up to the first entry past `dst` are decoded.
         with_decoded(|buf| {
-            let n = self.entry_range(v).len();
-            pack::decode_through(self.packed_from(v), n, dst, buf);
-            self.deciding_in(v, buf, dst, ts)
+            let lists = self.packed_lists_in(bytes);
+            pack::decode_through(lists.bytes_from(v), r.len(), dst, buf);
+            self.deciding_in(bytes, r, buf, dst, ts)
         })
     }
 
-    /// `deciding` over `d`, the start of `v`'s raw list holding every entry
-    /// up to `dst` and one more unless the list ends first.
+    /// `deciding` over `d`, the start of the raw list of entries `r`
+    /// holding every entry up to `dst` and one more unless the list ends
+    /// first; stamps are read from `bytes`.
     #[inline]
-    fn deciding_in(&self, v: u32, d: &[u32], dst: u32, ts: u64) -> Option<(usize, bool)> {
-        let r = self.entry_range(v);
+    fn deciding_in(
+        &self,
+        bytes: &[u8],
+        r: Range<usize>,
+        d: &[u32],
+        dst: u32,
+        ts: u64,
+    ) -> Option<(usize, bool)> {
         if d.len() > r.len() {
             return None;
         }
         let mut k = crate::util::search::count_below(d, dst);
         while d.get(k) == Some(&dst) {
             let e = r.start + k;
-            let (ets, tomb) = self.stamp_of(e);
+            let (ets, tomb) = self.stamp_in(bytes, e);
             if ets <= ts {
                 return Some((e, tomb));
             }
