@@ -98,10 +98,13 @@ fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
             scout = 1;
         } else {
             edges_to_check = edges_to_check.saturating_sub(scout);
+            frontier = top_down_step(g, depth, &frontier, level);
+            // In vertex order before the degrees below are read, and the
+            // lists in the next step (a bottom-up step's frontier is
+            // collected in order already).
             if frontier.len() >= ORDERED_FRONTIER {
                 frontier.par_sort_unstable();
             }
-            frontier = top_down_step(g, depth, &frontier, level);
             scout = frontier
                 .par_iter()
                 .map(|&v| u64::from(g.out_degree(v)))
