@@ -165,7 +165,10 @@ def main() -> int:
         status = child.wait()
     except KeyboardInterrupt:
         if child is not None:
-            os.killpg(child.pid, signal.SIGKILL)
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # the command's group had already ended (a signal reached it too)
             child.wait()
         remove_cgroup(cg)
         return 130

@@ -48,7 +48,12 @@ phase() {
     if [ "$limit" = none ]; then
         "${cmd[@]}"
     else
-        python3 "$ROOT/bench/memcap.py" --limit "$limit" --label "$label" --tsv "$out-memcap.tsv" -- "${cmd[@]}"
+        # --cold: the phase starts from the disk, not from pages an earlier
+        # uncapped run left in the page cache outside any cgroup.
+        local cold=()
+        [ -d "$store" ] && cold=(--cold "$store")
+        python3 "$ROOT/bench/memcap.py" --limit "$limit" --label "$label" --tsv "$out-memcap.tsv" \
+            "${cold[@]}" -- "${cmd[@]}"
     fi
 }
 quiet "$max_load" | tee "$out-machine-load.txt"

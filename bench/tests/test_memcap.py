@@ -91,3 +91,18 @@ def test_sigterm_stops_the_command_and_removes_the_cgroup():
     assert {d for d in os.listdir(ROOT) if d.startswith("stratagraph-memcap-")} == before
     sleeping = subprocess.run(["pgrep", "-f", "^sleep 67.25$"], capture_output=True, text=True)
     assert sleeping.stdout.strip() == "", "the command outlived memcap"
+
+
+def test_sigterm_to_both_memcap_and_the_command_leaves_nothing():
+    # `pkill -f` on the command's name matches memcap's own command line too.
+    before = {d for d in os.listdir(ROOT) if d.startswith("stratagraph-memcap-")}
+    p = subprocess.Popen([sys.executable, str(MEMCAP), "--limit", "64M", "--", "sleep", "68.75"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while subprocess.run(["pgrep", "-f", "^sleep 68.75$"], capture_output=True).returncode != 0:
+        assert time.monotonic() < deadline, "the command never started"
+        time.sleep(0.05)
+    subprocess.run(["pkill", "-f", "sleep 68.75"])
+    _, err = p.communicate(timeout=10)
+    assert "Traceback" not in err, err
+    assert {d for d in os.listdir(ROOT) if d.startswith("stratagraph-memcap-")} == before
