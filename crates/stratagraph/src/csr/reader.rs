@@ -591,12 +591,11 @@ impl Segment {
     /// `packed_lists` read from `bytes` (`bytes()` or `point_bytes()`).
     #[inline]
     fn packed_lists_in<'a>(&'a self, bytes: &'a [u8]) -> PackedLists<'a> {
-        let dsts = self.header().section(Section::Dsts);
         PackedLists {
             lo: self.lo(),
             offsets: self.col_in(bytes, Section::Offsets),
             starts: self.col_in(bytes, Section::Lists),
-            bytes: dsts.range().and_then(|r| bytes.get(r)).unwrap_or(&[]),
+            bytes: self.section_in(bytes, Section::Dsts),
         }
     }
 
@@ -622,8 +621,14 @@ impl Segment {
     /// The bytes of one section, as the file holds them (empty when the
     /// section is absent): what `read::shared` hands out without copying.
     pub(crate) fn section_bytes(&self, s: Section) -> &[u8] {
+        self.section_in(self.bytes(), s)
+    }
+
+    /// `section_bytes` of `bytes` (`bytes()` or `point_bytes()`).
+    #[inline]
+    fn section_in<'a>(&'a self, bytes: &'a [u8], s: Section) -> &'a [u8] {
         let e = self.header().section(s);
-        e.range().and_then(|r| self.bytes().get(r)).unwrap_or(&[])
+        e.range().and_then(|r| bytes.get(r)).unwrap_or(&[])
     }
 
     /// Entry indices that carry a stamp, ascending.
@@ -731,7 +736,13 @@ impl Segment {
     /// Weight of entry `e` (1.0 in an unweighted segment or out of range).
     #[inline]
     pub(crate) fn weight(&self, e: usize) -> f64 {
-        match self.weights() {
+        self.weight_in(self.bytes(), e)
+    }
+
+    /// `weight` read from `bytes` (`bytes()` or `point_bytes()`).
+    #[inline]
+    fn weight_in(&self, bytes: &[u8], e: usize) -> f64 {
+        match self.weights_in_bytes(bytes) {
             Some(w) => w.get(e).unwrap_or(1.0),
             None => 1.0,
         }
@@ -890,11 +901,7 @@ impl Segment {
         match self.deciding(v, dst, ts) {
             None => Decided::Undecided,
             Some((_, true)) => Decided::Deleted,
-            Some((e, false)) => Decided::Live(
-                self.weights_in_bytes(self.point_bytes())
-                    .and_then(|w| w.get(e))
-                    .unwrap_or(1.0),
-            ),
+            Some((e, false)) => Decided::Live(self.weight_in(self.point_bytes(), e)),
         }
     }
 
