@@ -18,6 +18,8 @@
 //!   validated input, buffer or crash-safe file;
 //! - `reader`: `Segment`, open-time checks, `verify`, read calls;
 //! - `storage`: owned aligned buffer vs. memory map, atomic file write;
+//! - `access`: which of a file's two mappings a thread reads one vertex's
+//!   list through (read-ahead for reads in vertex order, none at random);
 //! - `weights`: the weight column as readers see it, as stored or
 //!   dictionary-coded, and the coding the writer does;
 //! - `pack`: the packed list codec.
@@ -26,6 +28,7 @@
 #[cfg(target_endian = "big")]
 compile_error!("stratagraph segment files are little-endian and read by casting; big-endian targets are not supported");
 
+mod access;
 mod format;
 mod pack;
 mod reader;

@@ -608,7 +608,8 @@ impl Segment {
             return f(self.entries_of(v));
         }
         with_decoded(|buf| {
-            let end = self.packed_lists().decode_at(v, usize::MAX, buf, 0);
+            let lists = self.packed_lists_in(self.inner.storage.vertex_bytes(v));
+            let end = lists.decode_at(v, usize::MAX, buf, 0);
             f(buf.get(..end).unwrap_or(&[]))
         })
     }
@@ -664,13 +665,21 @@ impl Segment {
         }
     }
 
-    /// The weights of entries `range`: empty (each 1.0) when the segment
-    /// has none or `range` is out of bounds.
+    /// The weights of entries `range`, one vertex's list read after its
+    /// `entry_range`: empty (each 1.0) when the segment has none or
+    /// `range` is out of bounds.
     #[inline]
     pub(crate) fn weights_in(&self, range: Range<usize>) -> Weights<'_> {
-        self.weights()
-            .and_then(|w| w.slice(range))
-            .unwrap_or(Weights::Raw(&[]))
+        self.list_weights(range).unwrap_or(Weights::Raw(&[]))
+    }
+
+    /// `weights_in`, with `None` when the segment holds no weights (every
+    /// weight is 1.0), and `Some` of an empty column when `range` is out
+    /// of bounds.
+    #[inline]
+    pub(crate) fn list_weights(&self, range: Range<usize>) -> Option<Weights<'_>> {
+        self.weights_in_bytes(self.inner.storage.entry_bytes(0..0))
+            .map(|w| w.slice(range).unwrap_or(Weights::Raw(&[])))
     }
 
     #[cfg(test)] // used by the format tests only
@@ -686,10 +695,14 @@ impl Segment {
 
     // ---- per entry / per vertex ----
 
-    /// Entry indices of vertex `v` (empty outside the segment).
+    /// Entry indices of vertex `v` (empty outside the segment). Its
+    /// offsets are read through the mapping that suits how this thread's
+    /// list reads in the segment go (`access`); the calls that then read
+    /// the list (`list_dsts`, `weights_in`, `weight`) take the same one.
     #[inline]
     pub(crate) fn entry_range(&self, v: u32) -> Range<usize> {
-        entries_in(self.offsets(), self.lo(), v)
+        let offsets = self.col_in(self.inner.storage.vertex_bytes(v), Section::Offsets);
+        entries_in(offsets, self.lo(), v)
     }
 
     /// Starts loading where `v`'s entries begin (see `util::prefetch`).
@@ -707,7 +720,21 @@ impl Segment {
     /// slice of the file; empty for a packed segment (see `with_list`).
     #[inline]
     pub(crate) fn entries_of(&self, v: u32) -> &[u32] {
-        self.dsts().get(self.entry_range(v)).unwrap_or(&[])
+        self.list_dsts(self.entry_range(v))
+    }
+
+    /// Destinations `r`, one vertex's list read after its `entry_range`
+    /// (see there), as a slice of the file; empty for a packed segment or
+    /// out of bounds.
+    #[inline]
+    pub(crate) fn list_dsts(&self, r: Range<usize>) -> &[u32] {
+        if self.is_packed() {
+            return &[];
+        }
+        let base = self.header().section(Section::Dsts).offset as usize;
+        let span = base.saturating_add(4 * r.start)..base.saturating_add(4 * r.end);
+        let d: &[u32] = self.col_in(self.inner.storage.entry_bytes(span), Section::Dsts);
+        d.get(r).unwrap_or(&[])
     }
 
     /// `(timestamp, tombstone)` of entry `e`; `(0, false)` if it has no stamp.
@@ -736,7 +763,7 @@ impl Segment {
     /// Weight of entry `e` (1.0 in an unweighted segment or out of range).
     #[inline]
     pub(crate) fn weight(&self, e: usize) -> f64 {
-        self.weight_in(self.bytes(), e)
+        self.weight_in(self.inner.storage.entry_bytes(0..0), e)
     }
 
     /// `weight` read from `bytes` (`bytes()` or `point_bytes()`).

@@ -204,10 +204,8 @@ impl<'a> Feed<'a> {
     #[inline]
     fn slice(seg: &'a Segment, range: std::ops::Range<usize>) -> Self {
         Feed::Slice {
-            dsts: seg.dsts().get(range.clone()).unwrap_or(&[]),
-            weights: seg
-                .weights()
-                .map(|w| w.slice(range).unwrap_or(Weights::Raw(&[]))),
+            dsts: seg.list_dsts(range.clone()),
+            weights: seg.list_weights(range),
             pos: 0,
         }
     }
@@ -398,10 +396,8 @@ impl<'a> WeightedNeighbors<'a> {
         adds: &'a [u32],
         add_weights: &'a [f64],
     ) -> Self {
-        let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
-        let weights = seg
-            .weights()
-            .map(|w| w.slice(range).unwrap_or(Weights::Raw(&[])));
+        let dsts = seg.list_dsts(range.clone());
+        let weights = seg.list_weights(range);
         WeightedNeighbors {
             from: Feed::two(dsts, weights, adds, Some(Weights::Raw(add_weights))),
             lookup: None,

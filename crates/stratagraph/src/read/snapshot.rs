@@ -692,7 +692,7 @@ impl Snapshot {
                 None => return self.each_out_weighted_other(v, &mut f),
             },
         };
-        let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+        let dsts = seg.list_dsts(range.clone());
         let weights = seg.weights_in(range);
         // A count the compiler cannot see through, so it keeps one loop
         // (unrolled over both pieces, `f` had two call sites again).
@@ -1341,7 +1341,7 @@ fn each_weighted_updated(
     over: &[Override],
     f: &mut dyn FnMut(u32, f64),
 ) {
-    let dsts = seg.dsts().get(range.clone()).unwrap_or(&[]);
+    let dsts = seg.list_dsts(range.clone());
     let weights = seg.weights_in(range);
     let mut over = over.iter().peekable();
     for (k, &d) in dsts.iter().enumerate() {
