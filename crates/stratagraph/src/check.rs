@@ -8,8 +8,7 @@ use crate::ids::IdMap;
 use crate::lsm::layers::FlushedRun;
 use crate::manifest::{Manifest, RunFiles, VertexIds};
 use crate::open::{
-    arrange_layers, holds_no_store_data, intern_vertices, lock_dir_shared, open_level_file,
-    read_props,
+    arrange_layers, holds_no_store_data, intern_vertices, open_level_file, read_props,
 };
 use crate::props::file as props_file;
 use crate::store::maintain;
@@ -90,7 +89,7 @@ impl CheckReport {
 /// in [`CheckReport::problems`].
 pub fn check(dir: impl AsRef<Path>) -> Result<CheckReport> {
     let dir = dir.as_ref();
-    let _lock = lock_dir_shared(dir)?;
+    let _lock = crate::util::dir_lock::shared(dir)?;
     let mut report = CheckReport {
         has_manifest: false,
         vertices: 0,

@@ -29,6 +29,7 @@ use crate::props::file as props_file;
 use crate::read::Snapshot;
 use crate::store::maintain::{self, LsmState};
 use crate::store::Store;
+use crate::util::dir_lock;
 use crate::util::faults::{hit, FileOp};
 use crate::util::files::io_error;
 use crate::version::Clock;
@@ -36,7 +37,6 @@ use crate::vertex_file;
 use crate::wal::record::Record;
 use crate::wal::recover::{LogLoss, Logged};
 use crate::wal::{self, Wal};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -106,10 +106,10 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
         }
     }
     let lock = if read_only {
-        lock_dir_shared(&dir)?
+        dir_lock::shared(&dir)?
     } else {
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "create directory", &e))?;
-        Some(lock_dir(&dir)?)
+        Some(dir_lock::exclusive(&dir)?)
     };
     let manifest = match Manifest::read(&dir)? {
         Some(m) => m,
@@ -242,6 +242,7 @@ fn open_with(dir: &Path, opts: Options, salvage: bool) -> Result<(Arc<Store>, Re
     let _ = store.wal.set(wal);
     maintain::checkpoint(&store)?;
     remove_orphans(&dir, &store.layers.read(), store.lsm.props_file());
+    crate::store::checkpoint::remove_leftovers(&dir);
     // The manifest just written needs none of these: segments older than
     // the ones the last manifest listed, and (salvage) those set aside.
     let set_aside = report
@@ -529,54 +530,6 @@ fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Locks store directory `dir` for this process (an exclusive lock on its
-/// `LOCK` file, released when the file is closed, also by a crash).
-fn lock_dir(dir: &Path) -> Result<File> {
-    let path = dir.join("LOCK");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| io_error(&path, "open", &e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::StoreLocked {
-            dir: dir.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path, "lock", &e)),
-    }
-}
-
-/// Locks store directory `dir` shared, for readers that change nothing
-/// (read-only opening, `check`): any number of them may hold the lock at
-/// once, a writer may not. Needs only read access to the `LOCK` file; a
-/// directory without one (never opened by a writer, or copied without it)
-/// is not locked.
-pub(crate) fn lock_dir_shared(dir: &Path) -> Result<Option<File>> {
-    if !dir.is_dir() {
-        return Err(Error::Io {
-            file: dir.display().to_string(),
-            op: "open directory",
-            kind: std::io::ErrorKind::NotFound,
-            message: "no such directory".into(),
-        });
-    }
-    let path = dir.join("LOCK");
-    let file = match File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(&path, "open", &e)),
-    };
-    match file.try_lock_shared() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::StoreLocked {
-            dir: dir.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path, "lock", &e)),
-    }
 }
 
 /// Opens the level files a manifest names (see `open_level_file`) and

@@ -52,7 +52,7 @@ fn once(ops: &[FileOp], errno: i32) -> FaultPlan {
 /// Run files in `dir` the MANIFEST does not name would be orphans; the
 /// check lists none, and every file is the store's.
 fn assert_no_orphans(dir: &Path) {
-    let report = retry_locked(|| stratagraph::check(dir));
+    let report = stratagraph::check(dir).unwrap();
     assert!(report.is_healthy(), "{report:?}");
     for e in std::fs::read_dir(dir).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
@@ -61,26 +61,12 @@ fn assert_no_orphans(dir: &Path) {
 }
 
 /// Opens the store in `dir` again after this process closed it. The test
-/// that mounts a tmpfs runs `mount` and `umount` on another thread: a
-/// child between its fork and its exec holds a copy of every descriptor,
-/// the closed store's `LOCK` file among them, and its lock with it, so
-/// `StoreLocked` is retried for a moment (no other process uses `dir`).
+/// that mounts a tmpfs runs `mount` and `umount` on another thread, and a
+/// child between its fork and its exec holds a copy of the closed store's
+/// `LOCK` file, and its lock with it: the open waits for that itself
+/// (`util/dir_lock.rs`), so no retry here.
 fn reopen(dir: &std::path::Path, opts: Options) -> Graph {
-    retry_locked(|| Graph::open(dir, opts.clone()))
-}
-
-/// `f` (which opens or checks the store), retried while it finds the
-/// store locked (see `reopen`).
-fn retry_locked<T>(f: impl Fn() -> stratagraph::Result<T>) -> T {
-    for _ in 0..200 {
-        match f() {
-            Err(Error::StoreLocked { .. }) => {
-                std::thread::sleep(std::time::Duration::from_millis(10))
-            }
-            other => return other.unwrap(),
-        }
-    }
-    f().unwrap()
+    Graph::open(dir, opts).unwrap()
 }
 
 /// The case: the disk is full when the record is written (or

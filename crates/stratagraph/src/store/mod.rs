@@ -28,11 +28,11 @@ use crate::lsm::LevelSink;
 use crate::mem::{MemGraph, Stamping};
 use crate::options::{Options, MAX_THREADS};
 use crate::props::PropStore;
+use crate::util::dir_lock::DirLock;
 use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
 use maintain::LsmState;
 use parking_lot::{Mutex, RwLock};
-use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -65,7 +65,7 @@ pub(crate) struct Store {
     pub wal: OnceLock<Arc<Wal>>,
     /// Held (locked) while the store is open, so a second open is refused;
     /// taken and dropped by `close`.
-    dir_lock: Mutex<Option<File>>,
+    dir_lock: Mutex<Option<DirLock>>,
     /// Set by `close` (under the writers' gate): no write starts after it.
     closed: AtomicBool,
     /// Set once a read-only store has replayed its log (`Options::read_only`),
@@ -90,7 +90,7 @@ impl Store {
         clock: Clock,
         layers: Layers,
         lsm: LsmState,
-        home: Option<(PathBuf, Option<File>)>,
+        home: Option<(PathBuf, Option<DirLock>)>,
     ) -> Store {
         let (home, dir_lock) = home.unzip();
         let dir_lock = dir_lock.flatten();

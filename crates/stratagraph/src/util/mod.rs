@@ -1,6 +1,7 @@
 //! Small building blocks shared by the engine's modules.
 
 pub(crate) mod bucket;
+pub(crate) mod dir_lock;
 pub mod faults;
 pub(crate) mod files;
 #[cfg(test)]
