@@ -72,7 +72,8 @@ impl Drop for Rebuilt {
 /// Rebuilds `g`'s state at timestamp `ts` in a new store beside the
 /// checkpoint it starts from (so the copy can hard-link its level files),
 /// named `.as-of-*`, which checkpoint listings and `stratagraph check`
-/// pass over, and removed when the result is dropped.
+/// pass over, and removed when the result is dropped (or, if the process
+/// is killed first, by the store's next open for writing).
 ///
 /// # Errors
 /// See [`AsOfError`]; nothing of `g` or its checkpoints changes either

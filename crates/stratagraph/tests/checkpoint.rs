@@ -209,3 +209,47 @@ fn what_a_checkpoint_cannot_do_is_refused_and_leaves_nothing() {
         .snapshot()
         .has_edge(1, 2));
 }
+
+/// A checkpoint or an as-of rebuild killed midway leaves its scratch
+/// directory in the store's `checkpoints/`: the next open for writing
+/// removes it, a read-only open changes nothing, and kept checkpoints stay
+/// as they were.
+#[test]
+fn an_open_removes_what_a_killed_checkpoint_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("store");
+    let g = Graph::open(&home, opts()).unwrap();
+    g.insert_edges(&[(1, 2, 1.0), (2, 3, 1.0)]).unwrap();
+    let (ts, kept) = g.save_checkpoint().unwrap();
+    g.close().unwrap();
+    let root = home.join(stratagraph::CHECKPOINTS_DIR);
+    // `save_checkpoint`'s directory, the scratch `checkpoint` assembles
+    // it in, and a store `stratagraph_io::as_of::rebuild` makes.
+    let left = ["new-4242-17", "new-4242-17.checkpoint-tmp", ".as-of-3-4242"];
+    for name in left {
+        std::fs::create_dir_all(root.join(name)).unwrap();
+        std::fs::write(root.join(name).join("MANIFEST"), b"half written").unwrap();
+    }
+    let read_only = Options {
+        read_only: true,
+        ..opts()
+    };
+    Graph::open(&home, read_only).unwrap().close().unwrap();
+    for name in left {
+        assert!(root.join(name).exists(), "a read-only open removed {name}");
+    }
+
+    let g = Graph::open(&home, opts()).unwrap();
+    for name in left {
+        assert!(!root.join(name).exists(), "{name} is still there");
+    }
+    assert_eq!(
+        stratagraph::checkpoints(&home).unwrap(),
+        vec![(ts, kept.clone())]
+    );
+    assert_eq!(edges(&g), [(1, 2), (2, 3)].into());
+    g.close().unwrap();
+    let c = Graph::open(&kept, opts()).unwrap();
+    assert_eq!(edges(&c), [(1, 2), (2, 3)].into());
+    c.close().unwrap();
+}

@@ -56,6 +56,32 @@ pub fn checkpoints(dir: impl AsRef<Path>) -> Result<Vec<(Timestamp, PathBuf)>> {
     Ok(out)
 }
 
+/// Removes what a checkpoint or an as-of rebuild (`stratagraph_io`'s
+/// `.as-of-*` stores) that was killed midway left in store `home`'s
+/// checkpoints directory: every entry named `new-*` or `.as-of-*`. Kept
+/// checkpoints are named by their timestamp alone, so they never match.
+/// Only an open for writing calls this: it holds the store's lock
+/// exclusively, so no other process can be writing one of them. Best
+/// effort: what cannot be removed only wastes space.
+pub(crate) fn remove_leftovers(home: &Path) {
+    let root = home.join(CHECKPOINTS_DIR);
+    let Ok(list) = std::fs::read_dir(&root) else {
+        return;
+    };
+    for e in list.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("new-") || name.starts_with(".as-of-") {
+            let path = e.path();
+            let _ = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+}
+
 /// Writes a checkpoint into `CHECKPOINTS_DIR/<timestamp>` of the store.
 pub(crate) fn save(store: &Store) -> Result<(Timestamp, PathBuf)> {
     let Some(home) = store.home.as_deref() else {
