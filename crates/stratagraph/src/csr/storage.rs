@@ -119,20 +119,7 @@ impl Storage {
     /// thread's previous list read in this segment closely, else `points`.
     #[inline]
     pub(crate) fn vertex_bytes(&self, v: u32) -> &[u8] {
-        match self {
-            Storage::Owned(b) => b.as_bytes(),
-            Storage::Mapped {
-                scan,
-                points,
-                serial,
-            } => {
-                if access::note(*serial, v) {
-                    scan
-                } else {
-                    points
-                }
-            }
-        }
+        self.for_list(|serial| access::note(serial, v), 0..0)
     }
 
     /// The bytes to read `span` (byte offsets) of the list whose offsets
@@ -140,6 +127,13 @@ impl Storage {
     /// list read at random is requested whole first (`LONG_LIST`).
     #[inline]
     pub(crate) fn entry_bytes(&self, span: Range<usize>) -> &[u8] {
+        self.for_list(access::last_was_near, span)
+    }
+
+    /// The read-ahead mapping if `near` says so of this file's serial,
+    /// else `points` (see `at_random`); owned bytes as they are.
+    #[inline]
+    fn for_list(&self, near: impl FnOnce(u64) -> bool, span: Range<usize>) -> &[u8] {
         match self {
             Storage::Owned(b) => b.as_bytes(),
             Storage::Mapped {
@@ -147,7 +141,7 @@ impl Storage {
                 points,
                 serial,
             } => {
-                if access::last_was_near(*serial) {
+                if near(*serial) {
                     scan
                 } else {
                     at_random(points, span)
