@@ -12,8 +12,9 @@ figures are listed with their reasons. Ratios are "times better" for
 stratagraph (in memory): above 1 it is ahead, below 1 behind, whichever way
 the unit runs (seconds and bytes: lower is better; per second: higher).
 
-A hand-written closing note (bench/NOTES.md: causes of the gaps, which no
-script can know) is appended if present. Charts need matplotlib; make the
+A hand-written closing note (bench/w1-closing-note.md: the sitting the
+files come from and the causes of the gaps, which no script can know) is
+appended if present. Charts need matplotlib; make the
 venv with `python3 -m venv /work/data/peer-venvs/report &&
 /work/data/peer-venvs/report/bin/pip install matplotlib`.
 """
@@ -227,7 +228,8 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", default="docs/BENCHMARKS.md")
     ap.add_argument("--charts", default="docs/bench")
-    ap.add_argument("--notes", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "NOTES.md"))
+    ap.add_argument("--notes", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                    "w1-closing-note.md"))
     ap.add_argument("--no-charts", action="store_true")
     a = ap.parse_args()
     res = Result()
