@@ -13,7 +13,7 @@ pylog="$(mktemp)"
 trap 'rm -f "$log" "$pylog"' EXIT
 # Both suites run even if the first fails, so one run reports everything.
 status=0
-cargo test --workspace --release 2>&1 | tee "$log" || status=1
+cargo test --workspace --release --no-fail-fast 2>&1 | tee "$log" || status=1
 # The server's Python tests start the CLI (`stratagraph serve`).
 cargo build --release -q -p stratagraph-cli
 .venv/bin/python -m pytest crates/stratagraph-py/tests crates/stratagraph-server/tests/python bench/tests \

@@ -99,6 +99,11 @@ fn take(dir: &Path, path: &Path, file: File, exclusive: bool) -> Result<DirLock>
         dir: dir.display().to_string(),
     };
     let start = Instant::now();
+    // Whether `/proc/locks` last showed no lock of this process on the
+    // file. The copy in a child goes when the child reaches its exec, which
+    // may be between a failed try and that reading: so the try after such a
+    // reading decides, and only its failure means another holder.
+    let mut none_of_ours = false;
     loop {
         // Checked and listed under one lock, so that this process's own
         // handles are told apart from copies left in its children.
@@ -124,10 +129,13 @@ fn take(dir: &Path, path: &Path, file: File, exclusive: bool) -> Result<DirLock>
         }
         let listed = held.iter().any(|&(k, _)| k == key);
         drop(held);
-        if listed || start.elapsed() >= LEFT_IN_CHILD_WAIT || !locked_by_this_process(key) {
+        if listed || none_of_ours || start.elapsed() >= LEFT_IN_CHILD_WAIT {
             return Err(locked());
         }
-        std::thread::sleep(Duration::from_millis(1));
+        none_of_ours = !locked_by_this_process(key);
+        if !none_of_ours {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -232,5 +240,39 @@ mod tests {
             exclusive(dir.path()),
             Err(Error::StoreLocked { .. })
         ));
+    }
+    /// By force: while another thread starts programs, a store closed and
+    /// reopened at once is never refused, whichever moment each child
+    /// reaches its exec.
+    #[test]
+    fn reopening_while_another_thread_starts_programs_is_never_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let starter = {
+            let started = started.clone();
+            std::thread::spawn(move || {
+                for _ in 0..300 {
+                    let _ = std::process::Command::new("true").status();
+                    started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+        };
+        let mut refused = 0;
+        let mut i = 0;
+        while started.load(std::sync::atomic::Ordering::Relaxed) < 300 {
+            i += 1;
+            let lock = if i % 2 == 0 {
+                exclusive(dir.path()).map(Some)
+            } else {
+                shared(dir.path())
+            };
+            match lock {
+                Ok(lock) => drop(lock),
+                Err(Error::StoreLocked { .. }) => refused += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        starter.join().unwrap();
+        assert_eq!(refused, 0, "opens refused for a child's copy of the lock");
     }
 }
