@@ -2,14 +2,17 @@
 //! micro-benchmark (the one Aster's evaluation uses), vertex side: load
 //! labelled vertices with two properties, add a vertex with properties,
 //! update and remove one property, read all properties of a vertex, and
-//! find vertices by an equality without and with an index.
+//! find vertices by an equality without and with an index. Then the edge
+//! side's memory: property edges as the W1-derived `k20p` data set of
+//! `bench/props` has them (one of three labels, a Float64 `weight` and an
+//! Int32 `since`), loaded and measured in resident bytes per edge.
 //!
 //! The data: `2^scale` vertices (as many as W1's graph of that scale),
 //! vertex `v` labelled `person` or `software` (one in four), with `name`
 //! (`"v<id>"`, a string) and `age` (`v % 100`, an Int32). Every look-up is
 //! checked: the indexed answers must equal the scanned ones.
 
-use super::rows::{median, Row, Table};
+use super::rows::{median, rss_bytes, Row, Table};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -74,6 +77,33 @@ fn loaded(n: u64) -> stratagraph::Result<Graph> {
     Ok(g)
 }
 
+/// Property edges per vertex in the memory figure (W1's graphs have 16).
+const EDGES_PER_VERTEX: u64 = 16;
+
+const EDGE_LABELS: [&str; 3] = ["knows", "likes", "follows"];
+
+/// Adds `EDGES_PER_VERTEX * n` property edges between seeded vertices
+/// below `n`, `LOAD_TXN` per transaction; returns how many.
+fn load_edges(g: &Graph, n: u64) -> stratagraph::Result<u64> {
+    let m = EDGES_PER_VERTEX * n;
+    let ends = picks(n, 2 * m, 31);
+    let mut i = 0;
+    while i < m {
+        let mut tx = g.begin();
+        for e in i..(i + LOAD_TXN).min(m) {
+            let (src, dst) = (ends[2 * e as usize], ends[2 * e as usize + 1]);
+            let props = [
+                ("weight", Value::Float64((e % 1000) as f64 / 1000.0)),
+                ("since", Value::Int32(2000 + (e % 25) as i32)),
+            ];
+            tx.add_edge(src, dst, EDGE_LABELS[(e % 3) as usize], &props)?;
+        }
+        tx.commit()?;
+        i += LOAD_TXN;
+    }
+    Ok(m)
+}
+
 fn per_second(count: u64, seconds: &[f64]) -> f64 {
     count as f64 / median(seconds)
 }
@@ -98,6 +128,40 @@ pub fn run(args: &PropsArgs) -> Result<(), Box<dyn std::error::Error>> {
         checksum,
     };
     let runs = args.runs.max(1);
+    // Memory first, while the process has freed nothing it could reuse:
+    // resident bytes the vertices, then the property edges, added.
+    let before = rss_bytes();
+    let g = loaded(n)?;
+    let with_vertices = rss_bytes();
+    let t = Instant::now();
+    let m = load_edges(&g, n)?;
+    let edge_load = t.elapsed().as_secs_f64();
+    let with_edges = rss_bytes();
+    let s = g.snapshot();
+    let sample = picks(n, 1000, 5);
+    let degree_sum: usize = sample
+        .iter()
+        .map(|&v| s.edges_of(v, stratagraph::EdgeDirection::Out, None).len())
+        .sum();
+    drop((s, g));
+    table.push(row(
+        "vertex_memory",
+        with_vertices.saturating_sub(before) as f64 / n as f64,
+        "bytes/vertex",
+        format!("n={n}"),
+    ));
+    table.push(row(
+        "edge_load",
+        m as f64 / edge_load,
+        "edges/s",
+        format!("m={m}"),
+    ));
+    table.push(row(
+        "edge_memory",
+        with_edges.saturating_sub(with_vertices) as f64 / m as f64,
+        "bytes/edge",
+        format!("m={m};out_of_1000={degree_sum}"),
+    ));
     let mut load = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
