@@ -313,6 +313,18 @@ impl Value {
         encode(self, out)
     }
 
+    /// Whether [`Value::encode`] would take this value: a fixed-size one
+    /// always is, so only text, bytes and collections are encoded (into a
+    /// scratch buffer) to find out.
+    pub(crate) fn check_encodable(&self) -> Result<(), InvalidValue> {
+        match self {
+            Value::String(_) | Value::Bytes(_) | Value::List(_) | Value::Set(_) | Value::Map(_) => {
+                self.encode(&mut Vec::new())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Decodes the one value `bytes` hold, all of them; any other bytes
     /// (damaged, cut, not canonical) are refused naming the offset.
     pub fn decode(bytes: &[u8]) -> Result<Value, DecodeError> {

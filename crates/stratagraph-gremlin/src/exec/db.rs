@@ -116,7 +116,7 @@ impl Db {
 
     pub(crate) fn property(&self, v: VertexId, key: &str) -> Option<GValue> {
         match &self.access {
-            Access::Read(s) => s.property_shared(v, key).map(|x| from_value(&x)),
+            Access::Read(s) => s.property_with(v, key, from_value),
             Access::Write(t) => t.borrow_mut().property(v, key).map(|x| from_value(&x)),
         }
     }

@@ -15,9 +15,9 @@
 //! and death timestamps, so a snapshot reads a list without a look-up per
 //! edge.
 
-use super::Versions;
+use super::stored::Stored;
+use super::{push_short, Versions};
 use crate::direction::Direction;
-use crate::value::Value;
 use crate::version::Timestamp;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
@@ -237,7 +237,7 @@ struct Life {
     ends: Ends,
     born: Timestamp,
     died: Timestamp,
-    props: Vec<(u32, Versions<Arc<Value>>)>,
+    props: Vec<(u32, Versions<Stored>)>,
     /// The life before, while a snapshot may still read it.
     older: Option<Box<Life>>,
 }
@@ -276,7 +276,7 @@ pub(crate) enum EdgeChange {
     /// Deletes edge `id` (and so its properties).
     Remove(EdgeId),
     /// Sets property `key` of edge `id`, or removes it (`None`).
-    Property(EdgeId, u32, Option<Arc<Value>>),
+    Property(EdgeId, u32, Option<Stored>),
 }
 
 const SHARDS: usize = 64;
@@ -309,7 +309,7 @@ impl Shard {
 }
 
 /// An edge with its properties (interned keys) as of one timestamp.
-pub(crate) type EdgeState = (EdgeId, Ends, Vec<(u32, Arc<Value>)>);
+pub(crate) type EdgeState = (EdgeId, Ends, Vec<(u32, Stored)>);
 
 /// Every property edge of one store.
 pub(crate) struct EdgeStore {
@@ -463,7 +463,7 @@ impl EdgeStore {
                         changed
                     }
                     None if value.is_some() => {
-                        life.props.push((*key, Versions::new(ts, value.clone())));
+                        push_short(&mut life.props, (*key, Versions::new(ts, value.clone())));
                         true
                     }
                     None => false,
@@ -576,7 +576,7 @@ impl EdgeStore {
     }
 
     /// Property `key` of edge `id` as of `ts`.
-    pub(crate) fn property_at(&self, id: EdgeId, key: u32, ts: Timestamp) -> Option<Arc<Value>> {
+    pub(crate) fn property_at(&self, id: EdgeId, key: u32, ts: Timestamp) -> Option<Stored> {
         let shard = self.shard(id).read();
         let life = shard.lives.get(&id)?.at(ts)?;
         let (_, p) = life.props.iter().find(|(k, _)| *k == key)?;
@@ -584,7 +584,7 @@ impl EdgeStore {
     }
 
     /// Every property of edge `id` as of `ts`, in the order first set.
-    pub(crate) fn properties_at(&self, id: EdgeId, ts: Timestamp) -> Vec<(u32, Arc<Value>)> {
+    pub(crate) fn properties_at(&self, id: EdgeId, ts: Timestamp) -> Vec<(u32, Stored)> {
         let shard = self.shard(id).read();
         let Some(life) = shard.lives.get(&id).and_then(|l| l.at(ts)) else {
             return Vec::new();
@@ -732,13 +732,13 @@ mod tests {
     #[test]
     fn an_id_used_again_keeps_its_old_life_for_old_snapshots() {
         let s = EdgeStore::default();
-        let v = |x| Some(Arc::new(Value::Int64(x)));
+        let v = |x| Some(Stored::Int64(x));
         s.apply(&EdgeChange::Add(1, ends(1, 2, 0)), 2, 0);
         s.apply(&EdgeChange::Property(1, 0, v(7)), 2, 0);
         s.apply(&EdgeChange::Remove(1), 3, 0);
         s.apply(&EdgeChange::Add(1, ends(3, 4, 0)), 4, 0);
         assert_eq!(s.at(1, 2), Some(ends(1, 2, 0)));
-        assert_eq!(s.property_at(1, 0, 2).as_deref(), Some(&Value::Int64(7)));
+        assert_eq!(s.property_at(1, 0, 2), Some(Stored::Int64(7)));
         assert_eq!(s.at(1, 3), None);
         assert_eq!(s.at(1, 4), Some(ends(3, 4, 0)));
         assert_eq!(s.property_at(1, 0, 4), None);

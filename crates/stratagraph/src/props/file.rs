@@ -8,6 +8,7 @@
 //! Decoding checks every count and length against the bytes there are and
 //! refuses damage naming the offset.
 
+use super::stored::Stored;
 use super::VertexProps;
 use crate::error::{Error, Result};
 use crate::util::le::{u32_at, Cursor, Malformed};
@@ -52,7 +53,7 @@ fn index(table: &mut Vec<Arc<str>>, seen: &mut FxHashMap<Arc<str>, u32>, name: &
 
 /// One property edge as a properties file holds it: id, source and
 /// destination (internal ids), label, properties in the order first set.
-pub(crate) type FileEdge = (u64, u32, u32, Arc<str>, Vec<(Arc<str>, Arc<Value>)>);
+pub(crate) type FileEdge = (u64, u32, u32, Arc<str>, Vec<(Arc<str>, Stored)>);
 
 /// What a properties file holds: the cut, the indexes as (label, key)
 /// names in the order created, every vertex's label and properties, and
@@ -71,7 +72,7 @@ pub(crate) struct Contents {
 /// Appends `props` (count, then key index and value each) to `body`.
 fn put_props(
     body: &mut Vec<u8>,
-    props: &[(Arc<str>, Arc<Value>)],
+    props: &[(Arc<str>, Stored)],
     keys: &mut Vec<Arc<str>>,
     key_ids: &mut FxHashMap<Arc<str>, u32>,
 ) {
@@ -81,7 +82,7 @@ fn put_props(
         let at = body.len();
         put_u32(body, 0);
         value
-            .encode(body)
+            .with(|v| v.encode(body))
             .expect("stored values were checked when written");
         let len = (body.len() - at - 4) as u32;
         body[at..at + 4].copy_from_slice(&len.to_le_bytes());
@@ -180,7 +181,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A property list: count, then key index and value each.
-    fn props(&mut self, keys: &[Arc<str>]) -> Result<Vec<(Arc<str>, Arc<Value>)>> {
+    fn props(&mut self, keys: &[Arc<str>]) -> Result<Vec<(Arc<str>, Stored)>> {
         let np = self.u32("a property count")?;
         let np = self.count(u64::from(np), 8, "property")?;
         let mut props = Vec::with_capacity(np);
@@ -194,7 +195,7 @@ impl<'a> Reader<'a> {
             let at = self.c.at + 4;
             let value = Value::decode(self.bytes("a value")?)
                 .map_err(|e| self.corrupt(at + e.offset, format!("property value: {}", e.what)))?;
-            props.push((key, Arc::new(value)));
+            props.push((key, Stored::owned(value)));
         }
         Ok(props)
     }
@@ -347,7 +348,7 @@ mod tests {
                     1,
                     4,
                     Arc::from("knows"),
-                    vec![(Arc::from("weight"), Arc::new(Value::Float64(0.5)))],
+                    vec![(Arc::from("weight"), Stored::owned(Value::Float64(0.5)))],
                 ),
             ],
             keys: vec![Arc::from("marko"), Arc::from("vadas")],
@@ -360,11 +361,18 @@ mod tests {
                 1,
                 Some(Arc::from("person")),
                 vec![
-                    (Arc::from("name"), Arc::new(Value::String("marko".into()))),
-                    (Arc::from("age"), Arc::new(Value::Int32(29))),
+                    (
+                        Arc::from("name"),
+                        Stored::owned(Value::String("marko".into())),
+                    ),
+                    (Arc::from("age"), Stored::owned(Value::Int32(29))),
                 ],
             ),
-            (4, None, vec![(Arc::from("age"), Arc::new(Value::Int64(3)))]),
+            (
+                4,
+                None,
+                vec![(Arc::from("age"), Stored::owned(Value::Int64(3)))],
+            ),
             (9, Some(Arc::from("software")), vec![]),
         ]
     }

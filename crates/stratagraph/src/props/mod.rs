@@ -16,6 +16,7 @@ pub(crate) mod edges;
 pub(crate) mod file;
 pub(crate) mod index;
 pub(crate) mod names;
+pub(crate) mod stored;
 
 /// The label of a vertex given none, as TinkerPop names it.
 pub const DEFAULT_LABEL: &str = "vertex";
@@ -26,62 +27,99 @@ use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use stored::Stored;
 
 /// One vertex's label (`None`: the default) and properties by name, as a
 /// properties file holds them.
-pub(crate) type VertexProps = (u32, Option<Arc<str>>, Vec<(Arc<str>, Arc<Value>)>);
+pub(crate) type VertexProps = (u32, Option<Arc<str>>, Vec<(Arc<str>, Stored)>);
 
 /// The versions of one thing (a label, a property's value), newest first.
 /// `None` means "not set" as of that version (removed, or the vertex
 /// deleted).
+///
+/// The newest version is kept inline and older ones, which exist only
+/// while a snapshot may read them, in a separate list: most things have
+/// one version, and a vector of one would cost a heap block each.
 #[derive(Debug, Clone)]
 struct Versions<T> {
-    list: Vec<(Timestamp, Option<T>)>,
+    newest: Version<T>,
+    // Boxed so the rare case costs 8 bytes of every `Versions`, not 24.
+    #[allow(clippy::box_collection)]
+    older: Option<Box<Vec<Version<T>>>>,
 }
+
+/// One version: its commit and the value (`None`: not set).
+type Version<T> = (Timestamp, Option<T>);
 
 impl<T: Clone> Versions<T> {
     fn new(ts: Timestamp, value: Option<T>) -> Self {
         Versions {
-            list: vec![(ts, value)],
+            newest: (ts, value),
+            older: None,
         }
     }
 
     /// The value a snapshot at `ts` sees.
     fn at(&self, ts: Timestamp) -> Option<&T> {
-        self.list
+        if self.newest.0 <= ts {
+            return self.newest.1.as_ref();
+        }
+        self.older
+            .as_deref()?
             .iter()
             .find(|(t, _)| *t <= ts)
             .and_then(|(_, v)| v.as_ref())
     }
 
     fn latest(&self) -> Option<&T> {
-        self.list.first().and_then(|(_, v)| v.as_ref())
+        self.newest.1.as_ref()
     }
 
     /// Records `value` at commit `ts`, dropping versions no snapshot can
     /// see: those older than the newest at or below `watermark`.
     fn put(&mut self, ts: Timestamp, value: Option<T>, watermark: Timestamp) {
-        if self.list.first().is_some_and(|(t, _)| *t == ts) {
-            self.list[0].1 = value;
+        if self.newest.0 == ts {
+            self.newest.1 = value;
         } else {
-            self.list.insert(0, (ts, value));
+            let was = std::mem::replace(&mut self.newest, (ts, value));
+            self.older.get_or_insert_default().insert(0, was);
         }
-        if let Some(k) = self.list.iter().position(|(t, _)| *t <= watermark) {
-            self.list.truncate(k + 1);
+        if self.newest.0 <= watermark {
+            self.older = None;
+        } else if let Some(older) = &mut self.older {
+            if let Some(k) = older.iter().position(|(t, _)| *t <= watermark) {
+                older.truncate(k + 1);
+            }
         }
     }
 
     /// Whether nothing is set and no snapshot can see an older value.
     fn is_gone(&self, watermark: Timestamp) -> bool {
-        self.list.len() == 1 && self.list[0].1.is_none() && self.list[0].0 <= watermark
+        self.older.is_none() && self.newest.1.is_none() && self.newest.0 <= watermark
     }
+
+    /// How many versions are kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        1 + self.older.as_ref().map_or(0, |o| o.len())
+    }
+}
+
+/// Appends `item` to a list that usually stays short (a vertex's or an
+/// edge's properties): grown one place at a time up to four, so two
+/// properties take two places, not the four a `Vec` would reserve.
+fn push_short<T>(list: &mut Vec<T>, item: T) {
+    if list.len() == list.capacity() {
+        list.reserve_exact(if list.len() < 4 { 1 } else { list.len() / 2 });
+    }
+    list.push(item);
 }
 
 /// One vertex's label and properties, by interned id.
 #[derive(Debug, Default)]
 struct Entry {
     label: Option<Versions<u32>>,
-    props: Vec<(u32, Versions<Arc<Value>>)>,
+    props: Vec<(u32, Versions<Stored>)>,
 }
 
 impl Entry {
@@ -101,11 +139,11 @@ impl Entry {
             .unwrap_or(DEFAULT_LABEL_ID)
     }
 
-    fn prop(&self, key: u32) -> Option<&Versions<Arc<Value>>> {
+    fn prop(&self, key: u32) -> Option<&Versions<Stored>> {
         self.props.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
-    fn prop_mut(&mut self, key: u32) -> Option<&mut Versions<Arc<Value>>> {
+    fn prop_mut(&mut self, key: u32) -> Option<&mut Versions<Stored>> {
         self.props
             .iter_mut()
             .find(|(k, _)| *k == key)
@@ -120,7 +158,7 @@ fn indexed_values(entry: Option<&Entry>, indexes: &[Arc<index::Index>]) -> Vec<O
         .iter()
         .map(|i| {
             let e = entry.filter(|e| e.latest_label() == i.label)?;
-            e.prop(i.key)?.latest().map(|x| (**x).clone())
+            e.prop(i.key)?.latest().map(Stored::to_value)
         })
         .collect()
 }
@@ -172,7 +210,7 @@ pub(crate) enum Change {
     /// Sets the vertex's label (interned id).
     Label(u32),
     /// Sets property `key` to a value, or removes it (`None`).
-    Property(u32, Option<Arc<Value>>),
+    Property(u32, Option<Stored>),
     /// Removes the label and every property: the vertex was deleted.
     Clear,
 }
@@ -208,7 +246,7 @@ impl PropStore {
                         was || value.is_some()
                     }
                     None if value.is_some() => {
-                        e.props.push((*key, Versions::new(ts, value.clone())));
+                        push_short(&mut e.props, (*key, Versions::new(ts, value.clone())));
                         true
                     }
                     None => false,
@@ -317,10 +355,10 @@ impl PropStore {
                     continue;
                 }
                 if let Some(value) = e.prop(key).and_then(Versions::latest) {
-                    if value.contains_nan() {
+                    if value.with(Value::contains_nan) {
                         return Err(v);
                     }
-                    entries.push(((**value).clone(), v));
+                    entries.push((value.to_value(), v));
                 }
             }
         }
@@ -343,7 +381,9 @@ impl PropStore {
     ) -> Vec<u32> {
         self.scan(&|e: &Entry| {
             label.is_none_or(|l| e.label_at(ts) == l)
-                && e.prop(key).and_then(|p| p.at(ts)).is_some_and(|x| test(x))
+                && e.prop(key)
+                    .and_then(|p| p.at(ts))
+                    .is_some_and(|x| x.with(test))
         })
     }
 
@@ -405,13 +445,13 @@ impl PropStore {
     }
 
     /// `v`'s property `key` as of `ts`.
-    pub(crate) fn property_at(&self, v: u32, key: u32, ts: Timestamp) -> Option<Arc<Value>> {
+    pub(crate) fn property_at(&self, v: u32, key: u32, ts: Timestamp) -> Option<Stored> {
         let shard = self.shard(v).read();
         shard.get(&v)?.prop(key)?.at(ts).cloned()
     }
 
     /// Every property `v` has as of `ts`, in the order they were first set.
-    pub(crate) fn properties_at(&self, v: u32, ts: Timestamp) -> Vec<(u32, Arc<Value>)> {
+    pub(crate) fn properties_at(&self, v: u32, ts: Timestamp) -> Vec<(u32, Stored)> {
         let shard = self.shard(v).read();
         let Some(e) = shard.get(&v) else {
             return Vec::new();
@@ -439,7 +479,7 @@ impl PropStore {
                     .as_ref()
                     .and_then(|l| l.at(ts))
                     .map(|&l| self.labels.name(l));
-                let props: Vec<(Arc<str>, Arc<Value>)> = e
+                let props: Vec<(Arc<str>, Stored)> = e
                     .props
                     .iter()
                     .filter_map(|(k, p)| p.at(ts).map(|x| (self.keys.name(*k), x.clone())))
@@ -522,8 +562,8 @@ impl PropStore {
 mod tests {
     use super::*;
 
-    fn int(x: i64) -> Option<Arc<Value>> {
-        Some(Arc::new(Value::Int64(x)))
+    fn int(x: i64) -> Option<Stored> {
+        Some(Stored::Int64(x))
     }
 
     #[test]
@@ -536,8 +576,14 @@ mod tests {
         p.apply(7, &Change::Clear, 8, 0);
         assert_eq!(p.label_at(7, 1), None);
         assert_eq!(p.label_at(7, 2), Some(1));
-        assert_eq!(p.property_at(7, 3, 4).as_deref(), Some(&Value::Int64(10)));
-        assert_eq!(p.property_at(7, 3, 5).as_deref(), Some(&Value::Int64(11)));
+        assert_eq!(
+            p.property_at(7, 3, 4).map(|x| x.to_value()),
+            Some(Value::Int64(10))
+        );
+        assert_eq!(
+            p.property_at(7, 3, 5).map(|x| x.to_value()),
+            Some(Value::Int64(11))
+        );
         assert_eq!(p.properties_at(7, 6).len(), 2);
         assert_eq!(p.properties_at(7, 8), vec![]);
         assert_eq!(p.label_at(7, 8), None);
@@ -551,11 +597,7 @@ mod tests {
         p.apply(1, &Change::Property(0, int(3)), 3, 2);
         {
             let shard = p.shard(1).read();
-            assert_eq!(
-                shard[&1].props[0].1.list.len(),
-                2,
-                "3, and 2 for snapshots at 2"
-            );
+            assert_eq!(shard[&1].props[0].1.len(), 2, "3, and 2 for snapshots at 2");
         }
         p.apply(1, &Change::Property(0, None), 4, 4);
         assert!(p.is_empty(), "a removed value no snapshot can see is gone");

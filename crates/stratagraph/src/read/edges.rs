@@ -192,7 +192,7 @@ impl Snapshot {
         props
             .edges
             .property_at(id, key, self.timestamp())
-            .map(|v| (*v).clone())
+            .map(|v| v.to_value())
     }
 
     /// Every property of edge `id` in the order first set (a key removed
@@ -207,7 +207,7 @@ impl Snapshot {
                 .edges
                 .properties_at(id, ts)
                 .into_iter()
-                .map(|(k, v)| (props.keys.name(k), (*v).clone()))
+                .map(|(k, v)| (props.keys.name(k), v.to_value()))
                 .collect(),
         )
     }

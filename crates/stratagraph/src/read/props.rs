@@ -57,23 +57,28 @@ impl Snapshot {
         self.store
             .props
             .property_at(v, key, self.timestamp())
-            .map(|x| (*x).clone())
+            .map(|x| x.to_value())
     }
 
     /// Property `key` of vertex `v`; `None` if `v` is not a vertex here or
     /// has no such property.
     pub fn property(&self, v: VertexId, key: &str) -> Option<Value> {
-        self.property_shared(v, key).map(|v| (*v).clone())
+        self.property_with(v, key, Value::clone)
     }
 
-    /// [`Snapshot::property`] without a copy: the stored value itself,
-    /// shared (a reader that converts the value anyway saves copying a
-    /// string or a list twice).
-    pub fn property_shared(&self, v: VertexId, key: &str) -> Option<Arc<Value>> {
+    /// [`Snapshot::property`] without a copy: `f` is called with the
+    /// stored value itself (a reader that converts the value anyway saves
+    /// copying a string or a list twice).
+    pub fn property_with<R>(
+        &self,
+        v: VertexId,
+        key: &str,
+        f: impl FnOnce(&Value) -> R,
+    ) -> Option<R> {
         let id = self.internal_id(v)?;
         let props = &self.store.props;
         let key = props.keys.lookup(key)?;
-        props.property_at(id, key, self.timestamp())
+        Some(props.property_at(id, key, self.timestamp())?.with(f))
     }
 
     /// The vertices labelled `label` whose property `key` equals `value`
@@ -190,7 +195,7 @@ impl Snapshot {
             props
                 .properties_at(id, self.timestamp())
                 .into_iter()
-                .map(|(k, v)| (props.keys.name(k), (*v).clone()))
+                .map(|(k, v)| (props.keys.name(k), v.to_value()))
                 .collect(),
         )
     }

@@ -7,6 +7,7 @@ use crate::conflict::Key;
 use crate::direction::Direction;
 use crate::error::{Error, Op, Result, VertexId};
 use crate::props::edges::{Edge, EdgeDirection, EdgeId, Ends};
+use crate::props::stored::Stored;
 use crate::value::Value;
 use crate::wal::record::VertexChange as VertexWrite;
 use std::sync::Arc;
@@ -187,7 +188,7 @@ impl WriteTxn {
     pub fn edge_property(&mut self, id: EdgeId, key: &str) -> Option<Value> {
         self.edge_ends(id)?;
         let key = self.store.props.keys.lookup(key)?;
-        self.edge_property_of(id, key).map(|v| (*v).clone())
+        self.edge_property_of(id, key).map(|v| v.to_value())
     }
 
     /// Every property of edge `id` in the order first set (a key removed
@@ -320,7 +321,7 @@ impl WriteTxn {
     }
 
     /// Property `key` (interned) of edge `id` as this transaction sees it.
-    fn edge_property_of(&mut self, id: EdgeId, key: u32) -> Option<Arc<Value>> {
+    fn edge_property_of(&mut self, id: EdgeId, key: u32) -> Option<Stored> {
         if let Some(w) = self.edge_props.get(&(id, key)) {
             return w.value.clone();
         }
@@ -333,7 +334,7 @@ impl WriteTxn {
     }
 
     /// Buffers a write of property `key` of edge `id`.
-    pub(super) fn write_edge_property(&mut self, id: EdgeId, key: u32, value: Option<Arc<Value>>) {
+    pub(super) fn write_edge_property(&mut self, id: EdgeId, key: u32, value: Option<Stored>) {
         let order = self.prop_order;
         self.edge_props
             .entry((id, key))
@@ -369,10 +370,9 @@ impl WriteTxn {
         edge: EdgeId,
         key: &str,
         value: &Value,
-    ) -> Result<(String, Arc<Value>)> {
+    ) -> Result<(String, Stored)> {
         let key = self.name(op, "property key", key)?;
-        let mut bytes = Vec::new();
-        if let Err(problem) = value.encode(&mut bytes) {
+        if let Err(problem) = value.check_encodable() {
             return Err(Error::InvalidEdgeValue {
                 op,
                 edge,
@@ -380,6 +380,6 @@ impl WriteTxn {
                 problem,
             });
         }
-        Ok((key, Arc::new(value.clone())))
+        Ok((key, Stored::owned(value.clone())))
     }
 }

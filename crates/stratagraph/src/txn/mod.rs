@@ -32,6 +32,7 @@ use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, SlotGuard, Stamping, VertexState};
 use crate::props::edges::{EdgeChange, EdgeId, Ends};
+use crate::props::stored::Stored;
 use crate::props::{Change, DEFAULT_LABEL_ID};
 use crate::read::Snapshot;
 use crate::store::maintain;
@@ -39,6 +40,7 @@ use crate::store::Store;
 use crate::value::Value;
 use crate::version::Timestamp;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// What a transaction did to a vertex's existence (the log's vocabulary,
@@ -123,7 +125,7 @@ pub struct WriteTxn {
 #[derive(Debug, Clone)]
 struct PropWrite {
     order: usize,
-    value: Option<Arc<Value>>,
+    value: Option<Stored>,
 }
 
 /// Counts a transaction as a reader of the conflict window until dropped,
@@ -873,10 +875,16 @@ impl WriteTxn {
             .iter()
             .map(|(&v, &l)| (ext(v), names.labels.name(l)))
             .collect();
-        let props: Vec<(VertexId, Arc<str>, Option<&Value>)> = self
+        let props: Vec<(VertexId, Arc<str>, Option<Cow<Value>>)> = self
             .ordered_props()
             .into_iter()
-            .map(|(&(v, k), w)| (ext(v), names.keys.name(k), w.value.as_deref()))
+            .map(|(&(v, k), w)| {
+                (
+                    ext(v),
+                    names.keys.name(k),
+                    w.value.as_ref().map(Stored::as_value),
+                )
+            })
             .collect();
         crate::wal::record::encode_txn(
             b,
@@ -885,7 +893,7 @@ impl WriteTxn {
             self.edges.iter().map(|(&(s, d), &w)| (ext(s), ext(d), w)),
             PropWrites {
                 labels: labels.iter().map(|(v, l)| (*v, &**l)),
-                props: props.iter().map(|(v, k, x)| (*v, &**k, *x)),
+                props: props.iter().map(|(v, k, x)| (*v, &**k, x.as_deref())),
                 edges: &self.edge_writes(),
             },
         );
@@ -926,7 +934,7 @@ impl WriteTxn {
                     label: names.labels.name(e.label).to_string(),
                 },
                 EdgeChange::Property(id, k, v) => {
-                    EdgeWrite::Property(id, names.keys.name(k).to_string(), v.map(|v| (*v).clone()))
+                    EdgeWrite::Property(id, names.keys.name(k).to_string(), v.map(|v| v.to_value()))
                 }
             })
             .collect()
@@ -1080,7 +1088,11 @@ impl WriteTxn {
     fn check_indexable(&self) -> Result<()> {
         let props = &self.store.props;
         for (&(v, key), w) in &self.props {
-            if !w.value.as_ref().is_some_and(|x| x.contains_nan()) {
+            if !w
+                .value
+                .as_ref()
+                .is_some_and(|x| x.with(Value::contains_nan))
+            {
                 continue;
             }
             let label = self.label_at_commit(v);
@@ -1221,7 +1233,7 @@ pub(crate) fn replay(
     }
     for (v, key, value) in props {
         let key = store.props.keys.intern(key);
-        tx.write_property(id(*v)?, key, value.clone().map(Arc::new));
+        tx.write_property(id(*v)?, key, value.clone().map(Stored::owned));
     }
     let edges = &store.props.edges;
     for w in edge_writes {
@@ -1251,7 +1263,7 @@ pub(crate) fn replay(
                     tx.old_edges.insert(*e, ends);
                 }
                 let key = store.props.keys.intern(key);
-                tx.write_edge_property(*e, key, value.clone().map(Arc::new));
+                tx.write_edge_property(*e, key, value.clone().map(Stored::owned));
             }
         }
     }

@@ -5,6 +5,7 @@
 use super::{PropWrite, WriteTxn};
 use crate::conflict::Key;
 use crate::error::{Error, Op, Result, VertexId};
+use crate::props::stored::Stored;
 use crate::props::{names, DEFAULT_LABEL_ID};
 use crate::value::Value;
 use std::sync::Arc;
@@ -108,7 +109,7 @@ impl WriteTxn {
             return None;
         }
         let key = self.store.props.keys.lookup(key)?;
-        self.property_of(id, key).map(|v| (*v).clone())
+        self.property_of(id, key).map(|v| v.to_value())
     }
 
     /// Every property of vertex `v` (key and value, in the order first
@@ -119,7 +120,7 @@ impl WriteTxn {
         if !self.vertex_visible(id) {
             return None;
         }
-        let found: Vec<(u32, Arc<Value>)> = if self.reset(id) {
+        let found: Vec<(u32, Stored)> = if self.reset(id) {
             Vec::new()
         } else {
             self.read(Key::Properties(id));
@@ -155,7 +156,9 @@ impl WriteTxn {
         let mine: Vec<u32> = self
             .props
             .iter()
-            .filter(|(&(_, key), w)| key == k && w.value.as_deref() == Some(value))
+            .filter(|(&(_, key), w)| {
+                key == k && w.value.as_ref().is_some_and(|x| x.with(|x| x == value))
+            })
             .map(|(&(v, _), _)| v)
             .collect();
         for v in mine {
@@ -201,7 +204,7 @@ impl WriteTxn {
     }
 
     /// Property `key` (interned) of `id` as this transaction sees it.
-    fn property_of(&mut self, id: u32, key: u32) -> Option<Arc<Value>> {
+    fn property_of(&mut self, id: u32, key: u32) -> Option<Stored> {
         if let Some(w) = self.props.get(&(id, key)) {
             return w.value.clone();
         }
@@ -215,7 +218,7 @@ impl WriteTxn {
 
     /// Buffers a write of property `key` of `id`, keeping the order in
     /// which the transaction first wrote the key.
-    pub(super) fn write_property(&mut self, id: u32, key: u32, value: Option<Arc<Value>>) {
+    pub(super) fn write_property(&mut self, id: u32, key: u32, value: Option<Stored>) {
         let order = self.prop_order;
         self.props
             .entry((id, key))
@@ -238,16 +241,10 @@ impl WriteTxn {
 
     /// A key and value checked for storing: the name's rules and the
     /// value's (encodable within the limits, no map key twice).
-    fn checked(
-        &self,
-        op: Op,
-        v: VertexId,
-        key: &str,
-        value: &Value,
-    ) -> Result<(String, Arc<Value>)> {
+    fn checked(&self, op: Op, v: VertexId, key: &str, value: &Value) -> Result<(String, Stored)> {
         let key = self.name(op, "property key", key)?;
-        let mut bytes = Vec::new();
-        if let Err(problem) = value.encode(&mut bytes) {
+        let problem = value.check_encodable().err();
+        if let Some(problem) = problem {
             return Err(Error::InvalidValue {
                 op,
                 vertex: v,
@@ -255,7 +252,7 @@ impl WriteTxn {
                 problem,
             });
         }
-        Ok((key, Arc::new(value.clone())))
+        Ok((key, Stored::owned(value.clone())))
     }
 }
 
@@ -265,7 +262,7 @@ impl WriteTxn {
 /// keep their place with the transaction's value, or go if it removed
 /// them; keys new here follow, in the order first written.
 pub(super) fn overlay<'w>(
-    mut found: Vec<(u32, Arc<Value>)>,
+    mut found: Vec<(u32, Stored)>,
     mine: impl Iterator<Item = (u32, &'w PropWrite)>,
     keys: &names::Names,
 ) -> Vec<(Arc<str>, Value)> {
@@ -281,7 +278,7 @@ pub(super) fn overlay<'w>(
         },
         None => true,
     });
-    let mut new: Vec<(usize, u32, Arc<Value>)> = mine
+    let mut new: Vec<(usize, u32, Stored)> = mine
         .iter()
         .filter(|(k, _)| !found.iter().any(|(f, _)| f == k))
         .filter_map(|(k, w)| w.value.clone().map(|v| (w.order, *k, v)))
@@ -290,6 +287,6 @@ pub(super) fn overlay<'w>(
     found.extend(new.into_iter().map(|(_, k, v)| (k, v)));
     found
         .into_iter()
-        .map(|(k, v)| (keys.name(k), (*v).clone()))
+        .map(|(k, v)| (keys.name(k), v.to_value()))
         .collect()
 }
