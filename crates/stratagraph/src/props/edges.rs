@@ -15,6 +15,7 @@
 //! and death timestamps, so a snapshot reads a list without a look-up per
 //! edge.
 
+use super::paged::PagedMap;
 use super::stored::Stored;
 use super::{push_short, Versions};
 use crate::direction::Direction;
@@ -286,23 +287,30 @@ const SHARDS: usize = 64;
 pub(crate) type EdgeAt = (EdgeId, Ends);
 
 /// The edges whose ids fall in one shard.
-#[derive(Default)]
 struct Shard {
-    lives: FxHashMap<EdgeId, Life>,
+    lives: PagedMap<Life>,
     /// Deleted edges by death timestamp, oldest first: each goes once no
     /// snapshot can see it, at a later write to the shard.
     graves: VecDeque<(Timestamp, EdgeId)>,
 }
 
 impl Shard {
+    /// Shard `s`: the ids `s`, `s + SHARDS`, ...
+    fn new(s: usize) -> Shard {
+        Shard {
+            lives: PagedMap::new(SHARDS as u64, s as u64),
+            graves: VecDeque::new(),
+        }
+    }
+
     fn bury(&mut self, watermark: Timestamp) {
         while let Some(&(died, id)) = self.graves.front() {
             if died > watermark {
                 break;
             }
             self.graves.pop_front();
-            if self.lives.get(&id).is_some_and(|l| l.died == died) {
-                self.lives.remove(&id);
+            if self.lives.get(id).is_some_and(|l| l.died == died) {
+                self.lives.remove(id);
             }
         }
     }
@@ -326,7 +334,7 @@ pub(crate) struct EdgeStore {
 impl Default for EdgeStore {
     fn default() -> Self {
         EdgeStore {
-            edges: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            edges: (0..SHARDS).map(|s| RwLock::new(Shard::new(s))).collect(),
             lists: (0..SHARDS).map(|_| RwLock::default()).collect(),
             next: AtomicU64::new(1),
             live: AtomicU64::new(0),
@@ -382,7 +390,7 @@ impl EdgeStore {
                         props: Vec::new(),
                         older: None,
                     };
-                    match shard.remove(id) {
+                    match shard.remove(*id) {
                         Some(old) if old.live() => {
                             // The commit checked the id was free; keep the
                             // edge there is rather than lose it.
@@ -423,7 +431,7 @@ impl EdgeStore {
                 let ends = {
                     let mut shard = self.shard(*id).write();
                     shard.bury(watermark);
-                    let Some(life) = shard.lives.get_mut(id).filter(|l| l.live()) else {
+                    let Some(life) = shard.lives.get_mut(*id).filter(|l| l.live()) else {
                         return false;
                     };
                     life.died = ts;
@@ -451,7 +459,7 @@ impl EdgeStore {
             EdgeChange::Property(id, key, value) => {
                 let mut shard = self.shard(*id).write();
                 shard.bury(watermark);
-                let Some(life) = shard.lives.get_mut(id).filter(|l| l.live()) else {
+                let Some(life) = shard.lives.get_mut(*id).filter(|l| l.live()) else {
                     return false;
                 };
                 match life.props.iter_mut().find(|(k, _)| k == key) {
@@ -475,13 +483,13 @@ impl EdgeStore {
     /// The ends of edge `id` in the latest state, if it is live.
     pub(crate) fn latest(&self, id: EdgeId) -> Option<Ends> {
         let shard = self.shard(id).read();
-        shard.lives.get(&id).filter(|l| l.live()).map(|l| l.ends)
+        shard.lives.get(id).filter(|l| l.live()).map(|l| l.ends)
     }
 
     /// The ends of edge `id` as of `ts`.
     pub(crate) fn at(&self, id: EdgeId, ts: Timestamp) -> Option<Ends> {
         let shard = self.shard(id).read();
-        shard.lives.get(&id)?.at(ts).map(|l| l.ends)
+        shard.lives.get(id)?.at(ts).map(|l| l.ends)
     }
 
     /// `v`'s edges on side `dir` as of `ts`, of one label (interned) or of
@@ -578,7 +586,7 @@ impl EdgeStore {
     /// Property `key` of edge `id` as of `ts`.
     pub(crate) fn property_at(&self, id: EdgeId, key: u32, ts: Timestamp) -> Option<Stored> {
         let shard = self.shard(id).read();
-        let life = shard.lives.get(&id)?.at(ts)?;
+        let life = shard.lives.get(id)?.at(ts)?;
         let (_, p) = life.props.iter().find(|(k, _)| *k == key)?;
         p.at(ts).cloned()
     }
@@ -586,7 +594,7 @@ impl EdgeStore {
     /// Every property of edge `id` as of `ts`, in the order first set.
     pub(crate) fn properties_at(&self, id: EdgeId, ts: Timestamp) -> Vec<(u32, Stored)> {
         let shard = self.shard(id).read();
-        let Some(life) = shard.lives.get(&id).and_then(|l| l.at(ts)) else {
+        let Some(life) = shard.lives.get(id).and_then(|l| l.at(ts)) else {
             return Vec::new();
         };
         life.props
@@ -600,7 +608,7 @@ impl EdgeStore {
         let shard = self.shard(id).read();
         shard
             .lives
-            .get(&id)
+            .get(id)
             .filter(|l| l.live())
             .map_or_else(Vec::new, |l| {
                 l.props
@@ -615,7 +623,7 @@ impl EdgeStore {
     pub(crate) fn state_at(&self, ts: Timestamp) -> Vec<EdgeState> {
         let mut out = Vec::new();
         for shard in self.edges.iter() {
-            for (&id, life) in shard.read().lives.iter() {
+            for (id, life) in shard.read().lives.iter() {
                 if let Some(l) = life.at(ts) {
                     let props = l
                         .props
@@ -634,7 +642,7 @@ impl EdgeStore {
     pub(crate) fn all_at(&self, ts: Timestamp) -> Vec<EdgeAt> {
         let mut out = Vec::new();
         for shard in self.edges.iter() {
-            for (&id, life) in shard.read().lives.iter() {
+            for (id, life) in shard.read().lives.iter() {
                 if let Some(l) = life.at(ts) {
                     out.push((id, l.ends));
                 }
@@ -708,6 +716,16 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_of_an_edge_s_life_costs_the_life_alone() {
+        // What a `PagedMap` slot costs: no tag beside the life.
+        assert_eq!(
+            std::mem::size_of::<Option<Life>>(),
+            std::mem::size_of::<Life>()
+        );
+        assert!(std::mem::size_of::<Life>() <= 64);
+    }
+
+    #[test]
     fn lists_are_by_label_and_versioned() {
         let s = EdgeStore::default();
         s.apply(&EdgeChange::Add(10, ends(1, 2, 5)), 2, 0);
@@ -745,11 +763,11 @@ mod tests {
         // Once no snapshot can see the old life, it goes.
         s.apply(&EdgeChange::Remove(1), 6, 0);
         s.apply(&EdgeChange::Add(1, ends(5, 6, 0)), 7, 6);
-        assert!(s.shard(1).read().lives[&1].older.is_none());
+        assert!(s.shard(1).read().lives.get(1).unwrap().older.is_none());
         // A deleted edge goes once no snapshot can see it, with the next
         // write to its shard.
         s.apply(&EdgeChange::Remove(1), 8, 0);
         s.apply(&EdgeChange::Add(65, ends(5, 6, 0)), 9, 8);
-        assert!(!s.shard(1).read().lives.contains_key(&1));
+        assert!(s.shard(1).read().lives.get(1).is_none());
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod edges;
 pub(crate) mod file;
 pub(crate) mod index;
 pub(crate) mod names;
+pub(crate) mod paged;
 pub(crate) mod stored;
 
 /// The label of a vertex given none, as TinkerPop names it.
