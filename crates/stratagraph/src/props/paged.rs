@@ -90,9 +90,12 @@ impl<T> PagedMap<T> {
             }
             self.grow(page as usize + 1);
         }
-        let slots =
-            self.pages[page as usize].get_or_insert_with(|| (0..PAGE).map(|_| None).collect());
-        slots[at].replace(value)
+        self.slots(page as usize)[at].replace(value)
+    }
+
+    /// The slots of page `page` (below `pages.len()`), opened if need be.
+    fn slots(&mut self, page: usize) -> &mut Page<T> {
+        self.pages[page].get_or_insert_with(|| (0..PAGE).map(|_| None).collect())
     }
 
     /// Extends the pages to `len`, moving the ids of `sparse` that now
@@ -111,9 +114,7 @@ impl<T> PagedMap<T> {
         for id in ids {
             if let Some(value) = self.sparse.remove(&id) {
                 let (page, at) = self.place(id);
-                let slots = self.pages[page as usize]
-                    .get_or_insert_with(|| (0..PAGE).map(|_| None).collect());
-                slots[at] = Some(value);
+                self.slots(page as usize)[at] = Some(value);
             }
         }
         self.sparse_low = self
