@@ -44,10 +44,7 @@ impl Stored {
 
     /// Calls `f` with the value, without copying a shared one.
     pub(crate) fn with<R>(&self, f: impl FnOnce(&Value) -> R) -> R {
-        match self {
-            Stored::Shared(v) => f(v),
-            scalar => f(&scalar.to_value()),
-        }
+        f(&self.as_value())
     }
 
     /// The value, borrowed where it is shared and copied where it is a

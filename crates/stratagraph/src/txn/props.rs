@@ -243,8 +243,7 @@ impl WriteTxn {
     /// value's (encodable within the limits, no map key twice).
     fn checked(&self, op: Op, v: VertexId, key: &str, value: &Value) -> Result<(String, Stored)> {
         let key = self.name(op, "property key", key)?;
-        let problem = value.check_encodable().err();
-        if let Some(problem) = problem {
+        if let Err(problem) = value.check_encodable() {
             return Err(Error::InvalidValue {
                 op,
                 vertex: v,
