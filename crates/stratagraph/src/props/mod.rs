@@ -378,13 +378,11 @@ impl PropStore {
         label: Option<u32>,
         key: u32,
         ts: Timestamp,
-        test: &(dyn Fn(&Value) -> bool + Sync),
+        test: &(dyn Fn(&Stored) -> bool + Sync),
     ) -> Vec<u32> {
         self.scan(&|e: &Entry| {
             label.is_none_or(|l| e.label_at(ts) == l)
-                && e.prop(key)
-                    .and_then(|p| p.at(ts))
-                    .is_some_and(|x| x.with(test))
+                && e.prop(key).and_then(|p| p.at(ts)).is_some_and(test)
         })
     }
 

@@ -1,11 +1,15 @@
 //! A property value as the property store keeps it: 16 bytes, the
-//! fixed-size scalars inline, every other value shared behind an `Arc`.
+//! fixed-size scalars and short strings inline, every other value shared
+//! behind an `Arc`.
 //!
 //! Most properties of a large graph are numbers (a weight, a year, a
-//! score). Kept as `Arc<Value>` each cost a heap block of 48 bytes beside
-//! the 8-byte pointer; inline they cost nothing beyond the 16 bytes here.
-//! Strings, bytes, UUIDs, date-times and collections stay shared, so a
-//! reader or a commit passes them on without copying them.
+//! score) or short strings (a name, a code, a type). Kept as `Arc<Value>`
+//! each cost a heap block of 48 bytes beside the 8-byte pointer, and a
+//! string another block for its text; inline they cost nothing beyond the
+//! 16 bytes here, and a scan that compares them reads no memory but the
+//! value's own. Longer strings, bytes, UUIDs, date-times and collections
+//! stay shared, so a reader or a commit passes them on without copying
+//! them.
 
 use crate::value::Value;
 use std::borrow::Cow;
@@ -22,12 +26,49 @@ pub(crate) enum Stored {
     Int64(i64),
     Float32(f32),
     Float64(f64),
+    /// A string of at most [`SHORT`] bytes.
+    Short(Short),
     Shared(Arc<Value>),
 }
 
+/// The longest string kept inline: what fits beside the enum's tag and
+/// the length in 16 bytes.
+const SHORT: usize = 14;
+
+/// A string of at most [`SHORT`] bytes, inline.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Short {
+    len: u8,
+    bytes: [u8; SHORT],
+}
+
+impl Short {
+    fn new(s: &str) -> Option<Short> {
+        let len = s.len();
+        (len <= SHORT).then(|| {
+            let mut bytes = [0; SHORT];
+            bytes[..len].copy_from_slice(s.as_bytes());
+            Short {
+                len: len as u8,
+                bytes,
+            }
+        })
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    fn as_str(&self) -> &str {
+        // Checking costs little on 14 bytes, and keeps this free of
+        // `unsafe`; `new` copied them whole from a `str`.
+        std::str::from_utf8(self.as_bytes()).expect("copied whole from a str")
+    }
+}
+
 impl Stored {
-    /// Keeps an owned `value`: a scalar inline, anything else in a new
-    /// `Arc`.
+    /// Keeps an owned `value`: a scalar or a short string inline,
+    /// anything else in a new `Arc`.
     pub(crate) fn owned(value: Value) -> Stored {
         match value {
             Value::Null => Stored::Null,
@@ -38,7 +79,23 @@ impl Stored {
             Value::Int64(x) => Stored::Int64(x),
             Value::Float32(x) => Stored::Float32(x),
             Value::Float64(x) => Stored::Float64(x),
+            Value::String(s) => match Short::new(&s) {
+                Some(short) => Stored::Short(short),
+                None => Stored::Shared(Arc::new(Value::String(s))),
+            },
             other => Stored::Shared(Arc::new(other)),
+        }
+    }
+
+    /// Whether the value equals `value` (`Value`'s equality: typed apart,
+    /// NaN equal to itself), without making a `Value` of an inline one:
+    /// the test an equality scan makes of every vertex.
+    pub(crate) fn equals(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Stored::Short(s), Value::String(v)) => s.as_bytes() == v.as_bytes(),
+            (Stored::Short(_), _) => false,
+            (Stored::Shared(s), v) => **s == *v,
+            (scalar, v) => scalar.to_value() == *v,
         }
     }
 
@@ -47,8 +104,9 @@ impl Stored {
         f(&self.as_value())
     }
 
-    /// The value, borrowed where it is shared and copied where it is a
-    /// scalar (which costs nothing to copy).
+    /// The value, borrowed where it is shared and copied where it is
+    /// inline (a scalar costs nothing to copy, a short string one small
+    /// allocation).
     pub(crate) fn as_value(&self) -> Cow<'_, Value> {
         match self {
             Stored::Shared(v) => Cow::Borrowed(v),
@@ -56,7 +114,7 @@ impl Stored {
         }
     }
 
-    /// The value, copied (a scalar costs nothing to copy).
+    /// The value, copied.
     pub(crate) fn to_value(&self) -> Value {
         match self {
             Stored::Null => Value::Null,
@@ -67,6 +125,7 @@ impl Stored {
             Stored::Int64(x) => Value::Int64(*x),
             Stored::Float32(x) => Value::Float32(*x),
             Stored::Float64(x) => Value::Float64(*x),
+            Stored::Short(s) => Value::String(s.as_str().to_owned()),
             Stored::Shared(v) => (**v).clone(),
         }
     }
@@ -75,7 +134,10 @@ impl Stored {
 /// Equal as the values are (`Value`'s equality, whatever the keeping).
 impl PartialEq for Stored {
     fn eq(&self, other: &Stored) -> bool {
-        self.with(|a| other.with(|b| a == b))
+        match (self, other) {
+            (Stored::Short(a), Stored::Short(b)) => a.as_bytes() == b.as_bytes(),
+            _ => other.with(|b| self.equals(b)),
+        }
     }
 }
 
@@ -103,23 +165,41 @@ mod tests {
             Value::Float64(-0.25),
             Value::Float64(f64::NAN),
             Value::String("marko".into()),
+            Value::String(String::new()),
+            Value::String("fourteen bytes".into()),
+            Value::String("fifteen bytes!!".into()),
+            Value::String("héllo wörld ü".into()),
             Value::Bytes(vec![1, 2]),
             Value::Uuid([7; 16]),
             Value::List(vec![Value::Int32(1), Value::String("a".into())]),
         ];
-        for v in values {
+        for v in &values {
             let s = Stored::owned(v.clone());
             // Value's own equality (NaN included) decides.
-            assert_eq!(s.to_value(), v);
-            assert!(s.with(|x| *x == v));
-            assert_eq!(*s.as_value(), v);
+            assert_eq!(s.to_value(), *v);
+            assert!(s.with(|x| x == v));
+            assert_eq!(*s.as_value(), *v);
             assert_eq!(s, Stored::owned(v.clone()));
-            let inline = !matches!(
-                v,
-                Value::String(_) | Value::Bytes(_) | Value::Uuid(_) | Value::List(_)
-            );
+            assert!(s.equals(v));
+            let inline = match v {
+                Value::String(x) => x.len() <= 14,
+                Value::Bytes(_) | Value::Uuid(_) | Value::List(_) => false,
+                _ => true,
+            };
             assert_eq!(inline, !matches!(s, Stored::Shared(_)), "{v:?}");
         }
+        // Every pair of different values is told apart, inline or not.
+        for (i, a) in values.iter().enumerate() {
+            for (j, b) in values.iter().enumerate() {
+                let (sa, sb) = (Stored::owned(a.clone()), Stored::owned(b.clone()));
+                assert_eq!(sa.equals(b), a == b, "{a:?} {b:?}");
+                assert_eq!(sa == sb, i == j, "{a:?} {b:?}");
+            }
+        }
+        // A short string is not equal to a longer one it begins.
+        let short = Stored::owned(Value::String("marko".into()));
+        assert!(!short.equals(&Value::String("marko rodriguez".into())));
+        assert!(!short.equals(&Value::String("mark".into())));
         // Typed apart: an Int32 29 is not an Int64 29.
         assert_ne!(
             Stored::owned(Value::Int32(29)),

@@ -105,7 +105,7 @@ impl Snapshot {
             Some(index) => index.find(value, ts),
             None => self
                 .store
-                .par(|| props.scan_where(Some(label), key, ts, &|x| x == value)),
+                .par(|| props.scan_where(Some(label), key, ts, &|x| x.equals(value))),
         };
         found.into_iter().filter(|&v| self.contains(v)).collect()
     }
@@ -135,7 +135,7 @@ impl Snapshot {
         };
         let ts = self.timestamp();
         self.store
-            .par(|| props.scan_where(label, key, ts, test))
+            .par(|| props.scan_where(label, key, ts, &|x| x.with(test)))
             .into_iter()
             .filter(|&v| self.contains(v))
             .map(|v| self.store.ids.external(v))
