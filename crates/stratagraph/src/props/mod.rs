@@ -17,6 +17,7 @@ pub(crate) mod file;
 pub(crate) mod index;
 pub(crate) mod names;
 pub(crate) mod paged;
+pub(crate) mod short_list;
 pub(crate) mod stored;
 
 /// The label of a vertex given none, as TinkerPop names it.
@@ -24,8 +25,9 @@ pub const DEFAULT_LABEL: &str = "vertex";
 
 use crate::value::Value;
 use crate::version::Timestamp;
+use paged::PagedMap;
 use parking_lot::RwLock;
-use rustc_hash::FxHashMap;
+use short_list::ShortList;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use stored::Stored;
@@ -120,7 +122,8 @@ fn push_short<T>(list: &mut Vec<T>, item: T) {
 #[derive(Debug, Default)]
 struct Entry {
     label: Option<Versions<u32>>,
-    props: Vec<(u32, Versions<Stored>)>,
+    /// By key, in the order first set; two inline (see `short_list.rs`).
+    props: ShortList<(u32, Versions<Stored>), 2>,
 }
 
 impl Entry {
@@ -174,7 +177,7 @@ const SEQUENTIAL_SCAN: usize = 50_000;
 
 /// The labels and properties of every vertex of one store.
 pub(crate) struct PropStore {
-    shards: Box<[RwLock<FxHashMap<u32, Entry>>]>,
+    shards: Box<[RwLock<PagedMap<Entry>>]>,
     pub keys: names::Names,
     pub labels: names::Names,
     /// The newest commit that changed a label or property (0: none), so a
@@ -195,7 +198,9 @@ impl Default for PropStore {
         let default = labels.intern(DEFAULT_LABEL);
         debug_assert_eq!(default, DEFAULT_LABEL_ID);
         PropStore {
-            shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            shards: (0..SHARDS)
+                .map(|s| RwLock::new(PagedMap::new(SHARDS as u64, s as u64)))
+                .collect(),
             keys: names::Names::default(),
             labels,
             changed: AtomicU64::new(0),
@@ -217,7 +222,7 @@ pub(crate) enum Change {
 }
 
 impl PropStore {
-    fn shard(&self, v: u32) -> &RwLock<FxHashMap<u32, Entry>> {
+    fn shard(&self, v: u32) -> &RwLock<PagedMap<Entry>> {
         &self.shards[v as usize % SHARDS]
     }
 
@@ -226,12 +231,12 @@ impl PropStore {
     pub(crate) fn apply(&self, v: u32, change: &Change, ts: Timestamp, watermark: Timestamp) {
         let mut shard = self.shard(v).write();
         let indexes = self.indexes.read();
-        let before = (!indexes.is_empty()).then(|| indexed_values(shard.get(&v), &indexes));
+        let before = (!indexes.is_empty()).then(|| indexed_values(shard.get(v.into()), &indexes));
         // Whether a label or property changed (removing what is not there
         // changes nothing, and a flush need not write a file for it).
         let changed = match change {
             Change::Label(label) => {
-                let e = shard.entry(v).or_default();
+                let e = shard.get_or_insert_with(v.into(), Entry::default);
                 match &mut e.label {
                     Some(l) => l.put(ts, Some(*label), watermark),
                     None => e.label = Some(Versions::new(ts, Some(*label))),
@@ -239,7 +244,7 @@ impl PropStore {
                 true
             }
             Change::Property(key, value) => {
-                let e = shard.entry(v).or_default();
+                let e = shard.get_or_insert_with(v.into(), Entry::default);
                 match e.prop_mut(*key) {
                     Some(p) => {
                         let was = p.latest().is_some();
@@ -247,14 +252,14 @@ impl PropStore {
                         was || value.is_some()
                     }
                     None if value.is_some() => {
-                        push_short(&mut e.props, (*key, Versions::new(ts, value.clone())));
+                        e.props.push((*key, Versions::new(ts, value.clone())));
                         true
                     }
                     None => false,
                 }
             }
             Change::Clear => {
-                let Some(e) = shard.get_mut(&v) else {
+                let Some(e) = shard.get_mut(v.into()) else {
                     return;
                 };
                 let mut changed = false;
@@ -264,7 +269,7 @@ impl PropStore {
                         changed = true;
                     }
                 }
-                for (_, p) in &mut e.props {
+                for (_, p) in e.props.iter_mut() {
                     if p.latest().is_some() {
                         p.put(ts, None, watermark);
                         changed = true;
@@ -277,7 +282,7 @@ impl PropStore {
             self.changed.fetch_max(ts, Ordering::AcqRel);
         }
         if let Some(before) = before {
-            let after = indexed_values(shard.get(&v), &indexes);
+            let after = indexed_values(shard.get(v.into()), &indexes);
             for ((index, old), new) in indexes.iter().zip(before).zip(after) {
                 if old != new {
                     if let Some(old) = old {
@@ -289,13 +294,13 @@ impl PropStore {
                 }
             }
         }
-        if let Some(e) = shard.get_mut(&v) {
+        if let Some(e) = shard.get_mut(v.into()) {
             e.props.retain(|(_, p)| !p.is_gone(watermark));
             if e.label.as_ref().is_some_and(|l| l.is_gone(watermark)) {
                 e.label = None;
             }
             if e.label.is_none() && e.props.is_empty() {
-                shard.remove(&v);
+                shard.remove(v.into());
             }
         }
     }
@@ -351,7 +356,8 @@ impl PropStore {
         let index = index::Index::new(label, key, ts);
         let mut entries = Vec::new();
         for shard in self.shards.iter() {
-            for (&v, e) in shard.read().iter() {
+            for (v, e) in shard.read().iter() {
+                let v = v as u32; // vertex ids went in as u32
                 if e.latest_label() != label {
                     continue;
                 }
@@ -399,12 +405,12 @@ impl PropStore {
     /// scan (judged by one shard's size: entries spread evenly).
     fn scan(&self, keep: &(dyn Fn(&Entry) -> bool + Sync)) -> Vec<u32> {
         use rayon::prelude::*;
-        let one = |shard: &RwLock<FxHashMap<u32, Entry>>| {
+        let one = |shard: &RwLock<PagedMap<Entry>>| {
             let shard = shard.read();
             shard
                 .iter()
                 .filter(|(_, e)| keep(e))
-                .map(|(&v, _)| v)
+                .map(|(v, _)| v as u32) // vertex ids went in as u32
                 .collect::<Vec<u32>>()
         };
         let small = self.shards[0].read().len() * SHARDS < SEQUENTIAL_SCAN;
@@ -421,7 +427,7 @@ impl PropStore {
     /// `v`'s lock.
     pub(crate) fn latest_keys(&self, v: u32) -> Vec<u32> {
         let shard = self.shard(v).read();
-        shard.get(&v).map_or_else(Vec::new, |e| {
+        shard.get(v.into()).map_or_else(Vec::new, |e| {
             e.props
                 .iter()
                 .filter(|(_, p)| p.latest().is_some())
@@ -434,25 +440,25 @@ impl PropStore {
     /// `v`'s lock.
     pub(crate) fn latest_label(&self, v: u32) -> Option<u32> {
         let shard = self.shard(v).read();
-        shard.get(&v)?.label.as_ref()?.latest().copied()
+        shard.get(v.into())?.label.as_ref()?.latest().copied()
     }
 
     /// `v`'s label as of `ts` (interned id), if it has one.
     pub(crate) fn label_at(&self, v: u32, ts: Timestamp) -> Option<u32> {
         let shard = self.shard(v).read();
-        shard.get(&v)?.label.as_ref()?.at(ts).copied()
+        shard.get(v.into())?.label.as_ref()?.at(ts).copied()
     }
 
     /// `v`'s property `key` as of `ts`.
     pub(crate) fn property_at(&self, v: u32, key: u32, ts: Timestamp) -> Option<Stored> {
         let shard = self.shard(v).read();
-        shard.get(&v)?.prop(key)?.at(ts).cloned()
+        shard.get(v.into())?.prop(key)?.at(ts).cloned()
     }
 
     /// Every property `v` has as of `ts`, in the order they were first set.
     pub(crate) fn properties_at(&self, v: u32, ts: Timestamp) -> Vec<(u32, Stored)> {
         let shard = self.shard(v).read();
-        let Some(e) = shard.get(&v) else {
+        let Some(e) = shard.get(v.into()) else {
             return Vec::new();
         };
         e.props
@@ -472,7 +478,8 @@ impl PropStore {
     pub(crate) fn state_at(&self, ts: Timestamp) -> Vec<VertexProps> {
         let mut out = Vec::new();
         for shard in self.shards.iter() {
-            for (&v, e) in shard.read().iter() {
+            for (v, e) in shard.read().iter() {
+                let v = v as u32; // vertex ids went in as u32
                 let label = e
                     .label
                     .as_ref()
@@ -552,7 +559,7 @@ impl PropStore {
     /// Whether any vertex has a label or a property (in any version).
     #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
-        self.shards.iter().all(|s| s.read().is_empty())
+        self.shards.iter().all(|s| s.read().len() == 0)
     }
 }
 
@@ -596,7 +603,11 @@ mod tests {
         p.apply(1, &Change::Property(0, int(3)), 3, 2);
         {
             let shard = p.shard(1).read();
-            assert_eq!(shard[&1].props[0].1.len(), 2, "3, and 2 for snapshots at 2");
+            assert_eq!(
+                shard.get(1).unwrap().props.iter().next().unwrap().1.len(),
+                2,
+                "3, and 2 for snapshots at 2"
+            );
         }
         p.apply(1, &Change::Property(0, None), 4, 4);
         assert!(p.is_empty(), "a removed value no snapshot can see is gone");

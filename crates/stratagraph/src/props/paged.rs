@@ -1,8 +1,11 @@
-//! A map from edge ids to values for one shard of the property edge store,
-//! laid out for ids handed out in order.
+//! A map from ids to values for one shard of the property store (edges by
+//! edge id, vertices by internal vertex id), laid out for ids handed out
+//! in order.
 //!
-//! A store generates edge ids by counting (`EdgeStore::next_id`), and a
-//! shard holds every `stride`-th of them, so its ids are dense. A hash map
+//! A store generates edge ids by counting (`EdgeStore::next_id`), and
+//! internal vertex ids are dense from 0; a shard holds every `stride`-th
+//! of them, so its ids are dense too. A scan walks the pages in id order,
+//! so it reads memory in the order it lies. A hash map
 //! of 16 million edges spent about 140 bytes on each (a 72-byte bucket at
 //! a load between one half and seven eighths); here an id's value sits at
 //! its place in a page of `PAGE` slots, a slot costing the value's size and
@@ -32,6 +35,8 @@ pub(crate) struct PagedMap<T> {
     sparse: FxHashMap<u64, T>,
     /// No id in `sparse` falls on a page below this.
     sparse_low: u64,
+    /// How many ids have a value.
+    len: usize,
 }
 
 impl<T> PagedMap<T> {
@@ -44,7 +49,21 @@ impl<T> PagedMap<T> {
             pages: Vec::new(),
             sparse: FxHashMap::default(),
             sparse_low: u64::MAX,
+            len: 0,
         }
+    }
+
+    /// How many ids have a value.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `id`'s value, set to `make()` first if it has none.
+    pub(crate) fn get_or_insert_with(&mut self, id: u64, make: impl FnOnce() -> T) -> &mut T {
+        if self.get(id).is_none() {
+            self.insert(id, make());
+        }
+        self.get_mut(id).expect("a value was just inserted")
     }
 
     /// The page of `id` and its slot there.
@@ -83,14 +102,17 @@ impl<T> PagedMap<T> {
     /// Sets `id`'s value; returns the one it had.
     pub(crate) fn insert(&mut self, id: u64, value: T) -> Option<T> {
         let (page, at) = self.place(id);
-        if !self.paged(page) {
-            if page >= self.pages.len() as u64 + MAX_GAP {
-                self.sparse_low = self.sparse_low.min(page);
-                return self.sparse.insert(id, value);
+        let was = if !self.paged(page) && page >= self.pages.len() as u64 + MAX_GAP {
+            self.sparse_low = self.sparse_low.min(page);
+            self.sparse.insert(id, value)
+        } else {
+            if !self.paged(page) {
+                self.grow(page as usize + 1);
             }
-            self.grow(page as usize + 1);
-        }
-        self.slots(page as usize)[at].replace(value)
+            self.slots(page as usize)[at].replace(value)
+        };
+        self.len += usize::from(was.is_none());
+        was
     }
 
     /// The slots of page `page` (below `pages.len()`), opened if need be.
@@ -128,14 +150,17 @@ impl<T> PagedMap<T> {
     /// Removes `id`; returns the value it had.
     pub(crate) fn remove(&mut self, id: u64) -> Option<T> {
         let (page, at) = self.place(id);
-        if self.paged(page) {
+        let was = if self.paged(page) {
             self.pages[page as usize].as_mut()?[at].take()
         } else {
             self.sparse.remove(&id)
-        }
+        };
+        self.len -= usize::from(was.is_some());
+        was
     }
 
-    /// Every id and its value, in no particular order.
+    /// Every id and its value: the paged ids ascending, then the others in
+    /// no particular order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &T)> {
         self.pages
             .iter()
@@ -163,6 +188,8 @@ mod tests {
     enum Op {
         Insert(u64, u32),
         Remove(u64),
+        /// `get_or_insert_with`.
+        Upsert(u64, u32),
     }
 
     /// Ids of every kind: dense from the start, a little past the pages,
@@ -183,6 +210,7 @@ mod tests {
         prop_oneof![
             3 => (id(), any::<u32>()).prop_map(|(i, v)| Op::Insert(i, v)),
             1 => id().prop_map(Op::Remove),
+            1 => (id(), any::<u32>()).prop_map(|(i, v)| Op::Upsert(i, v)),
         ]
     }
 
@@ -205,7 +233,12 @@ mod tests {
                         let i = ours(i.min(u64::MAX - stride));
                         prop_assert_eq!(m.remove(i), model.remove(&i));
                     }
+                    Op::Upsert(i, v) => {
+                        let i = ours(i.min(u64::MAX - stride));
+                        prop_assert_eq!(*m.get_or_insert_with(i, || v), *model.entry(i).or_insert(v));
+                    }
                 }
+                prop_assert_eq!(m.len(), model.len());
             }
             for (&i, &v) in &model {
                 prop_assert_eq!(m.get(i), Some(&v));
