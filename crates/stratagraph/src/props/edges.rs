@@ -21,7 +21,6 @@ use super::{push_short, Versions};
 use crate::direction::Direction;
 use crate::version::Timestamp;
 use parking_lot::RwLock;
-use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -323,8 +322,8 @@ pub(crate) type EdgeState = (EdgeId, Ends, Vec<(u32, Stored)>);
 pub(crate) struct EdgeStore {
     /// Edge lives by id.
     edges: Box<[RwLock<Shard>]>,
-    /// Per-vertex lists by vertex.
-    lists: Box<[RwLock<FxHashMap<u32, Lists>>]>,
+    /// Per-vertex lists by vertex (internal ids are dense: pages).
+    lists: Box<[RwLock<PagedMap<Lists>>]>,
     /// The next id `next_id` hands out: above every id used so far.
     next: AtomicU64,
     /// Live edges in the latest state.
@@ -335,7 +334,9 @@ impl Default for EdgeStore {
     fn default() -> Self {
         EdgeStore {
             edges: (0..SHARDS).map(|s| RwLock::new(Shard::new(s))).collect(),
-            lists: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            lists: (0..SHARDS)
+                .map(|s| RwLock::new(PagedMap::new(SHARDS as u64, s as u64)))
+                .collect(),
             next: AtomicU64::new(1),
             live: AtomicU64::new(0),
         }
@@ -347,7 +348,7 @@ impl EdgeStore {
         &self.edges[(id % SHARDS as u64) as usize]
     }
 
-    fn list_shard(&self, v: u32) -> &RwLock<FxHashMap<u32, Lists>> {
+    fn list_shard(&self, v: u32) -> &RwLock<PagedMap<Lists>> {
         &self.lists[v as usize % SHARDS]
     }
 
@@ -414,7 +415,9 @@ impl EdgeStore {
                     (ends.dst, Direction::In, ends.src),
                 ] {
                     let mut lists = self.list_shard(v).write();
-                    let list = lists.entry(v).or_default().side_mut(dir);
+                    let list = lists
+                        .get_or_insert_with(v.into(), Lists::default)
+                        .side_mut(dir);
                     list.prune(watermark);
                     list.insert(Adj {
                         label: ends.label,
@@ -444,12 +447,12 @@ impl EdgeStore {
                     (ends.dst, Direction::In, ends.src),
                 ] {
                     let mut lists = self.list_shard(v).write();
-                    if let Some(l) = lists.get_mut(&v) {
+                    if let Some(l) = lists.get_mut(v.into()) {
                         let list = l.side_mut(dir);
                         list.kill(ends.label, other, *id, ts);
                         list.prune(watermark);
                         if l.out.is_empty() && l.inn.is_empty() {
-                            lists.remove(&v);
+                            lists.remove(v.into());
                         }
                     }
                 }
@@ -502,7 +505,7 @@ impl EdgeStore {
         ts: Timestamp,
     ) -> Vec<EdgeAt> {
         let lists = self.list_shard(v).read();
-        let Some(l) = lists.get(&v) else {
+        let Some(l) = lists.get(v.into()) else {
             return Vec::new();
         };
         let (entries, mixed) = l.side(dir).of_label(label);
@@ -543,7 +546,9 @@ impl EdgeStore {
         ts: Timestamp,
     ) -> usize {
         let lists = self.list_shard(v).read();
-        lists.get(&v).map_or(0, |l| l.side(dir).count(label, ts))
+        lists
+            .get(v.into())
+            .map_or(0, |l| l.side(dir).count(label, ts))
     }
 
     /// Appends to `out` the other end of each of `v`'s edges on side `dir`
@@ -559,7 +564,7 @@ impl EdgeStore {
         out: &mut Vec<u32>,
     ) {
         let lists = self.list_shard(v).read();
-        let Some(l) = lists.get(&v) else {
+        let Some(l) = lists.get(v.into()) else {
             return;
         };
         let side = l.side(dir);

@@ -31,16 +31,23 @@ pub(crate) enum Stored {
     Shared(Arc<Value>),
 }
 
-/// The longest string kept inline: what fits beside the enum's tag and
-/// the length in 16 bytes.
-const SHORT: usize = 14;
+/// The longest string kept inline: the 15 bytes beside the enum's tag.
+const SHORT: usize = 15;
 
 /// A string of at most [`SHORT`] bytes, inline.
+///
+/// The length needs no byte of its own: a shorter string stores it in
+/// the last byte as `0xC0 + len`, a value no UTF-8 string ends with (its
+/// last byte is ASCII or a continuation byte, both below `0xC0`), so a
+/// last byte below `0xC0` means the string fills all 15. Names such as
+/// `company_1048575` fit.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Short {
-    len: u8,
     bytes: [u8; SHORT],
 }
+
+/// Marks a string shorter than [`SHORT`] in its last byte (see [`Short`]).
+const SHORTER: u8 = 0xC0;
 
 impl Short {
     fn new(s: &str) -> Option<Short> {
@@ -48,19 +55,25 @@ impl Short {
         (len <= SHORT).then(|| {
             let mut bytes = [0; SHORT];
             bytes[..len].copy_from_slice(s.as_bytes());
-            Short {
-                len: len as u8,
-                bytes,
+            if len < SHORT {
+                bytes[SHORT - 1] = SHORTER + len as u8;
             }
+            Short { bytes }
         })
     }
 
     fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len as usize]
+        let last = self.bytes[SHORT - 1];
+        let len = if last >= SHORTER {
+            usize::from(last - SHORTER)
+        } else {
+            SHORT
+        };
+        &self.bytes[..len]
     }
 
     fn as_str(&self) -> &str {
-        // Checking costs little on 14 bytes, and keeps this free of
+        // Checking costs little on 15 bytes, and keeps this free of
         // `unsafe`; `new` copied them whole from a `str`.
         std::str::from_utf8(self.as_bytes()).expect("copied whole from a str")
     }
@@ -146,6 +159,19 @@ impl PartialEq for Stored {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Any string comes back as it went in, inline or shared, and is
+        /// equal to itself only.
+        #[test]
+        fn any_string_comes_back(a in "\\PC{0,18}", b in "\\PC{0,18}") {
+            let (sa, sb) = (Stored::owned(Value::String(a.clone())), Stored::owned(Value::String(b.clone())));
+            proptest::prop_assert_eq!(sa.to_value(), Value::String(a.clone()));
+            proptest::prop_assert_eq!(matches!(sa, Stored::Short(_)), a.len() <= 15);
+            proptest::prop_assert_eq!(sa.equals(&Value::String(b.clone())), a == b);
+            proptest::prop_assert_eq!(sa == sb, a == b);
+        }
+    }
+
     #[test]
     fn a_stored_value_is_sixteen_bytes_and_an_absent_one_no_more() {
         assert_eq!(std::mem::size_of::<Stored>(), 16);
@@ -168,7 +194,12 @@ mod tests {
             Value::String(String::new()),
             Value::String("fourteen bytes".into()),
             Value::String("fifteen bytes!!".into()),
+            Value::String("sixteen bytes!!!".into()),
             Value::String("héllo wörld ü".into()),
+            // 15 bytes ending in a continuation byte, and 14.
+            Value::String("abcdefghijklmé".into()),
+            Value::String("abcdefghijklé".into()),
+            Value::String("\0\0\0".into()),
             Value::Bytes(vec![1, 2]),
             Value::Uuid([7; 16]),
             Value::List(vec![Value::Int32(1), Value::String("a".into())]),
@@ -182,7 +213,7 @@ mod tests {
             assert_eq!(s, Stored::owned(v.clone()));
             assert!(s.equals(v));
             let inline = match v {
-                Value::String(x) => x.len() <= 14,
+                Value::String(x) => x.len() <= 15,
                 Value::Bytes(_) | Value::Uuid(_) | Value::List(_) => false,
                 _ => true,
             };
