@@ -118,6 +118,9 @@ fn to_value_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Val
         // (1 and 1.0 differ) keeps them apart too.
         return Value::map(pairs).map_err(|e| PyValueError::new_err(format!("{what}: {e}")));
     }
+    if let Some(v) = numpy_scalar_by_type(obj, what)? {
+        return Ok(v);
+    }
     let dt = datetime_module(py)?;
     if obj.is_instance(&dt.getattr("datetime")?)? {
         let offset = obj.call_method0("utcoffset")?;
@@ -150,6 +153,76 @@ fn to_value_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Val
         "{what}: a property value cannot be a {}",
         obj.get_type().name()?
     )))
+}
+
+/// The engine type a numpy scalar type maps to.
+#[derive(Debug, Clone, Copy)]
+enum NumpyKind {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt64,
+    Float32,
+}
+
+/// numpy's scalar types with an engine type, looked up once, so a value
+/// is matched by the identity of its type: the general path below makes
+/// half a dozen attribute look-ups, about 6 µs a value, which was most of
+/// the time of a single `set_property` given an `np.int32`. (`np.float64`
+/// is a Python `float` and never gets here.)
+fn numpy_types(py: Python<'_>) -> PyResult<&[(Py<PyAny>, NumpyKind)]> {
+    static TYPES: PyOnceLock<Vec<(Py<PyAny>, NumpyKind)>> = PyOnceLock::new();
+    TYPES
+        .get_or_try_init(py, || {
+            let np = crate::conversions::numpy(py)?;
+            [
+                ("bool_", NumpyKind::Bool),
+                ("int8", NumpyKind::Int8),
+                ("int16", NumpyKind::Int16),
+                ("uint8", NumpyKind::Int16),
+                ("int32", NumpyKind::Int32),
+                ("uint16", NumpyKind::Int32),
+                ("int64", NumpyKind::Int64),
+                ("uint32", NumpyKind::Int64),
+                ("uint64", NumpyKind::UInt64),
+                ("float32", NumpyKind::Float32),
+            ]
+            .into_iter()
+            .map(|(name, kind)| Ok((np.getattr(name)?.unbind(), kind)))
+            .collect()
+        })
+        .map(Vec::as_slice)
+}
+
+/// `obj` as the engine type of its numpy scalar type, if its type is one
+/// of `numpy_types` (a platform's other aliases, such as `np.longlong`
+/// where it differs from `np.int64`, take the general path).
+fn numpy_scalar_by_type(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Value>> {
+    let ty = obj.get_type();
+    let Some(kind) = numpy_types(obj.py())?
+        .iter()
+        .find(|(t, _)| ty.is(t))
+        .map(|(_, k)| *k)
+    else {
+        return Ok(None);
+    };
+    // numpy's integers convert through `__index__`, its floats through
+    // `__float__`; the type bounds the value, so the casts are exact.
+    let int = || obj.extract::<i64>();
+    Ok(Some(match kind {
+        NumpyKind::Bool => Value::Bool(obj.is_truthy()?),
+        NumpyKind::Int8 => Value::Int8(int()? as i8),
+        NumpyKind::Int16 => Value::Int16(int()? as i16),
+        NumpyKind::Int32 => Value::Int32(int()? as i32),
+        NumpyKind::Int64 => Value::Int64(int()?),
+        NumpyKind::UInt64 => Value::Int64(
+            int()
+                .map_err(|_| PyValueError::new_err(format!("{what}: {obj} does not fit Int64")))?,
+        ),
+        NumpyKind::Float32 => Value::Float32(obj.extract::<f64>()? as f32),
+    }))
 }
 
 /// A numpy scalar as the engine type of its dtype.

@@ -52,6 +52,33 @@ def test_numpy_scalars_keep_their_width_and_tuples_are_lists():
     assert s.property(99, "i32") is None
 
 
+def test_each_numpy_scalar_type_is_kept_as_its_documented_engine_type():
+    # The module's table: the engine type each numpy scalar type becomes.
+    # A scan for a value finds exactly the vertices holding it in the same
+    # engine type (an Int32 7 is not an Int64 7).
+    cases = [
+        (np.int8(7), "Int8"), (np.int16(7), "Int16"), (np.uint8(7), "Int16"),
+        (np.int32(7), "Int32"), (np.uint16(7), "Int32"), (np.int64(7), "Int64"),
+        (np.uint32(7), "Int64"), (np.uint64(7), "Int64"), (7, "Int64"),
+        (np.float32(0.5), "Float32"), (np.float64(0.5), "Float64"), (0.5, "Float64"),
+        (np.bool_(True), "Bool"), (True, "Bool"),
+    ]
+    g = sg.Graph.in_memory()
+    for v, (value, _) in enumerate(cases):
+        g.add_vertex(v, label="n", x=value)
+    g.add_vertex(100, label="n")
+    g.set_property(100, "x", np.int32(7))  # a single write takes the same path
+    s = g.snapshot()
+    for value, kind in cases:
+        want = sorted(v for v, (_, k) in enumerate(cases) if k == kind)
+        if kind == "Int32":
+            want.append(100)
+        assert sorted(s.find_vertices("n", "x", value).tolist()) == want, (value, kind)
+    with pytest.raises(ValueError, match="does not fit Int64"):
+        g.set_property(1, "x", np.uint64(2**63))
+    assert s.property(1, "x") == 7
+
+
 def test_transactions_read_their_own_property_writes():
     g = sg.Graph.in_memory()
     g.add_vertex(1, label="person", name="marko", age=29)
