@@ -9,7 +9,8 @@
 //! 16 bytes here, and a scan that compares them reads no memory but the
 //! value's own. Longer strings, bytes, UUIDs, date-times and collections
 //! stay shared, so a reader or a commit passes them on without copying
-//! them.
+//! them; a longer string keeps seven bytes of its hash inline, so a scan
+//! for one string reads no other string's text.
 
 use crate::value::Value;
 use std::borrow::Cow;
@@ -28,7 +29,24 @@ pub(crate) enum Stored {
     Float64(f64),
     /// A string of at most [`SHORT`] bytes.
     Short(Short),
+    /// A longer string, shared, with seven bytes of its hash beside it:
+    /// comparing two stored values (an equality scan's probe with each
+    /// vertex's value) rejects a different string without reading either.
+    Text {
+        hash: [u8; 7],
+        text: Arc<Value>,
+    },
     Shared(Arc<Value>),
+}
+
+/// Seven bytes of a hash of `s` (see [`Stored::Text`]); kept in memory
+/// only, so any hash will do.
+fn text_hash(s: &str) -> [u8; 7] {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    s.hash(&mut h);
+    let [_, rest @ ..] = h.finish().to_le_bytes();
+    rest
 }
 
 /// The longest string kept inline: the 15 bytes beside the enum's tag.
@@ -94,7 +112,10 @@ impl Stored {
             Value::Float64(x) => Stored::Float64(x),
             Value::String(s) => match Short::new(&s) {
                 Some(short) => Stored::Short(short),
-                None => Stored::Shared(Arc::new(Value::String(s))),
+                None => Stored::Text {
+                    hash: text_hash(&s),
+                    text: Arc::new(Value::String(s)),
+                },
             },
             other => Stored::Shared(Arc::new(other)),
         }
@@ -107,7 +128,7 @@ impl Stored {
         match (self, value) {
             (Stored::Short(s), Value::String(v)) => s.as_bytes() == v.as_bytes(),
             (Stored::Short(_), _) => false,
-            (Stored::Shared(s), v) => **s == *v,
+            (Stored::Text { text, .. }, v) | (Stored::Shared(text), v) => **text == *v,
             (scalar, v) => scalar.to_value() == *v,
         }
     }
@@ -122,7 +143,7 @@ impl Stored {
     /// allocation).
     pub(crate) fn as_value(&self) -> Cow<'_, Value> {
         match self {
-            Stored::Shared(v) => Cow::Borrowed(v),
+            Stored::Text { text: v, .. } | Stored::Shared(v) => Cow::Borrowed(v),
             scalar => Cow::Owned(scalar.to_value()),
         }
     }
@@ -139,7 +160,7 @@ impl Stored {
             Stored::Float32(x) => Value::Float32(*x),
             Stored::Float64(x) => Value::Float64(*x),
             Stored::Short(s) => Value::String(s.as_str().to_owned()),
-            Stored::Shared(v) => (**v).clone(),
+            Stored::Text { text: v, .. } | Stored::Shared(v) => (**v).clone(),
         }
     }
 }
@@ -149,6 +170,14 @@ impl PartialEq for Stored {
     fn eq(&self, other: &Stored) -> bool {
         match (self, other) {
             (Stored::Short(a), Stored::Short(b)) => a.as_bytes() == b.as_bytes(),
+            (Stored::Text { hash: a, text: x }, Stored::Text { hash: b, text: y }) => {
+                a == b && (Arc::ptr_eq(x, y) || x == y)
+            }
+            // A string is kept short exactly when it fits, so a short one
+            // and a long one differ.
+            (Stored::Short(_), Stored::Text { .. }) | (Stored::Text { .. }, Stored::Short(_)) => {
+                false
+            }
             _ => other.with(|b| self.equals(b)),
         }
     }
@@ -217,7 +246,8 @@ mod tests {
                 Value::Bytes(_) | Value::Uuid(_) | Value::List(_) => false,
                 _ => true,
             };
-            assert_eq!(inline, !matches!(s, Stored::Shared(_)), "{v:?}");
+            let shared = matches!(s, Stored::Shared(_) | Stored::Text { .. });
+            assert_eq!(inline, !shared, "{v:?}");
         }
         // Every pair of different values is told apart, inline or not.
         for (i, a) in values.iter().enumerate() {

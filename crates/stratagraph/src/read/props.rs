@@ -3,6 +3,7 @@
 use super::Snapshot;
 use crate::error::VertexId;
 use crate::props::index::Index;
+use crate::props::stored::Stored;
 use crate::props::DEFAULT_LABEL_ID;
 use crate::value::Value;
 use std::sync::Arc;
@@ -103,9 +104,14 @@ impl Snapshot {
         let ts = self.timestamp();
         let found = match self.usable_index(label, key) {
             Some(index) => index.find(value, ts),
-            None => self
-                .store
-                .par(|| props.scan_where(Some(label), key, ts, &|x| x.equals(value))),
+            None => {
+                // Kept as the store keeps values, the probe compares with
+                // each vertex's without making a `Value` of it (and a long
+                // string by its hash first).
+                let probe = Stored::owned(value.clone());
+                self.store
+                    .par(|| props.scan_where(Some(label), key, ts, &|x| *x == probe))
+            }
         };
         found.into_iter().filter(|&v| self.contains(v)).collect()
     }
