@@ -30,7 +30,7 @@ class Stratagraph(c.Driver):
         "neighbors(v, label=...); hop2 = np.unique of the neighbours' neighbours",
         "find_indexed after Graph.create_index(label, 'name') for every vertex label",
         "writes: Graph.add_vertex(v, label, **props), Graph.set_property(v, key, value) "
-        "(one commit each); remove: a transaction of one tx.remove_property",
+        "(one commit each); remove: Graph.remove_property(v, key) (one commit each)",
         "int properties are passed as np.int32 so they stay Int32, as loaded",
     ]
 
@@ -81,8 +81,7 @@ class Stratagraph(c.Driver):
         g.set_property(v, key, value)
 
     def remove_property(self, g, v, label, key):
-        with g.transaction() as tx:
-            tx.remove_property(v, key)
+        g.remove_property(v, key)
 
 
 if __name__ == "__main__":

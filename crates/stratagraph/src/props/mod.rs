@@ -5,7 +5,9 @@
 //! The store is kept beside the MemGraph's vertex slots rather than in
 //! them: a slot is one cache line (`mem::Slot`), which every edge write
 //! and scan touches, and properties must not widen it. Entries live in
-//! shards by vertex id; a commit writes a vertex's entry while it holds the
+//! shards by vertex id, each shard's in pages in id order (`paged.rs`), a
+//! vertex's first two properties inline (`short_list.rs`), so a find
+//! without an index reads the store in the order it lies; a commit writes a vertex's entry while it holds the
 //! vertex's lock (so two commits never interleave on one vertex) and the
 //! shard's lock only for the write itself.
 //!

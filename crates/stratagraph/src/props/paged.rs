@@ -4,12 +4,11 @@
 //!
 //! A store generates edge ids by counting (`EdgeStore::next_id`), and
 //! internal vertex ids are dense from 0; a shard holds every `stride`-th
-//! of them, so its ids are dense too. A scan walks the pages in id order,
-//! so it reads memory in the order it lies. A hash map
-//! of 16 million edges spent about 140 bytes on each (a 72-byte bucket at
-//! a load between one half and seven eighths); here an id's value sits at
-//! its place in a page of `PAGE` slots, a slot costing the value's size and
-//! nothing more. Ids a user chose far beyond the others (a GraphSON file's,
+//! of them, so its ids are dense too. A hash map of 16 million edges
+//! spent about 140 bytes on each (a 72-byte bucket at a load between one
+//! half and seven eighths); here an id's value sits at its place in a page
+//! of `PAGE` slots, a slot costing the value's size and nothing more, and a
+//! scan walks the pages in id order, reading memory in the order it lies. Ids a user chose far beyond the others (a GraphSON file's,
 //! say) would need pages for the gap, so they go to a hash map instead:
 //! an id whose page lies more than `MAX_GAP` pages past the last one.
 
