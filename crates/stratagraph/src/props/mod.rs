@@ -7,9 +7,10 @@
 //! and scan touches, and properties must not widen it. Entries live in
 //! shards by vertex id, each shard's in pages in id order (`paged.rs`), a
 //! vertex's first two properties inline (`short_list.rs`), so a find
-//! without an index reads the store in the order it lies; a commit writes a vertex's entry while it holds the
-//! vertex's lock (so two commits never interleave on one vertex) and the
-//! shard's lock only for the write itself.
+//! without an index reads the store in the order it lies. A commit writes
+//! a vertex's entry while it holds the vertex's lock (so two commits never
+//! interleave on one vertex) and the shard's lock only for the write
+//! itself.
 //!
 //! Names (property keys and labels) are interned once per store
 //! (`names.rs`), so an entry holds small ids, not strings.
@@ -167,6 +168,12 @@ fn indexed_values(entry: Option<&Entry>, indexes: &[Arc<index::Index>]) -> Vec<O
             e.prop(i.key)?.latest().map(Stored::to_value)
         })
         .collect()
+}
+
+/// The vertex id of a shard's key: entries go in under `u32` ids, so the
+/// cast is exact.
+fn vertex(id: u64) -> u32 {
+    id as u32
 }
 
 /// How many shards the entries are split over: enough that concurrent
@@ -359,7 +366,7 @@ impl PropStore {
         let mut entries = Vec::new();
         for shard in self.shards.iter() {
             for (v, e) in shard.read().iter() {
-                let v = v as u32; // vertex ids went in as u32
+                let v = vertex(v);
                 if e.latest_label() != label {
                     continue;
                 }
@@ -412,7 +419,7 @@ impl PropStore {
             shard
                 .iter()
                 .filter(|(_, e)| keep(e))
-                .map(|(v, _)| v as u32) // vertex ids went in as u32
+                .map(|(v, _)| vertex(v))
                 .collect::<Vec<u32>>()
         };
         let small = self.shards[0].read().len() * SHARDS < SEQUENTIAL_SCAN;
@@ -481,7 +488,7 @@ impl PropStore {
         let mut out = Vec::new();
         for shard in self.shards.iter() {
             for (v, e) in shard.read().iter() {
-                let v = v as u32; // vertex ids went in as u32
+                let v = vertex(v);
                 let label = e
                     .label
                     .as_ref()

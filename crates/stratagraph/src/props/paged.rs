@@ -8,9 +8,10 @@
 //! spent about 140 bytes on each (a 72-byte bucket at a load between one
 //! half and seven eighths); here an id's value sits at its place in a page
 //! of `PAGE` slots, a slot costing the value's size and nothing more, and a
-//! scan walks the pages in id order, reading memory in the order it lies. Ids a user chose far beyond the others (a GraphSON file's,
-//! say) would need pages for the gap, so they go to a hash map instead:
-//! an id whose page lies more than `MAX_GAP` pages past the last one.
+//! scan walks the pages in id order, reading memory in the order it lies.
+//! Ids a user chose far beyond the others (a GraphSON file's, say) would
+//! need pages for the gap, so they go to a hash map instead: an id whose
+//! page lies more than `MAX_GAP` pages past the last one.
 
 use rustc_hash::FxHashMap;
 

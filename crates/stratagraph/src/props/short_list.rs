@@ -38,14 +38,7 @@ impl<T, const N: usize> ShortList<T, N> {
     pub(crate) fn push(&mut self, item: T) {
         match self.inline.iter_mut().find(|x| x.is_none()) {
             Some(place) => *place = Some(item),
-            None => {
-                let more = self.more.get_or_insert_default();
-                // Short lists grow one place at a time, long ones by half.
-                if more.len() == more.capacity() {
-                    more.reserve_exact(if more.len() < 4 { 1 } else { more.len() / 2 });
-                }
-                more.push(item);
-            }
+            None => super::push_short(self.more.get_or_insert_default(), item),
         }
     }
 
