@@ -327,6 +327,14 @@ impl PropStore {
         }
     }
 
+    /// Creates property edges with their properties at commit `ts` (see
+    /// `EdgeStore::add_all`).
+    pub(crate) fn add_edges(&self, adds: Vec<edges::Added>, ts: Timestamp, watermark: Timestamp) {
+        if self.edges.add_all(adds, ts, watermark) {
+            self.changed.fetch_max(ts, Ordering::AcqRel);
+        }
+    }
+
     /// The index on (`label`, `key`) (interned), if there is one.
     pub(crate) fn index(&self, label: u32, key: u32) -> Option<Arc<index::Index>> {
         self.indexes
@@ -547,14 +555,27 @@ impl PropStore {
             }
         }
         self.edges.reserve(contents.next_edge.saturating_sub(1));
-        for (id, src, dst, label, props) in contents.edges {
-            let label = self.labels.intern(&label);
-            let ends = edges::Ends { src, dst, label };
-            self.apply_edge(&edges::EdgeChange::Add(id, ends), ts, 0);
-            for (k, value) in props {
-                let key = self.keys.intern(&k);
-                self.apply_edge(&edges::EdgeChange::Property(id, key, Some(value)), ts, 0);
-            }
+        // In pieces: each vertex's lists are loaded ahead of their use
+        // within a piece, and the pieces bound what is held twice.
+        let mut edges = contents.edges.into_iter().peekable();
+        while edges.peek().is_some() {
+            let adds = edges
+                .by_ref()
+                .take(1 << 16)
+                .map(|(id, src, dst, label, props)| edges::Added {
+                    id,
+                    ends: edges::Ends {
+                        src,
+                        dst,
+                        label: self.labels.intern(&label),
+                    },
+                    props: props
+                        .into_iter()
+                        .map(|(k, value)| (self.keys.intern(&k), value))
+                        .collect(),
+                })
+                .collect();
+            self.add_edges(adds, ts, 0);
         }
         for (label, key) in contents.indexes {
             let (l, k) = (self.labels.intern(&label), self.keys.intern(&key));

@@ -90,6 +90,16 @@ impl<T> PagedMap<T> {
         }
     }
 
+    /// Starts loading `id`'s slot into the cache (a hint; nothing is read
+    /// now), so that a `get` of it a little later does not wait for
+    /// memory.
+    pub(crate) fn prefetch(&self, id: u64) {
+        let (page, at) = self.place(id);
+        if let Some(Some(slots)) = self.pages.get(page as usize) {
+            crate::util::prefetch::lines(&slots[at]);
+        }
+    }
+
     pub(crate) fn get_mut(&mut self, id: u64) -> Option<&mut T> {
         let (page, at) = self.place(id);
         if self.paged(page) {

@@ -111,13 +111,13 @@ impl WriteTxn {
         let ends = Ends {
             src: s,
             dst: d,
-            label: props.labels.intern(&label),
+            label: props.labels.intern(label),
         };
         let order = self.prop_order;
         self.prop_order += 1;
         self.new_edges.insert(id, NewEdge { ends, order });
         for (key, value) in checked {
-            let key = self.store.props.keys.intern(&key);
+            let key = self.store.props.keys.intern(key);
             self.write_edge_property(id, key, Some(value));
         }
         Ok(())
@@ -152,7 +152,7 @@ impl WriteTxn {
                 edge: id,
             });
         }
-        let key = self.store.props.keys.intern(&key);
+        let key = self.store.props.keys.intern(key);
         self.write_edge_property(id, key, Some(value));
         Ok(())
     }
@@ -364,19 +364,19 @@ impl WriteTxn {
         }
     }
 
-    fn checked_edge_value(
+    fn checked_edge_value<'k>(
         &self,
         op: Op,
         edge: EdgeId,
-        key: &str,
+        key: &'k str,
         value: &Value,
-    ) -> Result<(String, Stored)> {
+    ) -> Result<(&'k str, Stored)> {
         let key = self.name(op, "property key", key)?;
         if let Err(problem) = value.check_encodable() {
             return Err(Error::InvalidEdgeValue {
                 op,
                 edge,
-                key,
+                key: key.to_owned(),
                 problem,
             });
         }

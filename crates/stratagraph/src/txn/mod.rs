@@ -31,7 +31,7 @@ use crate::error::VertexId;
 use crate::error::{BatchIndex, Element, Error, Op, Result};
 use crate::lsm::layers::Layers;
 use crate::mem::{Effect, SlotGuard, Stamping, VertexState};
-use crate::props::edges::{EdgeChange, EdgeId, Ends};
+use crate::props::edges::{Added, EdgeChange, EdgeId, Ends};
 use crate::props::stored::Stored;
 use crate::props::{Change, DEFAULT_LABEL_ID};
 use crate::read::Snapshot;
@@ -919,6 +919,41 @@ impl WriteTxn {
         out
     }
 
+    /// `ordered_edge_changes` as `apply` applies them: the removals, the
+    /// new edges with their properties, and the property writes on edges
+    /// that were there before. Equal in effect: a new edge's properties
+    /// touch no other edge, so applying them with it reorders nothing
+    /// that shows.
+    fn edge_changes_to_apply(&self) -> (Vec<EdgeChange>, Vec<Added>, Vec<EdgeChange>) {
+        let mut removed: Vec<EdgeId> = self.removed_edges.keys().copied().collect();
+        removed.sort_unstable();
+        let removed = removed.into_iter().map(EdgeChange::Remove).collect();
+        let mut added: Vec<Added> = Vec::with_capacity(self.new_edges.len());
+        let mut new: Vec<_> = self.new_edges.iter().collect();
+        new.sort_unstable_by_key(|(&id, _)| id);
+        added.extend(new.into_iter().map(|(&id, n)| Added {
+            id,
+            ends: n.ends,
+            props: Vec::new(),
+        }));
+        let mut writes: Vec<_> = self.edge_props.iter().collect();
+        writes.sort_unstable_by_key(|(&(id, _), w)| (id, w.order));
+        let mut set = Vec::new();
+        let mut at = 0;
+        for (&(id, k), w) in writes {
+            while added.get(at).is_some_and(|a| a.id < id) {
+                at += 1;
+            }
+            match added.get_mut(at) {
+                // A key set and removed again on a new edge leaves nothing.
+                Some(a) if a.id == id => a.props.extend(w.value.clone().map(|v| (k, v))),
+                _ => set.push((w.order, EdgeChange::Property(id, k, w.value.clone()))),
+            }
+        }
+        set.sort_unstable_by_key(|(order, _)| *order);
+        (removed, added, set.into_iter().map(|(_, c)| c).collect())
+    }
+
     /// `ordered_edge_changes` as the log names them (external ids, names).
     fn edge_writes(&self) -> Vec<EdgeWrite> {
         let ext = |v: u32| self.store.ids.external(v);
@@ -1149,8 +1184,13 @@ impl WriteTxn {
                 st.watermark,
             );
         }
-        for change in self.ordered_edge_changes() {
-            props.apply_edge(&change, st.ts, st.watermark);
+        let (removed, added, set) = self.edge_changes_to_apply();
+        for change in &removed {
+            props.apply_edge(change, st.ts, st.watermark);
+        }
+        props.add_edges(added, st.ts, st.watermark);
+        for change in &set {
+            props.apply_edge(change, st.ts, st.watermark);
         }
         for (&(s, d), &w) in &self.edges {
             match w {

@@ -62,10 +62,10 @@ impl WriteTxn {
             return Ok(false);
         }
         let id = self.store.ids.lookup(v).expect("inserted just now");
-        let label = self.store.props.labels.intern(&label);
+        let label = self.store.props.labels.intern(label);
         self.labels.insert(id, label);
         for (key, value) in checked {
-            let key = self.store.props.keys.intern(&key);
+            let key = self.store.props.keys.intern(key);
             self.write_property(id, key, Some(value));
         }
         Ok(true)
@@ -80,7 +80,7 @@ impl WriteTxn {
     pub fn set_property(&mut self, v: VertexId, key: &str, value: Value) -> Result<()> {
         let (key, value) = self.checked(Op::SetProperty, v, key, &value)?;
         let id = self.visible_vertex(Op::SetProperty, v)?;
-        let key = self.store.props.keys.intern(&key);
+        let key = self.store.props.keys.intern(key);
         self.write_property(id, key, Some(value));
         Ok(())
     }
@@ -227,9 +227,9 @@ impl WriteTxn {
         self.prop_order += 1;
     }
 
-    pub(super) fn name(&self, op: Op, what: &'static str, name: &str) -> Result<String> {
+    pub(super) fn name<'n>(&self, op: Op, what: &'static str, name: &'n str) -> Result<&'n str> {
         match names::check(name) {
-            None => Ok(name.to_owned()),
+            None => Ok(name),
             Some(reason) => Err(Error::InvalidName {
                 op,
                 what,
@@ -241,13 +241,19 @@ impl WriteTxn {
 
     /// A key and value checked for storing: the name's rules and the
     /// value's (encodable within the limits, no map key twice).
-    fn checked(&self, op: Op, v: VertexId, key: &str, value: &Value) -> Result<(String, Stored)> {
+    fn checked<'k>(
+        &self,
+        op: Op,
+        v: VertexId,
+        key: &'k str,
+        value: &Value,
+    ) -> Result<(&'k str, Stored)> {
         let key = self.name(op, "property key", key)?;
         if let Err(problem) = value.check_encodable() {
             return Err(Error::InvalidValue {
                 op,
                 vertex: v,
-                key,
+                key: key.to_owned(),
                 problem,
             });
         }
