@@ -5,7 +5,8 @@
 //! find vertices by an equality without and with an index. Then the edge
 //! side's memory: property edges as the W1-derived `k20p` data set of
 //! `bench/props` has them (one of three labels, a Float64 `weight` and an
-//! Int32 `since`), loaded and measured in resident bytes per edge.
+//! Int32 `since`), loaded and measured in resident bytes per edge; and
+//! both, written as CSV files, loaded through the CSV loader.
 //!
 //! The data: `2^scale` vertices (as many as W1's graph of that scale),
 //! vertex `v` labelled `person` or `software` (one in four), with `name`
@@ -104,6 +105,32 @@ fn load_edges(g: &Graph, n: u64) -> stratagraph::Result<u64> {
     Ok(m)
 }
 
+/// Writes the vertices of `loaded` and the edges of `load_edges` as CSV
+/// files with typed headers (the format `stratagraph load --vertices
+/// --edges` and Python's `Graph.load_csv` read) into `dir`.
+fn write_csv(dir: &std::path::Path, n: u64) -> std::io::Result<(PathBuf, PathBuf)> {
+    use std::io::Write;
+    let (vpath, epath) = (dir.join("vertices.csv"), dir.join("edges.csv"));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&vpath)?);
+    writeln!(w, ":ID,:LABEL,name:string,age:int")?;
+    for v in 0..n {
+        writeln!(w, "{v},{},v{v},{}", label(v), v % 100)?;
+    }
+    w.flush()?;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&epath)?);
+    writeln!(w, ":START_ID,:END_ID,:TYPE,weight:double,since:int")?;
+    let m = EDGES_PER_VERTEX * n;
+    let ends = picks(n, 2 * m, 31);
+    for e in 0..m {
+        let (src, dst) = (ends[2 * e as usize], ends[2 * e as usize + 1]);
+        let (weight, since) = ((e % 1000) as f64 / 1000.0, 2000 + e % 25);
+        let label = EDGE_LABELS[(e % 3) as usize];
+        writeln!(w, "{src},{dst},{label},{weight},{since}")?;
+    }
+    w.flush()?;
+    Ok((vpath, epath))
+}
+
 fn per_second(count: u64, seconds: &[f64]) -> f64 {
     count as f64 / median(seconds)
 }
@@ -162,6 +189,38 @@ pub fn run(args: &PropsArgs) -> Result<(), Box<dyn std::error::Error>> {
         "bytes/edge",
         format!("m={m};out_of_1000={degree_sum}"),
     ));
+    // The same vertices and edges through the CSV loader, as a user
+    // loads a file (parsing included), `LOAD_TXN` rows per transaction.
+    let dir = tempfile::tempdir()?;
+    let (vpath, epath) = write_csv(dir.path(), n)?;
+    let mut csv_load = Vec::new();
+    for _ in 0..runs {
+        let g = Graph::in_memory(Options::default());
+        let t = Instant::now();
+        let loaded = stratagraph_io::csv::load(
+            &g,
+            &[stratagraph_io::csv::CsvFile::new(&vpath)],
+            &[stratagraph_io::csv::CsvFile::new(&epath)],
+            stratagraph_io::LoadOptions {
+                batch: LOAD_TXN as usize,
+            },
+        )?;
+        csv_load.push(t.elapsed().as_secs_f64());
+        if (loaded.vertices, loaded.edges) != (n, m) {
+            return Err(format!(
+                "csv_load: loaded {} vertices and {} edges, expected {n} and {m}",
+                loaded.vertices, loaded.edges
+            )
+            .into());
+        }
+    }
+    table.push(row(
+        "csv_load",
+        per_second(n + m, &csv_load),
+        "rows/s",
+        format!("n={n};m={m}"),
+    ));
+    drop(dir);
     let mut load = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();

@@ -408,7 +408,8 @@ enum BenchCommand {
     /// The property micro-benchmark (Lissandrini's, vertex side): load
     /// labelled vertices with two properties, add a vertex with
     /// properties, update and remove a property, read all properties,
-    /// find by equality with and without an index.
+    /// find by equality with and without an index; property edges loaded
+    /// through transactions and from CSV files.
     Props {
         #[command(flatten)]
         run: RunOpts,

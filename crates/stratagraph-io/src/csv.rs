@@ -17,6 +17,7 @@
 //! when the header has one of those and no comma.
 
 use crate::load::{Batcher, EdgeRecord, LoadError, LoadOptions, Loaded, RawId, VertexRecord};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use stratagraph::{Graph, Value};
 
@@ -195,18 +196,15 @@ fn load_file(
         }
         line = row.position().map_or(line + 1, |p| p.line());
         let (mut id, mut vertex_id) = (None, None);
-        let (mut src, mut dst, mut label) = (None, None, f.label.clone());
-        let (mut id_field, mut src_field, mut dst_field) =
-            (String::new(), String::new(), String::new());
+        let (mut src, mut dst) = (None, None);
+        let mut label: Option<Cow<str>> = f.label.as_deref().map(Cow::Borrowed);
+        let (mut id_field, mut src_field, mut dst_field) = ("", "", "");
         let mut props = Vec::new();
         // An integer id as a number (a store of integer ids takes it as
         // is); anything else as a string, for a store of string keys.
-        let vertex = |field: &str, at: &mut String, name: &str| {
-            *at = name.to_owned();
-            match id_of(field) {
-                Some(i) => RawId::Int(i),
-                None => RawId::Str(field.to_owned()),
-            }
+        let vertex = |field: &str| match id_of(field) {
+            Some(i) => RawId::Int(i),
+            None => RawId::Str(field.to_owned()),
         };
         for (i, (field, col)) in row.iter().zip(&columns).enumerate() {
             let name = header.get(i).unwrap_or("");
@@ -224,10 +222,10 @@ fn load_file(
                 // An edge without an id in its row gets a new one.
                 Column::Id if field.is_empty() && kind == Kind::Edges => {}
                 Column::Id if kind == Kind::Edges => id = Some(int("edge id")?),
-                Column::Id => vertex_id = Some(vertex(field, &mut id_field, name)),
-                Column::Src => src = Some(vertex(field, &mut src_field, name)),
-                Column::Dst => dst = Some(vertex(field, &mut dst_field, name)),
-                Column::Label if !field.is_empty() => label = Some(field.to_owned()),
+                Column::Id => (vertex_id, id_field) = (Some(vertex(field)), name),
+                Column::Src => (src, src_field) = (Some(vertex(field)), name),
+                Column::Dst => (dst, dst_field) = (Some(vertex(field)), name),
+                Column::Label if !field.is_empty() => label = Some(field.to_owned().into()),
                 Column::Label => {}
                 Column::Property(key, ty) => {
                     if field.is_empty() {
@@ -235,7 +233,7 @@ fn load_file(
                     }
                     let v =
                         value(field, *ty).map_err(|what| malformed(line, name, what, b.loaded))?;
-                    props.push((key.clone(), v));
+                    props.push((Cow::Borrowed(key.as_str()), v));
                 }
             }
         }
@@ -244,7 +242,7 @@ fn load_file(
                 line,
                 &VertexRecord {
                     id: vertex_id.expect("the header has an id column"),
-                    id_field,
+                    id_field: id_field.into(),
                     label,
                     props,
                 },
@@ -264,8 +262,8 @@ fn load_file(
                         id,
                         src: src.expect("the header has a source column"),
                         dst: dst.expect("the header has a destination column"),
-                        src_field,
-                        dst_field,
+                        src_field: src_field.into(),
+                        dst_field: dst_field.into(),
                         label,
                         props,
                     },

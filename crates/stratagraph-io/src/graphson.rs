@@ -110,7 +110,7 @@ fn for_each_line(
 }
 
 /// One line: the vertex and its out-edges.
-fn parse_line(text: &str) -> Result<(VertexRecord, Vec<EdgeRecord>), Bad> {
+fn parse_line(text: &str) -> Result<(VertexRecord<'static>, Vec<EdgeRecord<'static>>), Bad> {
     let json: Json = serde_json::from_str(text)
         .map_err(|e| bad(format!("column {}", e.column()), format!("not JSON: {e}")))?;
     let obj = json
@@ -120,7 +120,7 @@ fn parse_line(text: &str) -> Result<(VertexRecord, Vec<EdgeRecord>), Bad> {
     let src = id.clone();
     let label = match obj.get("label") {
         None => None,
-        Some(Json::String(s)) => Some(s.clone()),
+        Some(Json::String(s)) => Some(s.clone().into()),
         Some(_) => return Err(bad("label", "is not a string")),
     };
     let mut props = Vec::new();
@@ -157,7 +157,10 @@ fn parse_line(text: &str) -> Result<(VertexRecord, Vec<EdgeRecord>), Bad> {
             let value = one
                 .get("value")
                 .ok_or_else(|| bad(format!("{field}[0]"), "has no value"))?;
-            props.push((key.clone(), typed(value, &format!("{field}[0].value"))?));
+            props.push((
+                key.clone().into(),
+                typed(value, &format!("{field}[0].value"))?,
+            ));
         }
     }
     let mut edges = Vec::new();
@@ -186,7 +189,7 @@ fn parse_line(text: &str) -> Result<(VertexRecord, Vec<EdgeRecord>), Bad> {
     ))
 }
 
-fn edge(e: &Json, src: &RawId, label: &str, field: &str) -> Result<EdgeRecord, Bad> {
+fn edge(e: &Json, src: &RawId, label: &str, field: &str) -> Result<EdgeRecord<'static>, Bad> {
     let e = e
         .as_object()
         .ok_or_else(|| bad(field, "is not an edge object"))?;
@@ -203,7 +206,10 @@ fn edge(e: &Json, src: &RawId, label: &str, field: &str) -> Result<EdgeRecord, B
                 .as_object()
                 .ok_or_else(|| bad(format!("{field}.properties"), "is not an object"))?;
             p.iter()
-                .map(|(k, v)| Ok((k.clone(), typed(v, &format!("{field}.properties.{k}"))?)))
+                .map(|(k, v)| {
+                    let value = typed(v, &format!("{field}.properties.{k}"))?;
+                    Ok((k.clone().into(), value))
+                })
                 .collect::<Result<_, Bad>>()?
         }
     };
@@ -212,8 +218,8 @@ fn edge(e: &Json, src: &RawId, label: &str, field: &str) -> Result<EdgeRecord, B
         src: src.clone(),
         dst,
         src_field: "id".into(),
-        dst_field,
-        label: label.to_owned(),
+        dst_field: dst_field.into(),
+        label: label.to_owned().into(),
         props,
     })
 }

@@ -2,6 +2,7 @@
 //! that names file, line and field, what was loaded before it, and the
 //! batching of parsed records into transactions.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use stratagraph::{EdgeId, Graph, Value, VertexId, WriteTxn};
 
@@ -140,27 +141,30 @@ impl IdColumn {
     }
 }
 
-/// A vertex as a file gives it.
+/// A vertex as a file gives it. Names are borrowed where the file's
+/// parser can lend them (a CSV file's header), so a row costs no copy of
+/// them.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct VertexRecord {
+pub(crate) struct VertexRecord<'a> {
     pub id: RawId,
     /// Where the id came from, for errors.
-    pub id_field: String,
-    pub label: Option<String>,
-    pub props: Vec<(String, Value)>,
+    pub id_field: Cow<'a, str>,
+    pub label: Option<Cow<'a, str>>,
+    pub props: Vec<(Cow<'a, str>, Value)>,
 }
 
-/// A property edge as a file gives it.
+/// A property edge as a file gives it (names borrowed as in
+/// `VertexRecord`).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EdgeRecord {
+pub(crate) struct EdgeRecord<'a> {
     pub id: Option<EdgeId>,
     pub src: RawId,
     pub dst: RawId,
     /// Where the ends came from, for errors.
-    pub src_field: String,
-    pub dst_field: String,
-    pub label: String,
-    pub props: Vec<(String, Value)>,
+    pub src_field: Cow<'a, str>,
+    pub dst_field: Cow<'a, str>,
+    pub label: Cow<'a, str>,
+    pub props: Vec<(Cow<'a, str>, Value)>,
 }
 
 /// Feeds records into transactions of `opts.batch` records each.
@@ -239,7 +243,7 @@ impl<'g> Batcher<'g> {
         let props: Vec<(&str, Value)> = v
             .props
             .iter()
-            .map(|(k, x)| (k.as_str(), x.clone()))
+            .map(|(k, x)| (k.as_ref(), x.clone()))
             .collect();
         let label = v.label.as_deref().unwrap_or(stratagraph::DEFAULT_LABEL);
         let created = if v.label.is_none() && props.is_empty() {
@@ -267,7 +271,7 @@ impl<'g> Batcher<'g> {
         let props: Vec<(&str, Value)> = e
             .props
             .iter()
-            .map(|(k, x)| (k.as_str(), x.clone()))
+            .map(|(k, x)| (k.as_ref(), x.clone()))
             .collect();
         let r = match e.id {
             Some(id) => self.tx().add_edge_with_id(id, src, dst, &e.label, &props),

@@ -32,6 +32,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch, UInt32Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -557,8 +558,9 @@ fn properties(t: &Table, own: &[&str]) -> Result<RowProperties, LoadError> {
 }
 
 /// Row `row`'s properties, taken out of `props` (empty if it has none).
-fn take(props: &mut RowProperties, row: usize) -> Vec<(String, Value)> {
-    props.get_mut(row).map(std::mem::take).unwrap_or_default()
+fn take(props: &mut RowProperties, row: usize) -> Vec<(Cow<'static, str>, Value)> {
+    let props = props.get_mut(row).map(std::mem::take).unwrap_or_default();
+    props.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect()
 }
 
 /// The optional `_id` column of an edge table: per row an id or null
@@ -764,7 +766,7 @@ pub fn load(
             let record = VertexRecord {
                 id: vs.ids.raw(row),
                 id_field: ID.into(),
-                label,
+                label: label.map(Cow::Owned),
                 props,
             };
             b.vertex(line, &record)?;
@@ -786,7 +788,7 @@ pub fn load(
                         dst: es.dst.raw(row),
                         src_field: SRC.into(),
                         dst_field: DST.into(),
-                        label,
+                        label: label.into(),
                         props: take(&mut es.props, row),
                     };
                     b.edge(line, &record)?;
