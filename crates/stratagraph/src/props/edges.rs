@@ -516,6 +516,9 @@ impl EdgeStore {
     /// taken one after another they were most of its time. Returns
     /// whether anything changed. The caller holds the ends' vertex locks.
     pub(crate) fn add_all(&self, adds: Vec<Added>, ts: Timestamp, watermark: Timestamp) -> bool {
+        if adds.is_empty() {
+            return false;
+        }
         let mut created = Vec::with_capacity(2 * adds.len());
         let (adds, runs) = by_shard(adds, |a| a.id);
         let mut adds = adds.into_iter();

@@ -999,20 +999,45 @@ impl WriteTxn {
             .collect();
         // The slots' and lists' misses overlap instead of queueing behind
         // each lock in turn; the index entries that lead to the slots
-        // first.
-        for &v in &ids {
-            store.mem.prefetch_entry(v);
+        // first. A commit of a few vertices, or of vertices close together
+        // (new ones, say), asks for them all at once; a large one spread
+        // over the graph (a load's edges) asks a few vertices ahead of the
+        // one it locks, as the CPU follows only so many misses at a time.
+        ids.sort_unstable();
+        ids.dedup();
+        let spread = match (ids.first(), ids.last()) {
+            (Some(&lo), Some(&hi)) => (hi - lo) as usize > 4 * ids.len(),
+            _ => false,
+        };
+        let ahead = ids.len() > LOCK_AHEAD && spread;
+        if !ahead {
+            for &v in &ids {
+                store.mem.prefetch_entry(v);
+            }
         }
         for &(s, _) in self.edges.keys() {
             layers.prefetch_lists(s, Direction::Out);
         }
-        for &v in &ids {
-            store.mem.prefetch(v);
+        if !ahead {
+            for &v in &ids {
+                store.mem.prefetch(v);
+            }
         }
         loop {
             ids.sort_unstable();
             ids.dedup();
-            let mut guards: Vec<_> = ids.iter().map(|&v| store.mem.lock(v)).collect();
+            let mut guards: Vec<_> = Vec::with_capacity(ids.len());
+            for (i, &v) in ids.iter().enumerate() {
+                if ahead {
+                    if let Some(&next) = ids.get(i + LOCK_AHEAD) {
+                        store.mem.prefetch_entry(next);
+                    }
+                    if let Some(&next) = ids.get(i + LOCK_AHEAD / 2) {
+                        store.mem.prefetch(next);
+                    }
+                }
+                guards.push(store.mem.lock(v));
+            }
             let mut missing = Vec::new();
             for &v in &deleted {
                 let i = ids.binary_search(&v).unwrap_or(0);
@@ -1184,13 +1209,18 @@ impl WriteTxn {
                 st.watermark,
             );
         }
-        let (removed, added, set) = self.edge_changes_to_apply();
-        for change in &removed {
-            props.apply_edge(change, st.ts, st.watermark);
-        }
-        props.add_edges(added, st.ts, st.watermark);
-        for change in &set {
-            props.apply_edge(change, st.ts, st.watermark);
+        if !(self.new_edges.is_empty()
+            && self.removed_edges.is_empty()
+            && self.edge_props.is_empty())
+        {
+            let (removed, added, set) = self.edge_changes_to_apply();
+            for change in &removed {
+                props.apply_edge(change, st.ts, st.watermark);
+            }
+            props.add_edges(added, st.ts, st.watermark);
+            for change in &set {
+                props.apply_edge(change, st.ts, st.watermark);
+            }
         }
         for (&(s, d), &w) in &self.edges {
             match w {
@@ -1309,6 +1339,11 @@ pub(crate) fn replay(
     }
     tx.commit()
 }
+
+/// How many vertices ahead of the one it locks a large commit spread over
+/// the graph starts loading a vertex's index entry (its slot half as far
+/// ahead); a commit of at most this many vertices loads them all first.
+const LOCK_AHEAD: usize = 16;
 
 /// The vertex states a commit holds locked, by internal id.
 struct Locked<'a, 's> {
