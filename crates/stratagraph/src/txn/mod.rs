@@ -903,9 +903,7 @@ impl WriteTxn {
     /// removals, then new edges, then properties (each in the order made).
     fn ordered_edge_changes(&self) -> Vec<EdgeChange> {
         let mut out: Vec<EdgeChange> = Vec::new();
-        let mut removed: Vec<EdgeId> = self.removed_edges.keys().copied().collect();
-        removed.sort_unstable();
-        out.extend(removed.into_iter().map(EdgeChange::Remove));
+        out.extend(self.removed_ids().into_iter().map(EdgeChange::Remove));
         let mut new: Vec<_> = self.new_edges.iter().collect();
         new.sort_unstable_by_key(|(_, n)| n.order);
         out.extend(new.into_iter().map(|(&id, n)| EdgeChange::Add(id, n.ends)));
@@ -924,10 +922,7 @@ impl WriteTxn {
     /// that were there before. Equal in effect: a new edge's properties
     /// touch no other edge, so applying them with it reorders nothing
     /// that shows.
-    fn edge_changes_to_apply(&self) -> (Vec<EdgeChange>, Vec<Added>, Vec<EdgeChange>) {
-        let mut removed: Vec<EdgeId> = self.removed_edges.keys().copied().collect();
-        removed.sort_unstable();
-        let removed = removed.into_iter().map(EdgeChange::Remove).collect();
+    fn edge_changes_to_apply(&self) -> (Vec<EdgeId>, Vec<Added>, Vec<EdgeChange>) {
         let mut added: Vec<Added> = Vec::with_capacity(self.new_edges.len());
         let mut new: Vec<_> = self.new_edges.iter().collect();
         new.sort_unstable_by_key(|(&id, _)| id);
@@ -951,7 +946,19 @@ impl WriteTxn {
             }
         }
         set.sort_unstable_by_key(|(order, _)| *order);
-        (removed, added, set.into_iter().map(|(_, c)| c).collect())
+        (
+            self.removed_ids(),
+            added,
+            set.into_iter().map(|(_, c)| c).collect(),
+        )
+    }
+
+    /// The property edges of its snapshot this transaction removes, in
+    /// id order (the order the log and the apply take them in).
+    fn removed_ids(&self) -> Vec<EdgeId> {
+        let mut removed: Vec<EdgeId> = self.removed_edges.keys().copied().collect();
+        removed.sort_unstable();
+        removed
     }
 
     /// `ordered_edge_changes` as the log names them (external ids, names).
@@ -1024,8 +1031,6 @@ impl WriteTxn {
             }
         }
         loop {
-            ids.sort_unstable();
-            ids.dedup();
             let mut guards: Vec<_> = Vec::with_capacity(ids.len());
             for (i, &v) in ids.iter().enumerate() {
                 if ahead {
@@ -1070,6 +1075,8 @@ impl WriteTxn {
             }
             guards.clear();
             ids.extend(missing);
+            ids.sort_unstable();
+            ids.dedup();
         }
     }
 
@@ -1214,8 +1221,8 @@ impl WriteTxn {
             && self.edge_props.is_empty())
         {
             let (removed, added, set) = self.edge_changes_to_apply();
-            for change in &removed {
-                props.apply_edge(change, st.ts, st.watermark);
+            for id in removed {
+                props.apply_edge(&EdgeChange::Remove(id), st.ts, st.watermark);
             }
             props.add_edges(added, st.ts, st.watermark);
             for change in &set {
