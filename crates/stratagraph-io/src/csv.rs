@@ -181,11 +181,41 @@ fn load_file(
             loaded,
         ));
     }
-    let mut b = Batcher::new(g, path, opts, loaded);
-    b.set_file(path);
+    let mut read = |b: &mut Batcher| read_rows(&mut r, &header, &columns, f, kind, b);
+    match kind {
+        // Vertex files keep one thread: a vertex named twice must find
+        // itself created by the batch before, which has to be committed.
+        Kind::Vertices => {
+            let mut b = Batcher::new(g, path, opts, loaded);
+            let line = read(&mut b)?;
+            b.commit(line)?;
+            Ok(b.loaded)
+        }
+        Kind::Edges => crate::load::pipelined(g, path, opts, loaded, read),
+    }
+}
+
+/// Reads `r`'s rows into `b` (which commits or hands on each full batch);
+/// returns the last row's line.
+fn read_rows<R: std::io::Read>(
+    r: &mut ::csv::Reader<R>,
+    header: &::csv::StringRecord,
+    columns: &[Column],
+    f: &CsvFile,
+    kind: Kind,
+    b: &mut Batcher,
+) -> Result<u64, LoadError> {
+    let path = &f.path;
+    let malformed = |line: u64, field: &str, what: String, loaded: Loaded| LoadError::Malformed {
+        file: path.clone(),
+        line,
+        field: field.to_owned(),
+        what,
+        loaded,
+    };
     let mut row = ::csv::StringRecord::new();
     let mut line = 1;
-    loop {
+    while !b.stopped() {
         match r.read_record(&mut row) {
             Ok(false) => break,
             Ok(true) => {}
@@ -206,7 +236,7 @@ fn load_file(
             Some(i) => RawId::Int(i),
             None => RawId::Str(field.to_owned()),
         };
-        for (i, (field, col)) in row.iter().zip(&columns).enumerate() {
+        for (i, (field, col)) in row.iter().zip(columns).enumerate() {
             let name = header.get(i).unwrap_or("");
             let int = |what: &str| {
                 id_of(field).ok_or_else(|| {
@@ -271,8 +301,7 @@ fn load_file(
             }
         }
     }
-    b.commit(line)?;
-    Ok(b.loaded)
+    Ok(line)
 }
 
 fn first_line(path: &Path) -> std::io::Result<String> {

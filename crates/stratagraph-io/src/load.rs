@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::SyncSender;
 use stratagraph::{EdgeId, Graph, Value, VertexId, WriteTxn};
 
 /// The most edges one weighted batch of a load takes: under the bulk
@@ -85,6 +86,17 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// The same error, saying `l` was committed before it.
+    pub(crate) fn with_loaded(mut self, l: Loaded) -> LoadError {
+        match &mut self {
+            LoadError::Io { loaded, .. }
+            | LoadError::Malformed { loaded, .. }
+            | LoadError::Table { loaded, .. }
+            | LoadError::Engine { loaded, .. } => *loaded = l,
+        }
+        self
+    }
+
     /// What was committed before the failure.
     pub fn loaded(&self) -> Loaded {
         match self {
@@ -176,7 +188,23 @@ pub(crate) struct Batcher<'g> {
     pending: usize,
     /// Counted into `loaded` when the batch commits.
     pending_loaded: Loaded,
+    /// Edge ids the open batch names, with their lines (handed-on batches
+    /// only: a clash with the batch before shows at commit).
+    pending_ids: Vec<(EdgeId, u64)>,
+    /// Where full batches go: `None` commits them here.
+    hand: Option<SyncSender<Built>>,
+    /// The committing thread has stopped taking batches.
+    stopped: bool,
     pub loaded: Loaded,
+}
+
+/// A batch built on one thread for another to commit (see `pipelined`).
+pub(crate) struct Built {
+    tx: WriteTxn,
+    counts: Loaded,
+    /// The batch's last line.
+    line: u64,
+    ids: Vec<(EdgeId, u64)>,
 }
 
 impl<'g> Batcher<'g> {
@@ -188,8 +216,17 @@ impl<'g> Batcher<'g> {
             tx: None,
             pending: 0,
             pending_loaded: Loaded::default(),
+            pending_ids: Vec::new(),
+            hand: None,
+            stopped: false,
             loaded,
         }
+    }
+
+    /// Whether the thread committing handed-on batches has stopped (it met
+    /// an error it reports itself): reading on is wasted.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
     }
 
     pub(crate) fn set_file(&mut self, file: &Path) {
@@ -235,7 +272,17 @@ impl<'g> Batcher<'g> {
     }
 
     fn tx(&mut self) -> &mut WriteTxn {
-        self.tx.get_or_insert_with(|| self.g.begin())
+        // A batch built while the one before commits cannot see it, so a
+        // snapshot-isolated one would conflict with it; batches handed on
+        // apply as of their commit instead (see `pipelined`).
+        let handed = self.hand.is_some();
+        self.tx.get_or_insert_with(|| {
+            if handed {
+                self.g.begin_unchecked()
+            } else {
+                self.g.begin()
+            }
+        })
     }
 
     pub(crate) fn vertex(&mut self, line: u64, v: &VertexRecord) -> Result<(), LoadError> {
@@ -278,6 +325,9 @@ impl<'g> Batcher<'g> {
             None => self.tx().add_edge(src, dst, &e.label, &props).map(drop),
         };
         r.map_err(|err| self.engine(line, err))?;
+        if let (Some(id), Some(_)) = (e.id, &self.hand) {
+            self.pending_ids.push((id, line));
+        }
         self.pending_loaded.edges += 1;
         self.count(line)
     }
@@ -334,16 +384,98 @@ impl<'g> Batcher<'g> {
         Ok(())
     }
 
-    /// Commits the open batch, if any.
+    /// Commits the open batch, if any (or hands it on).
     pub(crate) fn commit(&mut self, line: u64) -> Result<(), LoadError> {
-        if let Some(tx) = self.tx.take() {
-            tx.commit().map_err(|e| self.engine(line, e))?;
-            self.loaded.vertices += self.pending_loaded.vertices;
-            self.loaded.edges += self.pending_loaded.edges;
-            self.loaded.batches += 1;
+        match (self.tx.take(), &self.hand) {
+            (Some(tx), Some(hand)) => {
+                let built = Built {
+                    tx,
+                    counts: self.pending_loaded,
+                    line,
+                    ids: std::mem::take(&mut self.pending_ids),
+                };
+                self.stopped = hand.send(built).is_err();
+            }
+            (Some(tx), None) => {
+                tx.commit().map_err(|e| self.engine(line, e))?;
+                self.loaded.vertices += self.pending_loaded.vertices;
+                self.loaded.edges += self.pending_loaded.edges;
+                self.loaded.batches += 1;
+            }
+            (None, _) => {}
         }
         self.pending = 0;
         self.pending_loaded = Loaded::default();
         Ok(())
     }
+}
+
+/// Loads a file's rows on two threads: `read` parses them and builds each
+/// batch's transaction on one, while this one commits the batch before it
+/// (the commit is most of a batch's cost, the parse and the build the
+/// rest). Batches commit in file order, one at most waiting, and each is
+/// still atomic; a row that fails stops the load as on one thread, with
+/// every batch before its own committed and nothing of its own.
+///
+/// The batches are unchecked transactions (`Graph::begin_unchecked`):
+/// one built before the previous one commits cannot see it, so a clash
+/// between the two (an edge id named twice) shows at the later one's
+/// commit, and is reported at the line that names the id.
+pub(crate) fn pipelined<F>(
+    g: &Graph,
+    file: &Path,
+    opts: LoadOptions,
+    loaded: Loaded,
+    read: F,
+) -> Result<Loaded, LoadError>
+where
+    F: FnOnce(&mut Batcher) -> Result<u64, LoadError> + Send,
+{
+    let (hand, batches) = std::sync::mpsc::sync_channel::<Built>(1);
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            let mut b = Batcher::new(g, file, opts, loaded);
+            b.hand = Some(hand);
+            let line = read(&mut b)?;
+            b.commit(line)
+        });
+        let mut loaded = loaded;
+        let mut failed = None;
+        for built in batches.iter() {
+            match built.tx.commit() {
+                Ok(_) => {
+                    loaded.vertices += built.counts.vertices;
+                    loaded.edges += built.counts.edges;
+                    loaded.batches += 1;
+                }
+                Err(e) => {
+                    let line = match e {
+                        stratagraph::Error::EdgeIdTaken { edge, .. } => built
+                            .ids
+                            .iter()
+                            .find(|(id, _)| *id == edge)
+                            .map_or(built.line, |&(_, line)| line),
+                        _ => built.line,
+                    };
+                    failed = Some(LoadError::Engine {
+                        file: file.to_owned(),
+                        line,
+                        source: Box::new(e),
+                        loaded,
+                    });
+                    break;
+                }
+            }
+        }
+        // Unblocks the reader if it waits to hand on a batch.
+        drop(batches);
+        let read = reader
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        match (failed, read) {
+            (Some(e), _) => Err(e),
+            (None, Err(e)) => Err(e.with_loaded(loaded)),
+            (None, Ok(())) => Ok(loaded),
+        }
+    })
 }

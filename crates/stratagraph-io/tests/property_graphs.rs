@@ -334,3 +334,134 @@ fn a_store_of_string_keys_takes_string_and_integer_ids_as_keys() {
         other => panic!("{other:?}"),
     }
 }
+
+/// One row of `edge_rows`' file.
+struct EdgeRow {
+    id: u64,
+    src: u64,
+    dst: u64,
+    label: &'static str,
+    since: i32,
+    note: String,
+}
+
+/// An edge file of `n` rows over vertices `0..n/3`, with an explicit id
+/// (1000 + row), a label of two and two typed properties per row, written
+/// here from a rule the test checks against (not read back from a load).
+fn edge_rows(n: u64) -> (String, Vec<EdgeRow>) {
+    let mut text = String::from(":START_ID,:END_ID,:TYPE,:ID,since:int,note:string\n");
+    let mut rows = Vec::new();
+    let vertices = (n / 3).max(2);
+    for i in 0..n {
+        let (src, dst) = ((i * 7) % vertices, (i * 13 + 1) % vertices);
+        let label = if i % 3 == 0 { "likes" } else { "knows" };
+        let (since, note) = (1990 + (i % 30) as i32, format!("row {i}"));
+        text.push_str(&format!(
+            "{src},{dst},{label},{},{since},{note}\n",
+            1000 + i
+        ));
+        rows.push(EdgeRow {
+            id: 1000 + i,
+            src,
+            dst,
+            label,
+            since,
+            note,
+        });
+    }
+    (text, rows)
+}
+
+#[test]
+fn an_edge_file_loads_in_many_batches_each_row_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.csv");
+    let (text, rows) = edge_rows(2_000);
+    std::fs::write(&path, text).unwrap();
+    let g = Graph::in_memory(Options::default());
+    let loaded =
+        stratagraph_io::csv::load(&g, &[], &[CsvFile::new(&path)], LoadOptions { batch: 7 })
+            .unwrap();
+    assert_eq!(loaded.edges, 2_000);
+    assert_eq!(loaded.batches, 2_000u64.div_ceil(7));
+    let snap = g.snapshot();
+    assert_eq!(snap.edges().len(), 2_000);
+    for EdgeRow {
+        id,
+        src,
+        dst,
+        label,
+        since,
+        note,
+    } in rows
+    {
+        let e = snap.edge(id).unwrap();
+        assert_eq!((e.src, e.dst, &*e.label), (src, dst, label), "edge {id}");
+        assert_eq!(snap.edge_property(id, "since"), Some(Value::Int32(since)));
+        assert_eq!(snap.edge_property(id, "note"), Some(Value::String(note)));
+    }
+}
+
+#[test]
+fn a_bad_edge_row_keeps_the_batches_before_it_and_nothing_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.csv");
+    let (text, _) = edge_rows(100);
+    // Row 23 (line 24) gets a `since` that is not an int.
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[23] = lines[23].replace(",row 22", "x,row 22");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let g = Graph::in_memory(Options::default());
+    let err = stratagraph_io::csv::load(&g, &[], &[CsvFile::new(&path)], LoadOptions { batch: 5 })
+        .unwrap_err();
+    match &err {
+        LoadError::Malformed {
+            line: 24,
+            field,
+            loaded,
+            ..
+        } => {
+            assert_eq!(field, "since:int");
+            assert_eq!((loaded.edges, loaded.batches), (20, 4));
+        }
+        other => panic!("{other:?}"),
+    }
+    let snap = g.snapshot();
+    let mut ids: Vec<u64> = snap.edges().iter().map(|e| e.id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1000..1020).collect::<Vec<u64>>());
+}
+
+#[test]
+fn an_edge_id_named_again_in_a_later_batch_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.csv");
+    let (text, _) = edge_rows(40);
+    // Row 7 (line 9, in the second batch of five) names row 3's id again. The
+    // batch it is in may be built before the first one commits, or after.
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[8] = lines[8].replace(",1007,", ",1003,");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    for _ in 0..20 {
+        let g = Graph::in_memory(Options::default());
+        let err =
+            stratagraph_io::csv::load(&g, &[], &[CsvFile::new(&path)], LoadOptions { batch: 5 })
+                .unwrap_err();
+        match &err {
+            LoadError::Engine {
+                line: 9,
+                source,
+                loaded,
+                ..
+            } => {
+                assert!(
+                    matches!(**source, stratagraph::Error::EdgeIdTaken { edge: 1003, .. }),
+                    "{source:?}"
+                );
+                assert_eq!((loaded.edges, loaded.batches), (5, 1));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(g.snapshot().edges().len(), 5);
+    }
+}

@@ -283,6 +283,16 @@ impl Graph {
         WriteTxn::new(self.store().clone(), isolation)
     }
 
+    /// Starts a write transaction that checks no conflicts: its writes
+    /// apply as of its commit, as the single-call writes below do (a
+    /// later commit's property value wins over an earlier one's, whatever
+    /// either read). Loaders use it to build one batch while the batch
+    /// before it commits, which a snapshot-isolated batch would conflict
+    /// with. Each commit is still atomic, logged and durable.
+    pub fn begin_unchecked(&self) -> WriteTxn {
+        WriteTxn::unchecked(self.store().clone())
+    }
+
     /// A transaction for one of the single-call writes below: applied as
     /// of its commit, so it never conflicts.
     fn single(&self) -> WriteTxn {

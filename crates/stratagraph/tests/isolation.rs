@@ -838,3 +838,48 @@ mod property_edges {
         });
     }
 }
+
+/// `Graph::begin_unchecked` promises no isolation: a transaction begun
+/// with it that read a value another commit then changed still commits,
+/// and its write is the last one. The same interleaving under snapshot
+/// isolation is a lost update and fails with `Conflict`, which shows the
+/// check is what differs.
+#[test]
+fn an_unchecked_transaction_applies_as_of_its_commit() {
+    for checked in [false, true] {
+        let g = Graph::in_memory(Options::default());
+        let mut setup = g.begin();
+        setup
+            .insert_vertex_with(1, "account", &[("balance", stratagraph::Value::Int64(10))])
+            .unwrap();
+        setup.commit().unwrap();
+        let mut late = if checked {
+            g.begin()
+        } else {
+            g.begin_unchecked()
+        };
+        assert_eq!(
+            late.property(1, "balance"),
+            Some(stratagraph::Value::Int64(10))
+        );
+        let mut early = g.begin();
+        early
+            .set_property(1, "balance", stratagraph::Value::Int64(11))
+            .unwrap();
+        early.commit().unwrap();
+        late.set_property(1, "balance", stratagraph::Value::Int64(12))
+            .unwrap();
+        let committed = late.commit();
+        let balance = g.snapshot().property(1, "balance");
+        if checked {
+            assert!(
+                matches!(committed, Err(Error::Conflict { .. })),
+                "{committed:?}"
+            );
+            assert_eq!(balance, Some(stratagraph::Value::Int64(11)));
+        } else {
+            committed.unwrap();
+            assert_eq!(balance, Some(stratagraph::Value::Int64(12)));
+        }
+    }
+}

@@ -115,7 +115,7 @@ impl WriteTxn {
         };
         let order = self.prop_order;
         self.prop_order += 1;
-        self.new_edges.insert(id, NewEdge { ends, order });
+        self.new_edge(id, NewEdge { ends, order });
         for (key, value) in checked {
             let key = self.store.props.keys.intern(key);
             self.write_edge_property(id, key, Some(value));
@@ -333,13 +333,22 @@ impl WriteTxn {
         self.store.props.edges.property_at(id, key, ts)
     }
 
+    /// Buffers a new edge.
+    pub(super) fn new_edge(&mut self, id: EdgeId, edge: NewEdge) {
+        self.new_edges.insert(id, edge);
+        self.new_edge_order.push(id);
+    }
+
     /// Buffers a write of property `key` of edge `id`.
     pub(super) fn write_edge_property(&mut self, id: EdgeId, key: u32, value: Option<Stored>) {
         let order = self.prop_order;
-        self.edge_props
-            .entry((id, key))
-            .and_modify(|w| w.value = value.clone())
-            .or_insert_with(|| PropWrite { order, value });
+        match self.edge_props.entry((id, key)) {
+            std::collections::hash_map::Entry::Occupied(mut w) => w.get_mut().value = value,
+            std::collections::hash_map::Entry::Vacant(w) => {
+                w.insert(PropWrite { order, value });
+                self.edge_prop_order.push((id, key));
+            }
+        }
         self.prop_order += 1;
     }
 

@@ -110,6 +110,12 @@ pub struct WriteTxn {
     prop_order: usize,
     /// Property edges it creates, by id.
     new_edges: FxHashMap<EdgeId, edges::NewEdge>,
+    /// The ids of `new_edges` and the keys of `edge_props` in the order
+    /// they were first written (with ones removed since still in), so a
+    /// commit that finds them in id order, as a load's are, need not sort
+    /// them (see `edge_changes_to_apply`).
+    new_edge_order: Vec<EdgeId>,
+    edge_prop_order: Vec<(EdgeId, u32)>,
     /// Property edges of its snapshot it removes, with their ends.
     removed_edges: FxHashMap<EdgeId, Ends>,
     /// Net property writes on property edges by (edge, interned key).
@@ -163,6 +169,8 @@ impl WriteTxn {
             props: FxHashMap::default(),
             prop_order: 0,
             new_edges: FxHashMap::default(),
+            new_edge_order: Vec::new(),
+            edge_prop_order: Vec::new(),
             removed_edges: FxHashMap::default(),
             edge_props: FxHashMap::default(),
             old_edges: FxHashMap::default(),
@@ -904,16 +912,32 @@ impl WriteTxn {
     fn ordered_edge_changes(&self) -> Vec<EdgeChange> {
         let mut out: Vec<EdgeChange> = Vec::new();
         out.extend(self.removed_ids().into_iter().map(EdgeChange::Remove));
-        let mut new: Vec<_> = self.new_edges.iter().collect();
-        new.sort_unstable_by_key(|(_, n)| n.order);
-        out.extend(new.into_iter().map(|(&id, n)| EdgeChange::Add(id, n.ends)));
-        let mut props: Vec<_> = self.edge_props.iter().collect();
-        props.sort_unstable_by_key(|(_, w)| w.order);
-        out.extend(
-            props
-                .into_iter()
-                .map(|(&(id, k), w)| EdgeChange::Property(id, k, w.value.clone())),
-        );
+        // With nothing removed since written, the lists of first writes
+        // are the maps' keys in the order made (see `new_edges_by_id`).
+        if self.new_edge_order.len() == self.new_edges.len() {
+            out.extend(
+                self.new_edge_order
+                    .iter()
+                    .map(|id| EdgeChange::Add(*id, self.new_edges[id].ends)),
+            );
+        } else {
+            let mut new: Vec<_> = self.new_edges.iter().collect();
+            new.sort_unstable_by_key(|(_, n)| n.order);
+            out.extend(new.into_iter().map(|(&id, n)| EdgeChange::Add(id, n.ends)));
+        }
+        let change =
+            |(id, k): (EdgeId, u32), w: &PropWrite| EdgeChange::Property(id, k, w.value.clone());
+        if self.edge_prop_order.len() == self.edge_props.len() {
+            out.extend(
+                self.edge_prop_order
+                    .iter()
+                    .map(|&key| change(key, &self.edge_props[&key])),
+            );
+        } else {
+            let mut props: Vec<_> = self.edge_props.iter().collect();
+            props.sort_unstable_by_key(|(_, w)| w.order);
+            out.extend(props.into_iter().map(|(&key, w)| change(key, w)));
+        }
         out
     }
 
@@ -923,19 +947,19 @@ impl WriteTxn {
     /// touch no other edge, so applying them with it reorders nothing
     /// that shows.
     fn edge_changes_to_apply(&self) -> (Vec<EdgeId>, Vec<Added>, Vec<EdgeChange>) {
-        let mut added: Vec<Added> = Vec::with_capacity(self.new_edges.len());
-        let mut new: Vec<_> = self.new_edges.iter().collect();
-        new.sort_unstable_by_key(|(&id, _)| id);
-        added.extend(new.into_iter().map(|(&id, n)| Added {
-            id,
-            ends: n.ends,
-            props: Vec::new(),
-        }));
-        let mut writes: Vec<_> = self.edge_props.iter().collect();
-        writes.sort_unstable_by_key(|(&(id, _), w)| (id, w.order));
+        let mut added: Vec<Added> = self
+            .new_edges_by_id()
+            .into_iter()
+            .map(|(id, ends)| Added {
+                id,
+                ends,
+                props: Vec::new(),
+            })
+            .collect();
+        let writes = self.edge_writes_by_id();
         let mut set = Vec::new();
         let mut at = 0;
-        for (&(id, k), w) in writes {
+        for (id, k, w) in writes {
             while added.get(at).is_some_and(|a| a.id < id) {
                 at += 1;
             }
@@ -951,6 +975,46 @@ impl WriteTxn {
             added,
             set.into_iter().map(|(_, c)| c).collect(),
         )
+    }
+
+    /// The new property edges with their ends, in id order.
+    fn new_edges_by_id(&self) -> Vec<(EdgeId, Ends)> {
+        let order = &self.new_edge_order;
+        if order.len() == self.new_edges.len() && order.is_sorted_by(|a, b| a < b) {
+            // Distinct, and as many as there are edges: every edge's id,
+            // none removed since.
+            return order
+                .iter()
+                .map(|id| (*id, self.new_edges[id].ends))
+                .collect();
+        }
+        // Sorted by value, not through references into the map: a sort
+        // that follows a pointer per comparison misses the cache on each.
+        let mut new: Vec<(EdgeId, Ends)> =
+            self.new_edges.iter().map(|(&id, n)| (id, n.ends)).collect();
+        new.sort_unstable_by_key(|&(id, _)| id);
+        new
+    }
+
+    /// The property writes on edges by (edge id, first written).
+    fn edge_writes_by_id(&self) -> Vec<(EdgeId, u32, &PropWrite)> {
+        let order = &self.edge_prop_order;
+        if order.len() == self.edge_props.len() && order.is_sorted_by_key(|&(id, _)| id) {
+            // Every key once (a key written again after its edge went
+            // would be there twice, and the lengths differ), in the order
+            // first written within each edge.
+            return order
+                .iter()
+                .map(|&(id, k)| (id, k, &self.edge_props[&(id, k)]))
+                .collect();
+        }
+        let mut writes: Vec<(EdgeId, usize, u32, &PropWrite)> = self
+            .edge_props
+            .iter()
+            .map(|(&(id, k), w)| (id, w.order, k, w))
+            .collect();
+        writes.sort_unstable_by_key(|&(id, order, _, _)| (id, order));
+        writes.into_iter().map(|(id, _, k, w)| (id, k, w)).collect()
     }
 
     /// The property edges of its snapshot this transaction removes, in
@@ -997,7 +1061,13 @@ impl WriteTxn {
             ids.push(d);
         }
         ids.extend(self.props.keys().map(|&(v, _)| v));
-        ids.extend(self.touched_edge_ends().flat_map(|e| [e.src, e.dst]));
+        // A new edge's ends are among `vertices` already (its creation
+        // names them), so a load's batch sorts half as many ids.
+        ids.extend(
+            self.touched_edge_ends()
+                .flat_map(|e| [e.src, e.dst])
+                .filter(|v| !self.vertices.contains_key(v)),
+        );
         let deleted: Vec<u32> = self
             .vertices
             .iter()
@@ -1328,7 +1398,7 @@ pub(crate) fn replay(
                 };
                 let order = tx.prop_order;
                 tx.prop_order += 1;
-                tx.new_edges.insert(*e, edges::NewEdge { ends, order });
+                tx.new_edge(*e, edges::NewEdge { ends, order });
             }
             EdgeWrite::Remove(e) => {
                 if let Some(ends) = edges.latest(*e) {
