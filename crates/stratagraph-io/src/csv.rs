@@ -181,18 +181,8 @@ fn load_file(
             loaded,
         ));
     }
-    let mut read = |b: &mut Batcher| read_rows(&mut r, &header, &columns, f, kind, b);
-    match kind {
-        // Vertex files keep one thread: a vertex named twice must find
-        // itself created by the batch before, which has to be committed.
-        Kind::Vertices => {
-            let mut b = Batcher::new(g, path, opts, loaded);
-            let line = read(&mut b)?;
-            b.commit(line)?;
-            Ok(b.loaded)
-        }
-        Kind::Edges => crate::load::pipelined(g, path, opts, loaded, read),
-    }
+    let read = |b: &mut Batcher| read_rows(&mut r, &header, &columns, f, kind, b);
+    crate::load::pipelined(g, path, opts, loaded, read)
 }
 
 /// Reads `r`'s rows into `b` (which commits or hands on each full batch);

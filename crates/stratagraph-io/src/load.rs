@@ -2,9 +2,12 @@
 //! that names file, line and field, what was loaded before it, and the
 //! batching of parsed records into transactions.
 
+use rustc_hash::FxHashSet;
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, Condvar, Mutex};
 use stratagraph::{EdgeId, Graph, Value, VertexId, WriteTxn};
 
 /// The most edges one weighted batch of a load takes: under the bulk
@@ -111,7 +114,8 @@ impl LoadError {
 /// How a load batches its records.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
-    /// Records per transaction.
+    /// Records per transaction (at most: a CSV file's batch ends early at
+    /// a vertex named again that a batch not yet committed named).
     pub batch: usize,
 }
 
@@ -192,10 +196,67 @@ pub(crate) struct Batcher<'g> {
     /// only: a clash with the batch before shows at commit).
     pending_ids: Vec<(EdgeId, u64)>,
     /// Where full batches go: `None` commits them here.
-    hand: Option<SyncSender<Built>>,
+    hand: Option<Handing>,
     /// The committing thread has stopped taking batches.
     stopped: bool,
+    /// The line of the last record taken.
+    last_line: u64,
     pub loaded: Loaded,
+}
+
+/// What a batcher that hands its batches on to another thread to commit
+/// keeps (see `pipelined`).
+struct Handing {
+    to: SyncSender<Built>,
+    progress: Arc<Progress>,
+    /// Batches handed on so far.
+    handed: u64,
+    /// How many batches had committed when the open batch began: its
+    /// transaction sees those and no later one.
+    sees: u64,
+    /// The vertices each handed batch names that the open batch may not
+    /// see committed, by the batch's number (1-based, as `handed` counts).
+    named: VecDeque<(u64, FxHashSet<VertexId>)>,
+    /// The vertices the open batch names.
+    naming: FxHashSet<VertexId>,
+}
+
+/// How many handed batches have committed, and whether the committing
+/// thread has stopped, with a condition variable to wait on either.
+#[derive(Default)]
+pub(crate) struct Progress {
+    state: Mutex<(u64, bool)>,
+    changed: Condvar,
+}
+
+impl Progress {
+    fn committed(&self) -> u64 {
+        self.lock().0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, bool)> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn set(&self, f: impl FnOnce(&mut (u64, bool))) {
+        f(&mut self.lock());
+        self.changed.notify_all();
+    }
+
+    /// Waits until `n` batches have committed; `false` if the committing
+    /// thread stopped first.
+    fn wait_for(&self, n: u64) -> bool {
+        let mut st = self.lock();
+        while st.0 < n && !st.1 {
+            st = self
+                .changed
+                .wait(st)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        st.0 >= n
+    }
 }
 
 /// A batch built on one thread for another to commit (see `pipelined`).
@@ -219,6 +280,7 @@ impl<'g> Batcher<'g> {
             pending_ids: Vec::new(),
             hand: None,
             stopped: false,
+            last_line: 0,
             loaded,
         }
     }
@@ -275,18 +337,57 @@ impl<'g> Batcher<'g> {
         // A batch built while the one before commits cannot see it, so a
         // snapshot-isolated one would conflict with it; batches handed on
         // apply as of their commit instead (see `pipelined`).
-        let handed = self.hand.is_some();
-        self.tx.get_or_insert_with(|| {
-            if handed {
-                self.g.begin_unchecked()
+        if self.tx.is_none() {
+            self.tx = Some(match &mut self.hand {
+                Some(h) => {
+                    // Read before the transaction's first read opens its
+                    // view, so the view sees at least this many batches.
+                    h.sees = h.progress.committed();
+                    self.g.begin_unchecked()
+                }
+                None => self.g.begin(),
+            });
+        }
+        self.tx.as_mut().expect("just begun")
+    }
+
+    /// Before a handed-on batch names vertex `id`: if a batch its view may
+    /// not see names `id` too, hands on the open batch as it is and waits
+    /// for every handed batch to commit, so the next transaction sees
+    /// `id` as the batches before left it (a vertex named again takes the
+    /// later record's properties, as on one thread). Otherwise notes `id`.
+    fn name_vertex(&mut self, id: VertexId) -> Result<(), LoadError> {
+        let Some(h) = &mut self.hand else {
+            return Ok(());
+        };
+        let sees = if self.tx.is_some() {
+            h.sees
+        } else {
+            h.progress.committed()
+        };
+        h.named.retain(|(n, _)| *n > sees);
+        if !h.named.iter().any(|(_, ids)| ids.contains(&id)) {
+            h.naming.insert(id);
+            return Ok(());
+        }
+        self.commit(self.last_line)?;
+        if let Some(h) = &mut self.hand {
+            if h.progress.wait_for(h.handed) {
+                h.named.clear();
+                h.naming.insert(id);
             } else {
-                self.g.begin()
+                self.stopped = true;
             }
-        })
+        }
+        Ok(())
     }
 
     pub(crate) fn vertex(&mut self, line: u64, v: &VertexRecord) -> Result<(), LoadError> {
         let id = self.vertex_id(line, &v.id_field, &v.id)?;
+        self.name_vertex(id)?;
+        if self.stopped {
+            return Ok(());
+        }
         let props: Vec<(&str, Value)> = v
             .props
             .iter()
@@ -333,6 +434,7 @@ impl<'g> Batcher<'g> {
     }
 
     fn count(&mut self, line: u64) -> Result<(), LoadError> {
+        self.last_line = line;
         self.pending += 1;
         if self.pending >= self.batch {
             self.commit(line)?;
@@ -386,15 +488,20 @@ impl<'g> Batcher<'g> {
 
     /// Commits the open batch, if any (or hands it on).
     pub(crate) fn commit(&mut self, line: u64) -> Result<(), LoadError> {
-        match (self.tx.take(), &self.hand) {
-            (Some(tx), Some(hand)) => {
+        match (self.tx.take(), &mut self.hand) {
+            (Some(tx), Some(h)) => {
                 let built = Built {
                     tx,
                     counts: self.pending_loaded,
                     line,
                     ids: std::mem::take(&mut self.pending_ids),
                 };
-                self.stopped = hand.send(built).is_err();
+                self.stopped = h.to.send(built).is_err();
+                h.handed += 1;
+                let named = std::mem::take(&mut h.naming);
+                if !named.is_empty() {
+                    h.named.push_back((h.handed, named));
+                }
             }
             (Some(tx), None) => {
                 tx.commit().map_err(|e| self.engine(line, e))?;
@@ -417,10 +524,12 @@ impl<'g> Batcher<'g> {
 /// still atomic; a row that fails stops the load as on one thread, with
 /// every batch before its own committed and nothing of its own.
 ///
-/// The batches are unchecked transactions (`Graph::begin_unchecked`):
-/// one built before the previous one commits cannot see it, so a clash
-/// between the two (an edge id named twice) shows at the later one's
-/// commit, and is reported at the line that names the id.
+/// The batches are unchecked transactions (`Graph::begin_unchecked`): one
+/// built before the previous one commits cannot see it. So a vertex named
+/// again by a batch that may not see the earlier record ends the batch
+/// there and waits for the commits before going on (`Batcher::name_vertex`),
+/// and an edge id named twice shows at the later batch's commit, which is
+/// reported at the line that names it.
 pub(crate) fn pipelined<F>(
     g: &Graph,
     file: &Path,
@@ -431,11 +540,20 @@ pub(crate) fn pipelined<F>(
 where
     F: FnOnce(&mut Batcher) -> Result<u64, LoadError> + Send,
 {
-    let (hand, batches) = std::sync::mpsc::sync_channel::<Built>(1);
+    let (to, batches) = std::sync::mpsc::sync_channel::<Built>(1);
+    let progress = Arc::new(Progress::default());
     std::thread::scope(|s| {
+        let committed = progress.clone();
         let reader = s.spawn(move || {
             let mut b = Batcher::new(g, file, opts, loaded);
-            b.hand = Some(hand);
+            b.hand = Some(Handing {
+                to,
+                progress: committed,
+                handed: 0,
+                sees: 0,
+                named: VecDeque::new(),
+                naming: FxHashSet::default(),
+            });
             let line = read(&mut b)?;
             b.commit(line)
         });
@@ -447,6 +565,7 @@ where
                     loaded.vertices += built.counts.vertices;
                     loaded.edges += built.counts.edges;
                     loaded.batches += 1;
+                    progress.set(|p| p.0 += 1);
                 }
                 Err(e) => {
                     let line = match e {
@@ -467,7 +586,9 @@ where
                 }
             }
         }
-        // Unblocks the reader if it waits to hand on a batch.
+        // Unblocks the reader if it waits to hand on a batch, or for one
+        // to commit.
+        progress.set(|p| p.1 = true);
         drop(batches);
         let read = reader
             .join()

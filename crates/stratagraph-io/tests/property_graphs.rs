@@ -465,3 +465,47 @@ fn an_edge_id_named_again_in_a_later_batch_is_refused_at_its_line() {
         assert_eq!(g.snapshot().edges().len(), 5);
     }
 }
+
+#[test]
+fn a_vertex_named_again_in_a_later_batch_takes_the_later_properties_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.csv");
+    // Every third row from the ninth names again the vertex of the row 4
+    // to 6 rows before it (one or two batches of three back), with a new
+    // `n`; `first` is set only by the first record.
+    let mut text = String::from("id,n:int,first:string\n");
+    let mut expect: std::collections::BTreeMap<u64, i32> = Default::default();
+    let mut next = 0u64;
+    let mut ids = Vec::new();
+    for row in 0..60i32 {
+        let id = if row % 3 == 2 && row >= 8 {
+            ids[ids.len() - 4 - (row as usize / 3) % 3]
+        } else {
+            next += 1;
+            next
+        };
+        ids.push(id);
+        let first = if expect.contains_key(&id) { "" } else { "yes" };
+        text.push_str(&format!("{id},{row},{first}\n"));
+        expect.insert(id, row);
+    }
+    std::fs::write(&path, text).unwrap();
+    for _ in 0..20 {
+        let g = Graph::in_memory(Options::default());
+        let loaded = stratagraph_io::csv::load(
+            &g,
+            &[CsvFile::labelled(&path, "thing")],
+            &[],
+            LoadOptions { batch: 3 },
+        )
+        .unwrap();
+        assert_eq!(loaded.vertices, expect.len() as u64);
+        let snap = g.snapshot();
+        assert_eq!(snap.vertex_count(), expect.len() as u64);
+        for (&id, &n) in &expect {
+            assert_eq!(snap.property(id, "n"), Some(Value::Int32(n)), "vertex {id}");
+            assert_eq!(snap.property(id, "first"), Some(s("yes")), "vertex {id}");
+            assert_eq!(snap.label(id).as_deref(), Some("thing"));
+        }
+    }
+}

@@ -932,7 +932,8 @@ impl PyGraph {
     /// property. Fields are separated by ``,`` (or ``|`` or a tab when the
     /// header has one of those and no comma).
     ///
-    /// Every ``batch`` rows are one transaction; errors are as for
+    /// Every ``batch`` rows are one transaction (a file's next batch is
+    /// parsed on a second thread while one commits); errors are as for
     /// ``load_graphson``, with ``field`` naming the column.
     #[pyo3(
         signature = (vertices = None, edges = None, *, batch = 10_000),

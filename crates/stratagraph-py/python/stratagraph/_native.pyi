@@ -378,7 +378,8 @@ class Graph:
     ) -> _Loaded:
         """Loads CSV files with a header row into this graph without the
         GIL: the ``vertices`` files, then the ``edges`` files, ``batch``
-        rows per transaction. Returns what it created.
+        rows per transaction (a file's rows parsed on a second thread while
+        the batch before commits). Returns what it created.
 
         Headers: ``:ID``/``id``, ``:LABEL``/``label`` (vertex files);
         ``:START_ID``/``src``/``from``, ``:END_ID``/``dst``/``to``,
