@@ -116,13 +116,7 @@ fn load_file(
     loaded: Loaded,
 ) -> Result<Loaded, LoadError> {
     let path = &f.path;
-    let malformed = |line: u64, field: &str, what: String, loaded: Loaded| LoadError::Malformed {
-        file: path.clone(),
-        line,
-        field: field.to_owned(),
-        what,
-        loaded,
-    };
+    let malformed = |line, field: &str, what, loaded| malformed_at(path, line, field, what, loaded);
     let io = |op, e: std::io::Error| LoadError::Io {
         file: path.clone(),
         op,
@@ -196,13 +190,7 @@ fn read_rows<R: std::io::Read>(
     b: &mut Batcher,
 ) -> Result<u64, LoadError> {
     let path = &f.path;
-    let malformed = |line: u64, field: &str, what: String, loaded: Loaded| LoadError::Malformed {
-        file: path.clone(),
-        line,
-        field: field.to_owned(),
-        what,
-        loaded,
-    };
+    let malformed = |line, field: &str, what, loaded| malformed_at(path, line, field, what, loaded);
     let mut row = ::csv::StringRecord::new();
     let mut line = 1;
     while !b.stopped() {
@@ -292,6 +280,17 @@ fn read_rows<R: std::io::Read>(
         }
     }
     Ok(line)
+}
+
+/// The error for a record of `file` that does not follow the format.
+fn malformed_at(file: &Path, line: u64, field: &str, what: String, loaded: Loaded) -> LoadError {
+    LoadError::Malformed {
+        file: file.to_owned(),
+        line,
+        field: field.to_owned(),
+        what,
+        loaded,
+    }
 }
 
 fn first_line(path: &Path) -> std::io::Result<String> {
