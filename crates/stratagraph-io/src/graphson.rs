@@ -42,26 +42,33 @@ fn bad(field: impl Into<String>, what: impl Into<String>) -> Bad {
 /// that does not parse or that the store refuses, with what was committed
 /// before it.
 pub fn load(g: &Graph, path: &Path, opts: LoadOptions) -> Result<Loaded, LoadError> {
-    let mut b = Batcher::new(g, path, opts, Loaded::default());
+    let mut loaded = Loaded::default();
     for pass in [Pass::Vertices, Pass::Edges] {
-        let mut last = 0;
-        for_each_line(path, b.loaded, |line, text| {
-            last = line;
-            let (v, edges) = parse_line(text).map_err(|e| LoadError::Malformed {
-                file: path.to_owned(),
-                line,
-                field: e.field,
-                what: e.what,
-                loaded: b.loaded,
+        // Parsed and built on a second thread while the batch before
+        // commits (see `load::pipelined`).
+        loaded = crate::load::pipelined(g, path, opts, loaded, |b: &mut Batcher| {
+            let mut last = 0;
+            for_each_line(path, b.loaded, |line, text| {
+                if b.stopped() {
+                    return Ok(());
+                }
+                last = line;
+                let (v, edges) = parse_line(text).map_err(|e| LoadError::Malformed {
+                    file: path.to_owned(),
+                    line,
+                    field: e.field,
+                    what: e.what,
+                    loaded: b.loaded,
+                })?;
+                match pass {
+                    Pass::Vertices => b.vertex(line, &v),
+                    Pass::Edges => edges.iter().try_for_each(|e| b.edge(line, e)),
+                }
             })?;
-            match pass {
-                Pass::Vertices => b.vertex(line, &v),
-                Pass::Edges => edges.iter().try_for_each(|e| b.edge(line, e)),
-            }
+            Ok(last)
         })?;
-        b.commit(last)?;
     }
-    Ok(b.loaded)
+    Ok(loaded)
 }
 
 #[derive(Clone, Copy)]
