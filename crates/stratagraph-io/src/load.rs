@@ -114,8 +114,8 @@ impl LoadError {
 /// How a load batches its records.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
-    /// Records per transaction (at most: a CSV file's batch ends early at
-    /// a vertex named again that a batch not yet committed named).
+    /// Records per transaction (at most: a batch ends early at a vertex
+    /// named again that a batch not yet committed named).
     pub batch: usize,
 }
 
