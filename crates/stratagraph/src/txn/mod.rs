@@ -912,32 +912,16 @@ impl WriteTxn {
     fn ordered_edge_changes(&self) -> Vec<EdgeChange> {
         let mut out: Vec<EdgeChange> = Vec::new();
         out.extend(self.removed_ids().into_iter().map(EdgeChange::Remove));
-        // With nothing removed since written, the lists of first writes
-        // are the maps' keys in the order made (see `new_edges_by_id`).
-        if self.new_edge_order.len() == self.new_edges.len() {
-            out.extend(
-                self.new_edge_order
-                    .iter()
-                    .map(|id| EdgeChange::Add(*id, self.new_edges[id].ends)),
-            );
-        } else {
-            let mut new: Vec<_> = self.new_edges.iter().collect();
-            new.sort_unstable_by_key(|(_, n)| n.order);
-            out.extend(new.into_iter().map(|(&id, n)| EdgeChange::Add(id, n.ends)));
-        }
-        let change =
-            |(id, k): (EdgeId, u32), w: &PropWrite| EdgeChange::Property(id, k, w.value.clone());
-        if self.edge_prop_order.len() == self.edge_props.len() {
-            out.extend(
-                self.edge_prop_order
-                    .iter()
-                    .map(|&key| change(key, &self.edge_props[&key])),
-            );
-        } else {
-            let mut props: Vec<_> = self.edge_props.iter().collect();
-            props.sort_unstable_by_key(|(_, w)| w.order);
-            out.extend(props.into_iter().map(|(&key, w)| change(key, w)));
-        }
+        out.extend(
+            self.new_edges_in_order()
+                .into_iter()
+                .map(|(id, ends)| EdgeChange::Add(id, ends)),
+        );
+        out.extend(
+            self.edge_writes_in_order()
+                .into_iter()
+                .map(|(id, k, w)| EdgeChange::Property(id, k, w.value.clone())),
+        );
         out
     }
 
@@ -977,44 +961,66 @@ impl WriteTxn {
         )
     }
 
-    /// The new property edges with their ends, in id order.
-    fn new_edges_by_id(&self) -> Vec<(EdgeId, Ends)> {
-        let order = &self.new_edge_order;
-        if order.len() == self.new_edges.len() && order.is_sorted_by(|a, b| a < b) {
-            // Distinct, and as many as there are edges: every edge's id,
-            // none removed since.
-            return order
+    /// The new property edges with their ends, in the order created.
+    /// With nothing removed since, `new_edge_order` is exactly the map's
+    /// keys in that order (every creation pushes its id once), so no sort.
+    fn new_edges_in_order(&self) -> Vec<(EdgeId, Ends)> {
+        if self.new_edge_order.len() == self.new_edges.len() {
+            return self
+                .new_edge_order
                 .iter()
                 .map(|id| (*id, self.new_edges[id].ends))
                 .collect();
         }
-        // Sorted by value, not through references into the map: a sort
-        // that follows a pointer per comparison misses the cache on each.
-        let mut new: Vec<(EdgeId, Ends)> =
-            self.new_edges.iter().map(|(&id, n)| (id, n.ends)).collect();
-        new.sort_unstable_by_key(|&(id, _)| id);
+        let mut new: Vec<(usize, EdgeId, Ends)> = self
+            .new_edges
+            .iter()
+            .map(|(&id, n)| (n.order, id, n.ends))
+            .collect();
+        new.sort_unstable_by_key(|&(order, _, _)| order);
+        new.into_iter().map(|(_, id, ends)| (id, ends)).collect()
+    }
+
+    /// The new property edges with their ends, in id order: the order
+    /// created when that ascends (a load's generated ids), else sorted by
+    /// value, not through references into the map (a sort that follows a
+    /// pointer per comparison misses the cache on each).
+    fn new_edges_by_id(&self) -> Vec<(EdgeId, Ends)> {
+        let mut new = self.new_edges_in_order();
+        if !new.is_sorted_by_key(|&(id, _)| id) {
+            new.sort_unstable_by_key(|&(id, _)| id);
+        }
         new
     }
 
-    /// The property writes on edges by (edge id, first written).
-    fn edge_writes_by_id(&self) -> Vec<(EdgeId, u32, &PropWrite)> {
-        let order = &self.edge_prop_order;
-        if order.len() == self.edge_props.len() && order.is_sorted_by_key(|&(id, _)| id) {
-            // Every key once (a key written again after its edge went
-            // would be there twice, and the lengths differ), in the order
-            // first written within each edge.
-            return order
+    /// The property writes on edges in the order first written (as
+    /// `new_edges_in_order`: `edge_prop_order` is the map's keys when
+    /// nothing was removed since).
+    fn edge_writes_in_order(&self) -> Vec<(EdgeId, u32, &PropWrite)> {
+        if self.edge_prop_order.len() == self.edge_props.len() {
+            return self
+                .edge_prop_order
                 .iter()
                 .map(|&(id, k)| (id, k, &self.edge_props[&(id, k)]))
                 .collect();
         }
-        let mut writes: Vec<(EdgeId, usize, u32, &PropWrite)> = self
+        let mut writes: Vec<(usize, EdgeId, u32, &PropWrite)> = self
             .edge_props
             .iter()
-            .map(|(&(id, k), w)| (id, w.order, k, w))
+            .map(|(&(id, k), w)| (w.order, id, k, w))
             .collect();
-        writes.sort_unstable_by_key(|&(id, order, _, _)| (id, order));
-        writes.into_iter().map(|(id, _, k, w)| (id, k, w)).collect()
+        writes.sort_unstable_by_key(|&(order, _, _, _)| order);
+        writes.into_iter().map(|(_, id, k, w)| (id, k, w)).collect()
+    }
+
+    /// The property writes on edges by (edge id, first written).
+    fn edge_writes_by_id(&self) -> Vec<(EdgeId, u32, &PropWrite)> {
+        let mut writes = self.edge_writes_in_order();
+        if !writes.is_sorted_by_key(|&(id, _, _)| id) {
+            // Stable: within an edge, the order first written stays.
+            writes.sort_by_key(|&(id, _, _)| id);
+        }
+        writes
     }
 
     /// The property edges of its snapshot this transaction removes, in
