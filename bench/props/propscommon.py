@@ -31,6 +31,7 @@ Rows: `system version dataset op n median_s min_s ops_per_s checksum`;
 an operation a system cannot do or that passed the time budget gets
 `n/a` figures and the reason in the checksum column.
 """
+import abc
 import argparse
 import json
 import os
@@ -180,59 +181,69 @@ def ids_checksum(results, key="found"):
     return f"{key}={cnt};sum={total}" if key == "found" else f"count={cnt};sum={total}"
 
 
-class Driver:
+class Driver(abc.ABC):
     """How one system does the primitives. Vertex ids are ints; `label`
     arguments are the vertex's label (systems with a table per label need
-    it to find the vertex)."""
+    it to find the vertex). Every system implements the abstract methods;
+    the others have defaults."""
 
     name = "?"
     version = "?"
     notes = []
 
+    @abc.abstractmethod
     def load(self, meta, folder, budget):
-        raise NotImplementedError
+        ...
 
     def close(self, g):
         pass
 
+    @abc.abstractmethod
     def counts(self, g, meta):
         """(vertices, edges) as the store reports them."""
-        raise NotImplementedError
 
     def reader(self, g):
         """What read calls get (a snapshot where the system has them)."""
         return g
 
+    @abc.abstractmethod
     def read_properties(self, r, v, label):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def find(self, r, label, key, value, vid):
-        raise NotImplementedError
+        ...
 
     def create_index(self, g, labels, key):
         """Creates the indexes; raises Skip if the system has none."""
         raise Skip("no secondary index")
 
+    @abc.abstractmethod
     def find_indexed(self, r, label, key, value, vid):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def hop1(self, r, v, label, elabel):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def hop2(self, r, v, label, elabel):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def add_vertex(self, g, v, label, props):
-        raise NotImplementedError
+        ...
 
     def new_key(self, g, labels, key):
         """Untimed schema change before a new int key is added (kuzu)."""
 
+    @abc.abstractmethod
     def set_property(self, g, v, label, key, value):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def remove_property(self, g, v, label, key):
-        raise NotImplementedError
+        ...
 
 
 def new_props(template, i, typed):
