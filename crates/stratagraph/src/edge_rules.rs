@@ -104,9 +104,12 @@ pub(crate) fn latest_dsts(layers: &Layers, set: &EdgeSet, v: u32, dir: Direction
         return set.latest_dsts();
     }
     let mut out = Vec::new();
-    Merger::default().visit(&merge::sources(layers, set, v, dir), v, LATEST, |d, _| {
-        out.push(d)
-    });
+    Merger::default().visit(
+        &merge::sources(layers, set, v, dir, LATEST),
+        v,
+        LATEST,
+        |d, _| out.push(d),
+    );
     out
 }
 

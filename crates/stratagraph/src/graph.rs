@@ -105,6 +105,9 @@ pub struct Stats {
     pub kept_read_bytes: usize,
     /// L0 runs (whole flushes not yet merged into L1).
     pub runs: usize,
+    /// Vertex lists the runs and levels hold whole, marked as pivots so
+    /// that reads stop there (`Options::update_policy`), both directions.
+    pub pivot_marks: u64,
     /// Per level L1..Ln: parts and entries (edge versions, both
     /// directions) it holds.
     pub levels: Vec<LevelStats>,
@@ -497,6 +500,7 @@ impl Graph {
             run_bytes: layers.bytes(),
             kept_read_bytes: crate::read::kept_bytes(&layers),
             runs: layers.runs.len(),
+            pivot_marks: layers.pivot_marks(),
             levels: layers
                 .levels
                 .iter()

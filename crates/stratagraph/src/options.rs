@@ -137,6 +137,39 @@ pub struct Options {
     /// level's lists are not shared with Arrow export. Not stored. Default
     /// off.
     pub pack_levels: bool,
+    /// How a flush writes each vertex's updates into its run: as deltas
+    /// (the new versions only; a read merges every level holding the
+    /// vertex), as pivots (its whole list, marked so that reads stop
+    /// there), or adaptively by degree, as Poly-LSM does (see
+    /// [`UpdatePolicy`]). Not stored. Default [`UpdatePolicy::Delta`].
+    pub update_policy: UpdatePolicy,
+}
+
+/// Whether a flush writes a vertex's updates as deltas or pivots
+/// (Poly-LSM, Aster SIGMOD 2025, §3.2-3.3).
+///
+/// A delta leaves a vertex's list spread over the levels, each of which a
+/// read of the vertex visits: under a memory cap a page read each. A pivot
+/// writes the whole list into the new run, which costs reading the levels'
+/// copy once and writing it again, and lets every later read stop at that
+/// run. Reads of a pivoted vertex that the MemGraph holds nothing of gain;
+/// whole-graph scans read every level as before.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UpdatePolicy {
+    /// Every write stays a delta (the behaviour of stores before pivots).
+    Delta,
+    /// Every vertex a flush writes is written as a pivot. High-degree
+    /// vertices then rewrite long lists at every flush: for comparison.
+    Pivot,
+    /// Pivots for vertices whose degree, as a one-byte counter per vertex
+    /// estimates it, is below the threshold of Poly-LSM's cost model for
+    /// the store's shape (level ratio, levels, bytes an edge, average
+    /// degree) and this share of look-ups among look-ups and updates
+    /// (0 to 1; more look-ups, more pivots).
+    Adaptive {
+        /// The expected share of neighbour look-ups in the workload.
+        lookup_share: f64,
+    },
 }
 
 impl Default for Options {
@@ -159,6 +192,7 @@ impl Default for Options {
             blind_inserts: true,
             compress_levels: true,
             pack_levels: false,
+            update_policy: UpdatePolicy::Delta,
         }
     }
 }

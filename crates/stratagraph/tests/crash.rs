@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use stratagraph::{EdgeDirection, Graph, Options, SyncPolicy, Value, DEFAULT_LABEL};
+use stratagraph::{EdgeDirection, Graph, Options, SyncPolicy, UpdatePolicy, Value, DEFAULT_LABEL};
 
 /// The label vertices created by name get, and the property keys set.
 const LABEL: &str = "made";
@@ -324,6 +324,13 @@ fn options(cycle: u64) -> Options {
         // Two cycles in four pack the levels they write, so a store mixes
         // packed and plain levels across crashes.
         pack_levels: cycle % 4 < 2,
+        // Every other cycle, flushes write low-degree vertices as pivots
+        // (marked whole lists), and a reopen reads them back.
+        update_policy: if cycle % 2 == 1 {
+            UpdatePolicy::Adaptive { lookup_share: 0.9 }
+        } else {
+            UpdatePolicy::Delta
+        },
         ..Options::default()
     }
 }

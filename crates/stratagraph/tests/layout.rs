@@ -34,6 +34,7 @@ const RANKS: &[(&str, u32)] = &[
     ("changes", 62),
     ("read", 60),
     ("store", 50),
+    ("pivot", 45),
     ("lsm", 40),
     ("wal", 35),
     ("mem", 30),

@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use stratagraph::{Error, Graph, Options, Snapshot, SyncPolicy};
+use stratagraph::{Error, Graph, Options, Snapshot, SyncPolicy, UpdatePolicy};
 
 const N: u64 = 10;
 
@@ -584,6 +584,24 @@ proptest! {
         run_in(Home::Memory, steps, compacting(Options::undirected()));
     }
 
+    /// Flushes write vertices as pivots (whole lists, marked so that reads
+    /// stop at them) always or by degree, over levels that compactions
+    /// keep merging: reads that stop at a pivot must miss nothing below it.
+    #[test]
+    fn pivoting_store_matches_model(steps in prop::collection::vec(step(), 1..80)) {
+        for policy in [
+            UpdatePolicy::Pivot,
+            UpdatePolicy::Adaptive { lookup_share: 0.9 },
+            UpdatePolicy::Adaptive { lookup_share: 0.5 },
+        ] {
+            let pivoting = |o: Options| compacting(Options { update_policy: policy, ..o });
+            run_in(Home::Memory, steps.clone(), pivoting(Options::default()));
+            run_in(Home::Memory, steps.clone(), pivoting(Options::undirected()));
+        }
+        // Flushes without compactions: pivots pile up in L0 runs.
+        run(steps, Options { memgraph_bytes: 64, update_policy: UpdatePolicy::Pivot, ..Options::default() });
+    }
+
     /// Every other case runs with blind inserts (the default): this one
     /// searches the levels at each insert instead, and both must give the
     /// same counts and reads.
@@ -602,7 +620,10 @@ proptest! {
     #[test]
     fn compacting_store_matches_model_on_disk(steps in prop::collection::vec(step(), 1..80)) {
         run_in(Home::Disk, steps.clone(), compacting(Options::default()));
-        run_in(Home::Disk, steps, compacting(Options::undirected()));
+        run_in(Home::Disk, steps.clone(), compacting(Options::undirected()));
+        // Pivot marks written to level files, read back after reopening.
+        let adaptive = UpdatePolicy::Adaptive { lookup_share: 0.9 };
+        run_in(Home::Disk, steps, compacting(Options { update_policy: adaptive, ..Options::default() }));
     }
 
     #[test]

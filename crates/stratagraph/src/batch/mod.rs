@@ -344,6 +344,15 @@ pub(crate) fn insert_edges(
             .map(|(&(s, d, _), _)| (s, d))
             .collect();
         store.blind.record(st.ts, &fresh);
+        if store.sketches_degrees() {
+            for (&(s, d, _), _) in items
+                .iter()
+                .zip(&effects)
+                .filter(|(it, &e)| edge_rules::counts_as_new(e) && counted(it))
+            {
+                store.count_new_edge(s, d, st.ts);
+            }
+        }
         if directed {
             // A blind insert may re-weight an edge whose in-side copy is
             // below: a second copy reads once. The in-side's effects count

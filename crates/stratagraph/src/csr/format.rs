@@ -16,9 +16,10 @@ pub(crate) const MAGIC: [u8; 8] = *b"\x89SGCSR\r\n";
 /// The format version this build writes, and the newest it reads.
 /// Version 2 added dictionary-coded weights (`FLAG_CODED`, the `codes`
 /// section and `dict_count`), version 3 packed destinations
-/// (`FLAG_PACKED`, the `lists` section); an older file reads as a
-/// version-3 file without them.
-pub(crate) const VERSION: u32 = 3;
+/// (`FLAG_PACKED`, the `lists` section), version 4 pivot marks
+/// (`FLAG_PIVOTS`, the `pivots` section and `pivot_count`); an older file
+/// reads as a version-4 file without them.
+pub(crate) const VERSION: u32 = 4;
 /// The oldest format version this build reads.
 pub(crate) const OLDEST_VERSION: u32 = 1;
 
@@ -64,8 +65,15 @@ pub(crate) const KNOWN_FLAGS_V1: u32 =
 pub(crate) const FLAG_PACKED: u32 = 1 << 6;
 /// Every flag version 2 defines.
 pub(crate) const KNOWN_FLAGS_V2: u32 = KNOWN_FLAGS_V1 | FLAG_CODED;
-/// Every flag version 3 defines; any other bit set is refused.
-pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V2 | FLAG_PACKED;
+/// Every flag version 3 defines.
+pub(crate) const KNOWN_FLAGS_V3: u32 = KNOWN_FLAGS_V2 | FLAG_PACKED;
+/// Flag (version 4): the `pivots` section lists pivot marks: vertices
+/// whose whole list, as of a timestamp, this segment holds (with the
+/// sources above it), so a read at or after that timestamp stops here
+/// (`crate::pivot`).
+pub(crate) const FLAG_PIVOTS: u32 = 1 << 7;
+/// Every flag version 4 defines; any other bit set is refused.
+pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V3 | FLAG_PIVOTS;
 
 /// Most distinct weights a dictionary holds: codes are at most 16 bits.
 pub(crate) const MAX_DICT: u32 = 1 << 16;
@@ -97,9 +105,14 @@ pub(crate) const OFF_DICT_COUNT: usize = OFF_TABLE_CRC + 4;
 pub(crate) const OFF_CODES: usize = OFF_DICT_COUNT + 4;
 /// Version 3: the `lists` section's `(offset, len)`.
 pub(crate) const OFF_LISTS: usize = OFF_CODES + 16;
+/// Version 4: the `pivots` section's `(offset, len)`.
+pub(crate) const OFF_PIVOTS: usize = OFF_LISTS + 16;
+/// Version 4: the number of pivot marks (0 unless `FLAG_PIVOTS`).
+pub(crate) const OFF_PIVOT_COUNT: usize = OFF_PIVOTS + 16;
 /// Reserved bytes (zero) run from here to the header crc; in version 1
-/// they start at `OFF_DICT_COUNT`, in version 2 at `OFF_LISTS`.
-pub(crate) const OFF_RESERVED: usize = OFF_LISTS + 16;
+/// they start at `OFF_DICT_COUNT`, in version 2 at `OFF_LISTS`, in
+/// version 3 at `OFF_PIVOTS`.
+pub(crate) const OFF_RESERVED: usize = OFF_PIVOT_COUNT + 8;
 pub(crate) const OFF_HEADER_CRC: usize = HEADER_LEN - 4;
 
 /// The data sections, in file order.
@@ -117,9 +130,12 @@ pub(crate) enum Section {
     /// Version 3, packed destinations only: where each vertex's packed
     /// list starts in `dsts` (one `u32` per vertex and one more).
     Lists = 6,
+    /// Version 4: pivot marks, two `u64`s each (vertex, timestamp),
+    /// ascending by vertex.
+    Pivots = 7,
 }
 
-pub(crate) const SECTION_COUNT: usize = 7;
+pub(crate) const SECTION_COUNT: usize = 8;
 
 impl Section {
     pub(crate) const ALL: [Section; SECTION_COUNT] = [
@@ -130,6 +146,7 @@ impl Section {
         Section::Weights,
         Section::Codes,
         Section::Lists,
+        Section::Pivots,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -141,6 +158,7 @@ impl Section {
             Section::Weights => "weights",
             Section::Codes => "codes",
             Section::Lists => "lists",
+            Section::Pivots => "pivots",
         }
     }
 
@@ -149,6 +167,7 @@ impl Section {
         match self {
             Section::Codes => OFF_CODES,
             Section::Lists => OFF_LISTS,
+            Section::Pivots => OFF_PIVOTS,
             s => OFF_SECTIONS + 16 * s as usize,
         }
     }
@@ -231,6 +250,8 @@ pub(crate) struct Header {
     pub table_crc: u32,
     /// Distinct weights in the dictionary; 0 unless `FLAG_CODED`.
     pub dict_count: u32,
+    /// Pivot marks in the `pivots` section; 0 unless `FLAG_PIVOTS`.
+    pub pivot_count: u64,
 }
 
 pub(crate) fn align_up(x: u64, a: u64) -> u64 {
@@ -242,18 +263,31 @@ pub(crate) fn block_count(data_len: u64, block_size: u32) -> u64 {
     data_len.div_ceil(u64::from(block_size.max(1)))
 }
 
-/// The byte length each section must have. `packed`: the byte length of
-/// a packed `dsts` section (slack included), `None` when the destinations
-/// are plain `u32`s.
-pub(crate) fn expected_bytes(
-    section: Section,
-    vertices: u64,
-    entries: u64,
-    stamps: u64,
-    weights: WeightForm,
-    packed: Option<u64>,
-) -> u64 {
+/// The counts a header gives, from which every section's length follows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    pub vertices: u64,
+    pub entries: u64,
+    pub stamps: u64,
+    pub weights: WeightForm,
+    /// The byte length of a packed `dsts` section (slack included),
+    /// `None` when the destinations are plain `u32`s.
+    pub packed: Option<u64>,
+    pub pivots: u64,
+}
+
+/// The byte length each section must have.
+pub(crate) fn expected_bytes(section: Section, c: Counts) -> u64 {
+    let Counts {
+        vertices,
+        entries,
+        stamps,
+        weights,
+        packed,
+        pivots,
+    } = c;
     match (section, weights) {
+        (Section::Pivots, _) => 16 * pivots,
         (Section::Offsets, _) => 4 * (vertices + 1),
         (Section::Dsts, _) => packed.unwrap_or(4 * entries),
         (Section::Lists, _) if packed.is_some() => 4 * (vertices + 1),
@@ -270,19 +304,12 @@ pub(crate) fn expected_bytes(
 /// The canonical layout a writer produces for the given counts: sections in
 /// order, each at the next aligned offset, then the checksum table.
 /// Returns `(sections, table, file_len)`.
-pub(crate) fn layout(
-    vertices: u64,
-    entries: u64,
-    stamps: u64,
-    weights: WeightForm,
-    packed: Option<u64>,
-    block_size: u32,
-) -> ([Extent; SECTION_COUNT], Extent, u64) {
+pub(crate) fn layout(counts: Counts, block_size: u32) -> ([Extent; SECTION_COUNT], Extent, u64) {
     let mut sections = [Extent::default(); SECTION_COUNT];
     let mut pos = HEADER_LEN as u64;
     for s in Section::ALL {
         let offset = align_up(pos, ALIGN);
-        let len = expected_bytes(s, vertices, entries, stamps, weights, packed);
+        let len = expected_bytes(s, counts);
         sections[s as usize] = Extent { offset, len };
         pos = offset + len;
     }
@@ -350,6 +377,7 @@ impl Header {
         put_u64(&mut b, OFF_TABLE + 8, self.table.len);
         put_u32(&mut b, OFF_TABLE_CRC, self.table_crc);
         put_u32(&mut b, OFF_DICT_COUNT, self.dict_count);
+        put_u64(&mut b, OFF_PIVOT_COUNT, self.pivot_count);
         let crc = crc32c::crc32c(&b[..OFF_HEADER_CRC]);
         put_u32(&mut b, OFF_HEADER_CRC, crc);
         b
@@ -398,6 +426,7 @@ impl Header {
         let (reserved, known) = match version {
             1 => (OFF_DICT_COUNT, KNOWN_FLAGS_V1),
             2 => (OFF_LISTS, KNOWN_FLAGS_V2),
+            3 => (OFF_PIVOTS, KNOWN_FLAGS_V3),
             _ => (OFF_RESERVED, KNOWN_FLAGS),
         };
         if let Some(i) = b[reserved..OFF_HEADER_CRC].iter().position(|&x| x != 0) {
@@ -427,6 +456,7 @@ impl Header {
         for (since, s, before) in [
             (2, Section::Codes, Section::Weights),
             (3, Section::Lists, Section::Codes),
+            (4, Section::Pivots, Section::Lists),
         ] {
             if version < since {
                 let prev = sections[before as usize];
@@ -452,6 +482,11 @@ impl Header {
             },
             table_crc: get_u32(&b, OFF_TABLE_CRC),
             dict_count: get_u32(&b, OFF_DICT_COUNT),
+            pivot_count: if version < 4 {
+                0
+            } else {
+                get_u64(&b, OFF_PIVOT_COUNT)
+            },
         };
         h.check(file, actual, known)?;
         Ok(h)
@@ -554,6 +589,21 @@ impl Header {
             _ => {}
         }
         let vertices = u64::from(self.hi - self.lo);
+        if self.flag(FLAG_PIVOTS) != (self.pivot_count > 0) {
+            return bad(
+                OFF_FLAGS,
+                "pivot flag disagrees with the pivot count".into(),
+            );
+        }
+        if self.pivot_count > vertices {
+            return bad(
+                OFF_PIVOT_COUNT,
+                format!(
+                    "{} pivot marks for {vertices} vertices (at most one each)",
+                    self.pivot_count
+                ),
+            );
+        }
         let packed = self
             .flag(FLAG_PACKED)
             .then(|| self.section(Section::Dsts).len);
@@ -572,11 +622,14 @@ impl Header {
             let at = s.header_offset();
             let want = expected_bytes(
                 s,
-                vertices,
-                self.entry_count,
-                self.stamp_count,
-                weights,
-                packed,
+                Counts {
+                    vertices,
+                    entries: self.entry_count,
+                    stamps: self.stamp_count,
+                    weights,
+                    packed,
+                    pivots: self.pivot_count,
+                },
             );
             if e.len != want {
                 return bad(

@@ -9,7 +9,8 @@
 
 use super::format::{
     block_count, corrupt, Extent, Header, Section, WeightForm, FLAG_MULTI, FLAG_PACKED,
-    FLAG_STAMPS, FLAG_TOMBS, FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT, TOMB_BIT, TS_MASK,
+    FLAG_PIVOTS, FLAG_STAMPS, FLAG_TOMBS, FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT, TOMB_BIT,
+    TS_MASK,
 };
 use super::pack;
 use super::storage::{self, SegmentBytes, Storage};
@@ -155,7 +156,78 @@ impl Segment {
         seg.check_offsets()?;
         seg.check_lists()?;
         seg.check_stamps()?;
+        seg.check_pivots()?;
         Ok(seg)
+    }
+
+    /// Pivot marks name vertices of the segment, strictly ascending, each
+    /// with a nonzero timestamp. After this `pivot_of` may search them.
+    fn check_pivots(&self) -> Result<()> {
+        let base = self.header().section(Section::Pivots).offset;
+        let range = self.vertex_range();
+        let mut prev = None;
+        for (i, p) in self.pivots().chunks_exact(2).enumerate() {
+            let at = base + 16 * i as u64;
+            let (v, ts) = (p[0], p[1]);
+            if !(u64::from(range.start)..u64::from(range.end)).contains(&v) {
+                return Err(corrupt(
+                    self.name(),
+                    at,
+                    format!("pivot mark for vertex {v}, outside the segment's {range:?}"),
+                ));
+            }
+            if prev.is_some_and(|p| p >= v) {
+                return Err(corrupt(
+                    self.name(),
+                    at,
+                    format!("pivot mark for vertex {v} does not ascend"),
+                ));
+            }
+            if ts == 0 || ts > TS_MASK {
+                return Err(corrupt(
+                    self.name(),
+                    at + 8,
+                    format!("pivot mark of vertex {v} has timestamp {ts}"),
+                ));
+            }
+            prev = Some(v);
+        }
+        Ok(())
+    }
+
+    /// The pivot marks, (vertex, timestamp) pairs flattened.
+    #[inline]
+    fn pivots(&self) -> &[u64] {
+        self.col(Section::Pivots)
+    }
+
+    /// How many pivot marks the segment has.
+    pub(crate) fn pivot_count(&self) -> u64 {
+        self.header().pivot_count
+    }
+
+    /// Whether the segment has pivot marks at all.
+    #[inline]
+    pub(crate) fn has_pivots(&self) -> bool {
+        self.header().flag(FLAG_PIVOTS)
+    }
+
+    /// The timestamp from which this segment (with the sources above it)
+    /// holds `v`'s whole list, if it is marked a pivot for `v`
+    /// (`crate::pivot`): a read at or after it looks no further down.
+    #[inline]
+    pub(crate) fn pivot_of(&self, v: u32) -> Option<u64> {
+        if !self.has_pivots() {
+            return None;
+        }
+        let marks: &[[u64; 2]] = bytemuck::try_cast_slice(self.pivots()).unwrap_or(&[]);
+        let i = marks.partition_point(|m| m[0] < u64::from(v));
+        marks.get(i).filter(|m| m[0] == u64::from(v)).map(|m| m[1])
+    }
+
+    /// Every pivot mark, ascending by vertex (compaction carries them).
+    pub(crate) fn pivot_marks(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.pivots().chunks_exact(2).map(|p| (p[0] as u32, p[1]))
     }
 
     /// A packed segment's list starts: from 0, never decreasing, the last

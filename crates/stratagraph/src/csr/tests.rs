@@ -25,6 +25,8 @@ struct Spec {
     /// What the writer may compress.
     enc: Encoding,
     vertices: BTreeMap<u32, Vec<SegEntry>>,
+    /// Pivot marks: vertex, timestamp.
+    pivots: BTreeMap<u32, u64>,
 }
 
 impl Spec {
@@ -34,6 +36,9 @@ impl Spec {
             .encoding(self.enc);
         for (&v, es) in &self.vertices {
             w.push_vertex(v, es).unwrap();
+        }
+        for (&v, &ts) in &self.pivots {
+            w.mark_pivot(v, ts).unwrap();
         }
         w.finish(self.hi).unwrap()
     }
@@ -102,42 +107,51 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
         0usize..3,
         any::<bool>(),
         any::<bool>(),
+        any::<u16>(),
     )
-        .prop_flat_map(|(versioned, weighted, lo, extra, inn, bs, code, pack)| {
-            let vertex =
-                prop::collection::btree_map(0u32..40, arb_group(versioned, weighted), 0..8);
-            prop::collection::btree_map(lo..lo + 12, vertex, 0..8).prop_map(move |vs| {
-                let top = vs.keys().next_back().map_or(lo, |&v| v + 1);
-                let vertices = vs
-                    .into_iter()
-                    .map(|(v, groups)| {
-                        let es = groups
-                            .into_iter()
-                            .flat_map(|(dst, g)| {
-                                g.into_iter().map(move |(ts, tomb, weight)| SegEntry {
-                                    dst,
-                                    ts,
-                                    tomb,
-                                    weight,
+        .prop_flat_map(
+            |(versioned, weighted, lo, extra, inn, bs, code, pack, marks)| {
+                let vertex =
+                    prop::collection::btree_map(0u32..40, arb_group(versioned, weighted), 0..8);
+                prop::collection::btree_map(lo..lo + 12, vertex, 0..8).prop_map(move |vs| {
+                    let top = vs.keys().next_back().map_or(lo, |&v| v + 1);
+                    let vertices = vs
+                        .into_iter()
+                        .map(|(v, groups)| {
+                            let es = groups
+                                .into_iter()
+                                .flat_map(|(dst, g)| {
+                                    g.into_iter().map(move |(ts, tomb, weight)| SegEntry {
+                                        dst,
+                                        ts,
+                                        tomb,
+                                        weight,
+                                    })
                                 })
-                            })
-                            .collect();
-                        (v, es)
-                    })
-                    .collect();
-                Spec {
-                    lo,
-                    hi: top + extra,
-                    dir: if inn { Direction::In } else { Direction::Out },
-                    block_size: [64, 256, 65536][bs],
-                    enc: Encoding {
-                        code_weights: code,
-                        pack_dsts: pack,
-                    },
-                    vertices,
-                }
-            })
-        })
+                                .collect();
+                            (v, es)
+                        })
+                        .collect();
+                    Spec {
+                        lo,
+                        hi: top + extra,
+                        dir: if inn { Direction::In } else { Direction::Out },
+                        block_size: [64, 256, 65536][bs],
+                        enc: Encoding {
+                            code_weights: code,
+                            pack_dsts: pack,
+                        },
+                        // Any vertex up to the last listed may be marked,
+                        // listed itself or not.
+                        pivots: (lo..top)
+                            .filter(|v| (marks >> ((v - lo) % 16)) & 1 == 1)
+                            .map(|v| (v, 1 + u64::from(v) * 7 % 60))
+                            .collect(),
+                        vertices,
+                    }
+                })
+            },
+        )
 }
 
 const SNAPSHOTS: [u64; 9] = [0, 1, 7, 20, 35, 59, 60, 1000, TS_MASK];
@@ -147,6 +161,21 @@ fn check(seg: &Segment, spec: &Spec) {
     seg.verify().unwrap();
     assert_eq!(seg.vertex_range(), spec.lo..spec.hi);
     assert_eq!(seg.direction(), spec.dir);
+    assert_eq!(seg.has_pivots(), !spec.pivots.is_empty());
+    for v in spec.lo.saturating_sub(2)..spec.hi + 2 {
+        assert_eq!(
+            seg.pivot_of(v),
+            spec.pivots.get(&v).copied(),
+            "pivot of {v}"
+        );
+    }
+    assert_eq!(
+        seg.pivot_marks().collect::<Vec<_>>(),
+        spec.pivots
+            .iter()
+            .map(|(&v, &t)| (v, t))
+            .collect::<Vec<_>>()
+    );
 
     let mut offsets = vec![0u32];
     let mut dsts = Vec::new();
@@ -322,6 +351,7 @@ fn sample() -> Spec {
             pack_dsts: false,
         },
         vertices,
+        pivots: BTreeMap::new(),
     }
 }
 
@@ -471,13 +501,13 @@ fn header_damage_names_the_field() {
     assert_corrupt_at(&Segment::from_bytes(b, "m").unwrap_err(), "m", 0);
 
     let mut b = full.clone();
-    b.as_bytes_mut()[format::OFF_VERSION] = 4;
+    b.as_bytes_mut()[format::OFF_VERSION] = 5;
     assert_eq!(
         Segment::from_bytes(b, "v").unwrap_err(),
         Error::UnsupportedFormat {
             file: "v".into(),
-            found: 4,
-            supported: 3
+            found: 5,
+            supported: 4
         }
     );
     let mut b = full.clone();
@@ -671,6 +701,7 @@ fn empty_segment_round_trips() {
         block_size: 64,
         enc: ALL,
         vertices: BTreeMap::new(),
+        pivots: BTreeMap::new(),
     };
     let seg = Segment::from_bytes(spec.build(), "empty").unwrap();
     check(&seg, &spec);
@@ -684,7 +715,7 @@ fn format_is_stable() {
     let b = sample().build();
     let bytes = b.as_bytes();
     assert_eq!(&bytes[..8], &MAGIC);
-    assert_eq!(&bytes[8..12], &3u32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &4u32.to_le_bytes());
     assert_eq!(&bytes[12..16], &(HEADER_LEN as u32).to_le_bytes());
     // flags: weighted | stamps | tombs | multi | coded
     assert_eq!(&bytes[16..20], &0b111110u32.to_le_bytes());
@@ -697,8 +728,9 @@ fn format_is_stable() {
     // (offset, len) of offsets (8 of 4 bytes), dsts (25), stamp_idx (2),
     // stamps (2 of 8 bytes), the dictionary (0.5, 1.0, 2.5), the table
     // (448 data bytes in 64-byte blocks: 7 crcs), codes (25 of 1 byte),
-    // then the empty lists section (the destinations are not packed).
-    let dir: [(usize, u64, u64); 8] = [
+    // then the empty lists section (the destinations are not packed) and
+    // the empty pivots section.
+    let dir: [(usize, u64, u64); 9] = [
         (64, 256, 32),
         (80, 320, 100),
         (96, 448, 8),
@@ -707,6 +739,7 @@ fn format_is_stable() {
         (144, 704, 28),
         (168, 640, 25),
         (184, 704, 0),
+        (200, 704, 0),
     ];
     for (at, o, l) in dir {
         assert_eq!(&bytes[at..at + 8], &o.to_le_bytes(), "pair at {at}: offset");
@@ -717,6 +750,7 @@ fn format_is_stable() {
         );
     }
     assert_eq!(&bytes[164..168], &3u32.to_le_bytes(), "dict_count");
+    assert_eq!(&bytes[216..224], &0u64.to_le_bytes(), "pivot_count");
     let dict: Vec<u8> = [0.5f64, 1.0, 2.5]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -847,6 +881,7 @@ fn many_weights(n: u32, distinct: u32, code: bool) -> (Spec, Vec<f64>) {
             pack_dsts: false,
         },
         vertices: BTreeMap::from([(0, entries)]),
+        pivots: BTreeMap::new(),
     };
     (spec, weights)
 }
@@ -1025,6 +1060,10 @@ fn fuzz_the_segment_reader() {
         vertices: (0..40u32)
             .map(|v| (v, (0..v % 7).map(|d| SegEntry::plain(d * 3)).collect()))
             .collect(),
+        pivots: (0..40u32)
+            .step_by(3)
+            .map(|v| (v, 5 + u64::from(v)))
+            .collect(),
     };
     let mut seeds: Vec<Vec<u8>> = [
         sample(),
@@ -1114,6 +1153,7 @@ fn many_lists(pack: bool) -> Spec {
             pack_dsts: pack,
         },
         vertices,
+        pivots: BTreeMap::new(),
     }
 }
 
@@ -1182,7 +1222,7 @@ fn a_version_2_segment_still_opens() {
     let spec = sample();
     let mut b = spec.build().as_bytes().to_vec();
     b[format::OFF_VERSION..][..4].copy_from_slice(&2u32.to_le_bytes());
-    b[format::OFF_LISTS..format::OFF_LISTS + 16].fill(0);
+    b[format::OFF_LISTS..format::OFF_RESERVED].fill(0);
     reseal(&mut b);
     let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v2").unwrap();
     check(&seg, &spec);
@@ -1194,5 +1234,137 @@ fn a_version_2_segment_still_opens() {
         &Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "r").unwrap_err(),
         "r",
         format::OFF_LISTS as u64,
+    );
+}
+
+#[test]
+fn a_version_3_segment_still_opens() {
+    let spec = Spec {
+        enc: ALL,
+        ..sample()
+    };
+    let mut b = spec.build().as_bytes().to_vec();
+    b[format::OFF_VERSION..][..4].copy_from_slice(&3u32.to_le_bytes());
+    b[format::OFF_PIVOTS..format::OFF_RESERVED].fill(0);
+    reseal(&mut b);
+    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v3").unwrap();
+    check(&seg, &spec);
+    assert!(!seg.has_pivots());
+    // In version 3 the pivots pair and count are reserved and stay zero,
+    // and the pivot flag is unknown.
+    for at in [format::OFF_PIVOTS, format::OFF_PIVOT_COUNT] {
+        let mut d = b.clone();
+        d[at] = 1;
+        reseal(&mut d);
+        assert_corrupt_at(
+            &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "r").unwrap_err(),
+            "r",
+            at as u64,
+        );
+    }
+    let mut d = b.clone();
+    d[format::OFF_FLAGS] |= 1 << 7;
+    reseal(&mut d);
+    assert_corrupt_at(
+        &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "f").unwrap_err(),
+        "f",
+        format::OFF_FLAGS as u64,
+    );
+}
+
+/// `sample()` with vertices 3 and 6 marked pivots (and 4, which has no
+/// entries: a mark needs none).
+fn with_pivots() -> Spec {
+    Spec {
+        pivots: BTreeMap::from([(3, 9), (4, 2), (6, 12)]),
+        ..sample()
+    }
+}
+
+#[test]
+fn pivot_marks_round_trip_and_are_found_by_vertex() {
+    let spec = with_pivots();
+    let seg = Segment::from_bytes(spec.build(), "p").unwrap();
+    check(&seg, &spec);
+    assert_eq!(seg.pivot_of(3), Some(9));
+    assert_eq!(seg.pivot_of(5), None);
+    let packed = Spec {
+        enc: ALL,
+        ..with_pivots()
+    };
+    check(&Segment::from_bytes(packed.build(), "pp").unwrap(), &packed);
+}
+
+#[test]
+fn the_writer_refuses_bad_pivot_marks() {
+    let spec = sample();
+    let writer = || {
+        let mut w = SegmentWriter::new(spec.lo, spec.dir);
+        for (&v, es) in &spec.vertices {
+            w.push_vertex(v, es).unwrap();
+        }
+        w
+    };
+    let refused = |v: u32, r: Result<(), Error>| {
+        assert!(
+            matches!(r, Err(Error::InvalidSegmentInput { vertex, .. }) if vertex == v),
+            "{r:?}"
+        );
+    };
+    // Not pushed yet (the last pushed is 6), below the start, timestamp 0
+    // or past the stamp range, and not ascending.
+    refused(7, writer().mark_pivot(7, 3));
+    refused(1, writer().mark_pivot(1, 3));
+    refused(5, writer().mark_pivot(5, 0));
+    refused(5, writer().mark_pivot(5, TS_MASK + 1));
+    let mut w = writer();
+    w.mark_pivot(5, 3).unwrap();
+    refused(5, w.mark_pivot(5, 4));
+    refused(3, w.mark_pivot(3, 4));
+    // Refusals leave the writer as it was.
+    w.mark_pivot(6, 4).unwrap();
+    let seg = Segment::from_bytes(w.finish(spec.hi).unwrap(), "w").unwrap();
+    assert_eq!(seg.pivot_marks().collect::<Vec<_>>(), vec![(5, 3), (6, 4)]);
+}
+
+#[test]
+fn damaged_pivot_marks_are_refused_at_open_naming_their_offset() {
+    let good = with_pivots().build().as_bytes().to_vec();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let base = u64_at(&good, format::OFF_PIVOTS) as usize;
+    assert_eq!(u64_at(&good, format::OFF_PIVOTS + 8), 48);
+    let put = |b: &mut Vec<u8>, at: usize, x: u64| b[at..at + 8].copy_from_slice(&x.to_le_bytes());
+    // (byte, new value): a vertex outside 2..9, marks out of order, a
+    // repeated vertex, timestamps 0 and past the stamp range.
+    for (at, value) in [
+        (base, 9u64),
+        (base, 1),
+        (base + 16, 3),
+        (base + 16, 2),
+        (base + 8, 0),
+        (base + 24, TS_MASK + 1),
+    ] {
+        let mut b = good.clone();
+        put(&mut b, at, value);
+        reseal(&mut b);
+        let err = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "d").unwrap_err();
+        assert_corrupt_at(&err, "d", at as u64);
+        match err {
+            Error::Corrupt { offset, .. } => assert!(offset >= (at - at % 16) as u64),
+            other => panic!("{other:?}"),
+        }
+    }
+    // A count that disagrees with the section, or a flag without marks.
+    let mut b = good.clone();
+    put(&mut b, format::OFF_PIVOT_COUNT, 2);
+    reseal(&mut b);
+    assert!(Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "c").is_err());
+    let mut b = sample().build().as_bytes().to_vec();
+    b[format::OFF_FLAGS] |= 1 << 7;
+    reseal(&mut b);
+    assert_corrupt_at(
+        &Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "f").unwrap_err(),
+        "f",
+        format::OFF_FLAGS as u64,
     );
 }

@@ -8,8 +8,8 @@
 
 use super::format::{
     self, Header, Section, WeightForm, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_PACKED,
-    FLAG_STAMPS, FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT, MAX_DICT, MIN_BLOCK_SIZE,
-    TOMB_BIT, TS_MASK,
+    FLAG_PIVOTS, FLAG_STAMPS, FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT, MAX_DICT,
+    MIN_BLOCK_SIZE, TOMB_BIT, TS_MASK,
 };
 use super::storage::SegmentBytes;
 use super::{pack, Encoding, SegEntry};
@@ -39,6 +39,9 @@ pub(crate) struct SegmentWriter {
     encoding: Encoding,
     /// Entry capacity; `u32::MAX` except in tests of the limit.
     max_entries: u64,
+    /// Pivot marks so far, (vertex, timestamp) pairs flattened, ascending
+    /// by vertex.
+    pivots: Vec<u64>,
 }
 
 fn refuse(vertex: u32, what: impl Into<String>) -> Error {
@@ -65,6 +68,7 @@ impl SegmentWriter {
             multi: false,
             encoding: Encoding::PLAIN,
             max_entries: u64::from(u32::MAX),
+            pivots: Vec::new(),
         }
     }
 
@@ -162,6 +166,29 @@ impl SegmentWriter {
         Ok(())
     }
 
+    /// Marks `v`, already pushed, as a pivot as of `ts`: this segment and
+    /// the sources above it hold `v`'s whole list for every snapshot at or
+    /// after `ts` (`crate::pivot`). Marks go in ascending vertex order, at
+    /// most one a vertex.
+    pub(crate) fn mark_pivot(&mut self, v: u32, ts: u64) -> Result<()> {
+        if u64::from(v) >= self.next_vertex() || v < self.lo {
+            return Err(refuse(v, "pivot mark for a vertex not pushed yet"));
+        }
+        if let Some(&last) = self.pivots.iter().rev().nth(1) {
+            if u64::from(v) <= last {
+                return Err(refuse(
+                    v,
+                    format!("pivot marks not ascending: vertex {last} was marked already"),
+                ));
+            }
+        }
+        if ts == 0 || ts > TS_MASK {
+            return Err(refuse(v, format!("pivot timestamp {ts} out of range")));
+        }
+        self.pivots.extend([u64::from(v), ts]);
+        Ok(())
+    }
+
     /// Checks that the segment can end at `hi`.
     fn check_end(&self, hi: u32) -> Result<()> {
         let next = self.next_vertex();
@@ -196,6 +223,7 @@ impl SegmentWriter {
             tombs: self.tombs,
             multi: self.multi,
             encoding: self.encoding,
+            pivots: &self.pivots,
         }
     }
 
@@ -225,6 +253,8 @@ struct Columns<'a> {
     tombs: bool,
     multi: bool,
     encoding: Encoding,
+    /// Pivot marks, (vertex, timestamp) pairs flattened.
+    pivots: &'a [u64],
 }
 
 /// The weights as a file keeps them.
@@ -288,12 +318,16 @@ impl Columns<'_> {
     /// table crc. The block size has been checked. `packed`: the byte
     /// length of packed destinations.
     fn header(&self, hi: u32, weights: WeightForm, packed: Option<u64>) -> Header {
+        let pivot_count = self.pivots.len() as u64 / 2;
         let (sections, table, file_len) = format::layout(
-            u64::from(hi - self.lo),
-            self.dsts.len() as u64,
-            self.stamps.len() as u64,
-            weights,
-            packed,
+            format::Counts {
+                vertices: u64::from(hi - self.lo),
+                entries: self.dsts.len() as u64,
+                stamps: self.stamps.len() as u64,
+                weights,
+                packed,
+                pivots: pivot_count,
+            },
             self.block_size,
         );
         let mut flags = weights.flags();
@@ -305,6 +339,7 @@ impl Columns<'_> {
             (!self.stamps.is_empty(), FLAG_STAMPS),
             (self.tombs, FLAG_TOMBS),
             (self.multi, FLAG_MULTI),
+            (pivot_count > 0, FLAG_PIVOTS),
         ] {
             if on {
                 flags |= f;
@@ -323,6 +358,7 @@ impl Columns<'_> {
             table,
             table_crc: 0,
             dict_count: weights.dict_count(),
+            pivot_count,
         }
     }
 
@@ -352,6 +388,7 @@ impl Columns<'_> {
             weights,
             codes,
             lists,
+            bytemuck::cast_slice(self.pivots),
         ];
         for s in Section::ALL {
             let e = h.section(s);
@@ -452,6 +489,7 @@ pub(crate) fn write_columns(
         tombs: false,
         multi: false,
         encoding,
+        pivots: &[],
     };
     cols.bytes(hi)
 }

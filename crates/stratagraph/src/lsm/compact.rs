@@ -33,6 +33,11 @@ struct Version {
 /// listed newest first (several parts of one level may be listed: only one
 /// of them holds a given vertex). `bottom`: nothing older lies below them.
 /// The merged segment is compressed as `encoding` allows (`Encoding::level`).
+///
+/// A vertex marked a pivot in any input stays one in the merge, as of the
+/// earliest of its marks: the merge holds everything the marked input and
+/// the inputs above it held, so a read at or after that time still needs
+/// nothing below it. At the bottom there is nothing below and marks go.
 pub(crate) fn compact_direction(
     segs: &[&Segment],
     range: Range<u32>,
@@ -42,6 +47,11 @@ pub(crate) fn compact_direction(
     encoding: Encoding,
 ) -> Result<SegmentBytes> {
     let mut writer = SegmentWriter::new(range.start, dir).encoding(encoding);
+    let mut marks: Vec<_> = segs
+        .iter()
+        .filter(|s| !bottom && s.has_pivots())
+        .map(|s| s.pivot_marks().peekable())
+        .collect();
     let mut versions: Vec<Version> = Vec::new();
     let mut entries: Vec<SegEntry> = Vec::new();
     let end = range.end;
@@ -72,6 +82,16 @@ pub(crate) fn compact_direction(
         keep_needed(&versions, watermark, bottom, &mut entries);
         if !entries.is_empty() {
             writer.push_vertex(v, &entries)?;
+            let mut pivot: Option<u64> = None;
+            for m in &mut marks {
+                while m.next_if(|&(u, _)| u < v).is_some() {}
+                if let Some((_, ts)) = m.next_if(|&(u, _)| u == v) {
+                    pivot = Some(pivot.map_or(ts, |p| p.min(ts)));
+                }
+            }
+            if let Some(ts) = pivot {
+                writer.mark_pivot(v, ts)?;
+            }
         }
     }
     writer.finish(end)
@@ -123,5 +143,49 @@ fn keep_needed(versions: &[Version], watermark: u64, bottom: bool, out: &mut Vec
             }
             break;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A segment over vertices 0..8 where each listed vertex has the given
+    /// destinations (unversioned), with pivot marks.
+    fn seg(lists: &[(u32, &[u32])], marks: &[(u32, u64)]) -> Segment {
+        let mut w = SegmentWriter::new(0, Direction::Out);
+        for &(v, dsts) in lists {
+            let entries: Vec<SegEntry> = dsts.iter().map(|&d| SegEntry::plain(d)).collect();
+            w.push_vertex(v, &entries).unwrap();
+        }
+        for &(v, ts) in marks {
+            w.mark_pivot(v, ts).unwrap();
+        }
+        Segment::from_bytes(w.finish(8).unwrap(), "test").unwrap()
+    }
+
+    #[test]
+    fn a_merge_keeps_each_vertexs_earliest_pivot_mark_above_the_bottom() {
+        let newer = seg(&[(1, &[2]), (3, &[4]), (5, &[6])], &[(1, 9), (3, 7)]);
+        let older = seg(&[(1, &[3]), (3, &[5]), (6, &[0])], &[(3, 4), (6, 2)]);
+        let merged = |bottom| {
+            let bytes = compact_direction(
+                &[&newer, &older],
+                0..8,
+                Direction::Out,
+                0,
+                bottom,
+                Encoding::PLAIN,
+            )
+            .unwrap();
+            Segment::from_bytes(bytes, "merged").unwrap()
+        };
+        let above = merged(false);
+        assert_eq!(
+            above.pivot_marks().collect::<Vec<_>>(),
+            vec![(1, 9), (3, 4), (6, 2)]
+        );
+        // At the bottom nothing lies below a list: marks would stop nothing.
+        assert!(!merged(true).has_pivots());
     }
 }

@@ -12,11 +12,88 @@
 //! under each vertex's shared lock, and only versions committed in the
 //! flush's span (after the previous run's cut, up to this one's) are
 //! written, so commits that land during the flush wait for the next one.
+//!
+//! A vertex the flush writes as a pivot (`crate::pivot`) also gets a copy
+//! of every edge that is live only in the levels below, as of the cut, and
+//! a pivot mark at the cut: its run then holds its whole list for every
+//! snapshot from the cut on. The copies are versions at the cut (without a
+//! stamp when no snapshot before the cut is left), so an older snapshot
+//! reads past them as it would past any newer version.
 
+use super::layers::Layers;
 use crate::csr::{Encoding, SegEntry, SegmentBytes, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::Result;
 use crate::mem::{EdgeSet, MemGraph};
+
+/// Which vertices a flush writes as pivots, and the sources below its run
+/// whose latest state completes their lists.
+#[derive(Clone, Copy)]
+pub(crate) struct Pivots<'a> {
+    /// Every run and level below the new run.
+    pub below: &'a Layers,
+    /// Whether vertex `v`'s list (in the direction flushed) is a pivot.
+    pub wants: &'a dyn Fn(u32) -> bool,
+    /// Most entries the flush copies from below: a run is built in
+    /// memory, so its copies are bounded as the MemGraph is. A vertex
+    /// whose copies would pass it stays a delta.
+    pub budget: usize,
+}
+
+/// The edges of `v` live in the latest state of `layers` alone, ascending
+/// by destination, with weights (the newest version of each destination
+/// decides, as for any read).
+fn live_below(layers: &Layers, v: u32, dir: Direction, out: &mut Vec<(u32, f64)>) {
+    // (dst, source, entry): sorting puts a destination's newest version
+    // first, sources being newest first and versions newest first in each.
+    let mut versions: Vec<(u32, usize, usize, bool, f64)> = Vec::new();
+    for (i, seg) in layers.segments_at(v, dir, u64::MAX).enumerate() {
+        let range = seg.entry_range(v);
+        seg.with_list(v, |dsts| {
+            for (k, &d) in dsts.iter().enumerate() {
+                let e = range.start + k;
+                versions.push((d, i, e, seg.stamp_of(e).1, seg.weight(e)));
+            }
+        });
+    }
+    versions.sort_unstable_by_key(|x| (x.0, x.1, x.2));
+    out.clear();
+    let mut last = None;
+    for &(d, _, _, tomb, w) in &versions {
+        if last != Some(d) {
+            last = Some(d);
+            if !tomb {
+                out.push((d, w));
+            }
+        }
+    }
+}
+
+/// Adds to `entries` (one vertex's, sorted by destination) an unversioned
+/// or `ts`-stamped copy of each edge of `below` whose destination they
+/// lack.
+fn complete(entries: &mut Vec<SegEntry>, below: &[(u32, f64)], ts: u64) {
+    if below.is_empty() {
+        return;
+    }
+    let mine = std::mem::take(entries);
+    let mut i = 0;
+    for &(dst, weight) in below {
+        while i < mine.len() && mine[i].dst < dst {
+            entries.push(mine[i]);
+            i += 1;
+        }
+        if mine.get(i).is_none_or(|e| e.dst != dst) {
+            entries.push(SegEntry {
+                dst,
+                ts,
+                tomb: false,
+                weight,
+            });
+        }
+    }
+    entries.extend_from_slice(mine.get(i..).unwrap_or(&[]));
+}
 
 /// The segment entries of one edge set, as `EdgeSet::for_each_version`
 /// reports them.
@@ -35,7 +112,9 @@ fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<Seg
 /// Writes the versions committed in `span` = (after, up to] of vertices
 /// `0..bound` of `mem` in one direction as one segment, for snapshots at or
 /// after `watermark`. `In` only for directed graphs, compressed as
-/// `encoding` allows (`Encoding::flush`).
+/// `encoding` allows (`Encoding::flush`); the vertices `pivots` wants are
+/// written whole and marked (the cut, `span.1`, must then be a commit
+/// timestamp).
 pub(crate) fn flush_direction(
     mem: &MemGraph,
     bound: u32,
@@ -43,15 +122,34 @@ pub(crate) fn flush_direction(
     watermark: u64,
     span: (u64, u64),
     encoding: Encoding,
+    pivots: Option<Pivots<'_>>,
 ) -> Result<SegmentBytes> {
     let mut writer = SegmentWriter::new(0, dir).encoding(encoding);
     let mut entries = Vec::new();
+    let mut below = Vec::new();
+    let cut = span.1;
+    let copy_ts = if watermark >= cut { 0 } else { cut };
+    let mut budget = pivots.map_or(0, |p| p.budget);
     for v in 0..bound {
         let present = mem.read(v, |s| {
             entries_of(s.set(dir), watermark, span, &mut entries);
         });
-        if present.is_some() && !entries.is_empty() {
-            writer.push_vertex(v, &entries)?;
+        if present.is_none() || entries.is_empty() {
+            continue;
+        }
+        let mut pivot = pivots.filter(|p| (p.wants)(v));
+        if let Some(p) = pivot {
+            live_below(p.below, v, dir, &mut below);
+            if below.len() <= budget {
+                budget -= below.len();
+                complete(&mut entries, &below, copy_ts);
+            } else {
+                pivot = None;
+            }
+        }
+        writer.push_vertex(v, &entries)?;
+        if pivot.is_some() {
+            writer.mark_pivot(v, cut)?;
         }
     }
     writer.finish(bound)
@@ -155,6 +253,7 @@ mod tests {
                 watermark,
                 (0, u64::MAX),
                 Encoding::PLAIN,
+                None,
             )
             .unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
@@ -229,9 +328,16 @@ mod tests {
         let segs: Vec<Segment> = directions
             .iter()
             .map(|&inn| {
-                let b =
-                    flush_direction(&store.mem, bound, side(inn), wm, (0, cut), Encoding::PLAIN)
-                        .unwrap();
+                let b = flush_direction(
+                    &store.mem,
+                    bound,
+                    side(inn),
+                    wm,
+                    (0, cut),
+                    Encoding::PLAIN,
+                    None,
+                )
+                .unwrap();
                 Segment::from_bytes(b, "cut").unwrap()
             })
             .collect();
@@ -310,6 +416,7 @@ mod tests {
                 wm,
                 (0, u64::MAX),
                 Encoding::PLAIN,
+                None,
             )
             .unwrap(),
             "quiet",

@@ -284,6 +284,13 @@ impl Layers {
             .chain(self.levels.iter().flat_map(|l| l.parts.iter()))
     }
 
+    /// Pivot marks in every segment, both directions.
+    pub(crate) fn pivot_marks(&self) -> u64 {
+        self.all()
+            .map(|r| r.out.pivot_count() + r.inn.as_ref().map_or(0, Segment::pivot_count))
+            .sum()
+    }
+
     /// Bytes held by every segment.
     pub(crate) fn bytes(&self) -> usize {
         self.all().map(|r| r.bytes() as usize).sum()
@@ -344,7 +351,10 @@ impl Layers {
         from.is_some_and(|f| ts >= f).then_some(seg)
     }
 
-    /// The segments that may hold `v` in one direction, newest first.
+    /// The segments that may hold `v` in one direction, newest first, all
+    /// of them: for reads whose results are shared with readers of other
+    /// timestamps (a snapshot's MemGraph pages and the slices they were
+    /// built over, `read::mem_view`), which must all see the same slices.
     pub(crate) fn segments_of(&self, v: u32, dir: Direction) -> impl Iterator<Item = &Segment> {
         self.runs
             .iter()
@@ -353,10 +363,32 @@ impl Layers {
             .map(move |r| r.seg(dir))
     }
 
+    /// The segments a read of `v`'s list in one direction at `ts` needs,
+    /// newest first: those that may hold `v`, down to the first one marked
+    /// a pivot for `v` at or before `ts` (`crate::pivot`), which with the
+    /// ones above it holds the whole list. Reading further would give the
+    /// same answer, older versions being hidden by newer ones; it would
+    /// only cost more.
+    pub(crate) fn segments_at(
+        &self,
+        v: u32,
+        dir: Direction,
+        ts: u64,
+    ) -> impl Iterator<Item = &Segment> {
+        let mut done = false;
+        self.segments_of(v, dir).map_while(move |seg| {
+            if done {
+                return None;
+            }
+            done = seg.pivot_of(v).is_some_and(|p| p <= ts);
+            Some(seg)
+        })
+    }
+
     /// Weight of edge `v -> d` in the latest state of these layers alone
     /// (the MemGraph ignored): the newest source holding a version decides.
     pub(crate) fn latest(&self, v: u32, d: u32, dir: Direction) -> Option<f64> {
-        self.segments_of(v, dir)
+        self.segments_at(v, dir, u64::MAX)
             .map(|seg| seg.decided(v, d, u64::MAX))
             .find(|d| d.decides())
             .and_then(Decided::weight)
@@ -365,7 +397,7 @@ impl Layers {
     /// Starts loading where `v`'s lists begin below the MemGraph, for a
     /// write that will look there (see `util::prefetch`).
     pub(crate) fn prefetch_lists(&self, v: u32, dir: Direction) {
-        for seg in self.segments_of(v, dir) {
+        for seg in self.segments_at(v, dir, u64::MAX) {
             seg.prefetch_range(v);
         }
     }

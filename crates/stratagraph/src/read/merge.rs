@@ -22,16 +22,18 @@ use crate::mem::EdgeSet;
 use crate::version::Decided;
 
 /// `set` (vertex `v`'s MemGraph set in one direction) stacked on the
-/// segments of `layers` that may hold `v`, as merge sources, newest first.
+/// segments of `layers` a read of `v` at `ts` needs (`Layers::segments_at`),
+/// as merge sources, newest first.
 pub(crate) fn sources<'a>(
     layers: &'a Layers,
     set: &'a EdgeSet,
     v: u32,
     dir: Direction,
+    ts: u64,
 ) -> Vec<Source<'a>> {
     let mut s = Vec::with_capacity(layers.runs.len() + layers.levels.len() + 1);
     s.push(Source::Mem(set));
-    s.extend(layers.segments_of(v, dir).map(Source::Seg));
+    s.extend(layers.segments_at(v, dir, ts).map(Source::Seg));
     s
 }
 

@@ -228,7 +228,7 @@ impl Snapshot {
         }
         self.store.mem.read_or_empty(s, |st| {
             merge::weight(
-                &merge::sources(&self.layers, &st.out, s, Direction::Out),
+                &merge::sources(&self.layers, &st.out, s, Direction::Out, ts),
                 s,
                 d,
                 ts,
@@ -281,7 +281,7 @@ impl Snapshot {
         }
         let mut holders = self
             .layers
-            .segments_of(v, dir)
+            .segments_at(v, dir, self.ts)
             .filter(|s| !s.entry_range(v).is_empty());
         match (holders.next(), holders.next()) {
             (None, _) => Place::Empty,
@@ -302,10 +302,12 @@ impl Snapshot {
         self.store.mem.read_or_empty(v, |st| {
             let set = st.set(dir);
             MERGER.with(|m| {
-                m.borrow_mut()
-                    .visit(&merge::sources(&self.layers, set, v, dir), v, ts, |d, w| {
-                        out.push((d, w))
-                    });
+                m.borrow_mut().visit(
+                    &merge::sources(&self.layers, set, v, dir, ts),
+                    v,
+                    ts,
+                    |d, w| out.push((d, w)),
+                );
             });
         });
         out
@@ -349,7 +351,7 @@ impl Snapshot {
                 let set = st.set(dir);
                 MERGER.with(|m| {
                     m.borrow_mut().visit(
-                        &merge::sources(&self.layers, set, v, dir),
+                        &merge::sources(&self.layers, set, v, dir, ts),
                         v,
                         ts,
                         |d, _| out.push(d),

@@ -30,11 +30,12 @@ use super::Store;
 use crate::csr::{Encoding, Segment, SegmentBytes};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
-use crate::lsm::flush::flush_direction;
+use crate::lsm::flush::{flush_direction, Pivots};
 use crate::lsm::layers::{Layers, Level};
 use crate::lsm::leveling::{self, L0_RUNS};
 use crate::lsm::LevelSink;
 use crate::manifest::{LogSegment, Manifest, PropsFile, RunFiles, Totals, VertexIds, VertexTable};
+use crate::pivot::Plan;
 use crate::props::file as props_file;
 use crate::util::faults::{hit, FileOp};
 use crate::util::files::write_atomically;
@@ -390,19 +391,30 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     // MemGraph when an old snapshot holds back the clean-up).
     let span = (from, cut);
     let code = Encoding::flush(&store.opts);
-    let out = flush_direction(&store.mem, bound, Direction::Out, watermark, span, code)?;
+    // The sources below the run, whose latest state completes the lists
+    // of the vertices written as pivots (`crate::pivot`).
+    let below = store.layers.read().clone();
+    let plan = Plan::for_flush(&store.opts, &below, bound);
+    let side = |dir: Direction| {
+        let wants = |v: u32| plan.pivots(&store.sketch, v);
+        // Out-lists only: they are what a neighbour look-up reads and what
+        // the cost model prices; a directed graph's in-lists mirror them.
+        let pivots = (plan != Plan::Deltas && dir == Direction::Out).then_some(Pivots {
+            below: &below,
+            wants: &wants,
+            // About 16 bytes a copy while the run is built: at most the
+            // MemGraph's budget again.
+            budget: store.opts.memgraph_bytes / 16,
+        });
+        flush_direction(&store.mem, bound, dir, watermark, span, code, pivots)
+    };
+    let out = side(Direction::Out)?;
     let inn = if store.opts.directed {
-        Some(flush_direction(
-            &store.mem,
-            bound,
-            Direction::In,
-            watermark,
-            span,
-            code,
-        )?)
+        Some(side(Direction::In)?)
     } else {
         None
     };
+    drop(below);
     let vertices = store.home.is_some().then(|| capture_vertices(store, cut));
     let props = write_props(store, cut)?;
     drop(pin);
@@ -518,6 +530,9 @@ pub(crate) fn install_bulk_level(
     let ts = {
         let mut current = store.layers.write();
         let next = Layers::new(Vec::new(), levels);
+        if store.sketches_degrees() {
+            store.sketch.seed(&next);
+        }
         let old = std::mem::replace(&mut *current, Arc::new(next));
         // Holders of the old layers lack this load as they lack any later
         // flush's; that flush's clean-up must wait for them too.

@@ -26,7 +26,8 @@ use crate::keys::Keys;
 use crate::lsm::layers::{FlushedRun, Layers};
 use crate::lsm::LevelSink;
 use crate::mem::{MemGraph, Stamping};
-use crate::options::{Options, MAX_THREADS};
+use crate::options::{Options, UpdatePolicy, MAX_THREADS};
+use crate::pivot::DegreeSketch;
 use crate::props::PropStore;
 use crate::util::dir_lock::DirLock;
 use crate::version::{Clock, Timestamp};
@@ -55,6 +56,9 @@ pub(crate) struct Store {
     pub blind: BlindLedger,
     /// Vertex labels and properties.
     pub props: PropStore,
+    /// Each vertex's degree, estimated, for the adaptive update policy
+    /// (`crate::pivot`); stepped only under that policy.
+    pub sketch: DegreeSketch,
     /// The flushed runs below the MemGraph; replaced whole by each flush.
     pub layers: RwLock<Arc<Layers>>,
     pub lsm: LsmState,
@@ -102,6 +106,10 @@ impl Store {
             .thread_name(|i| format!("stratagraph-{i}"))
             .build()
             .ok();
+        let sketch = DegreeSketch::default();
+        if matches!(opts.update_policy, UpdatePolicy::Adaptive { .. }) {
+            sketch.seed(&layers);
+        }
         Store {
             opts,
             ids,
@@ -112,6 +120,7 @@ impl Store {
             conflicts: Conflicts::default(),
             blind: BlindLedger::default(),
             props: PropStore::default(),
+            sketch,
             layers: RwLock::new(Arc::new(layers)),
             lsm,
             home,
@@ -120,6 +129,22 @@ impl Store {
             closed: AtomicBool::new(false),
             read_only: OnceLock::new(),
             pool,
+        }
+    }
+
+    /// Whether writes step the degree sketch (the adaptive update policy).
+    #[inline]
+    pub(crate) fn sketches_degrees(&self) -> bool {
+        matches!(self.opts.update_policy, UpdatePolicy::Adaptive { .. })
+    }
+
+    /// Steps the degree sketch for a new edge `s -> d` at `ts`: `s`'s
+    /// out-degree (an undirected graph: both ends').
+    #[inline]
+    pub(crate) fn count_new_edge(&self, s: u32, d: u32, ts: u64) {
+        self.sketch.bump(s, d, ts);
+        if !self.opts.directed && s != d {
+            self.sketch.bump(d, s, ts);
         }
     }
 

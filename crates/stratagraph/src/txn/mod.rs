@@ -1261,6 +1261,10 @@ impl WriteTxn {
     ) -> (i64, i64, Vec<(u32, u32)>) {
         let directed = self.store.opts.directed;
         let blind_inserts = self.store.opts.blind_inserts;
+        let store = &*self.store;
+        // A blind insert counts as new here even if it re-weights an edge
+        // below; the sketch is an estimate either way.
+        let sketch = store.sketches_degrees();
         let mut blind = Vec::new();
         let props = &self.store.props;
         let (mut d_edges, mut d_vertices) = (0i64, 0i64);
@@ -1321,6 +1325,9 @@ impl WriteTxn {
                     let new = edge_rules::counts_as_new(effect);
                     if effect == Effect::Fresh {
                         blind.push((s, d));
+                    }
+                    if new && sketch {
+                        store.count_new_edge(s, d, st.ts);
                     }
                     if directed {
                         // A blind insert may re-weight an edge whose
