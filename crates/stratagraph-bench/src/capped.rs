@@ -20,6 +20,13 @@
 //! - `reads`: opens read-only; search_edge, scan_seq, scan_rand, then BFS,
 //!   PageRank, WCC and SSSP, each checked against the references.
 //! - `delete_mixed`: applies `kS.ops.bin`; checks the edge count after it.
+//! - `mix`: Aster's mixes (Poly-LSM paper §5) on the store `load` leaves:
+//!   a given share of GetNeighbors (a uniformly drawn vertex's out-list,
+//!   each on a fresh snapshot) among AddEdges (the next edge of the last
+//!   20% of `kS.bin`, one per commit), under one update policy
+//!   (`Options::update_policy`). The checksum, a sum over every list read,
+//!   must be the same under every policy. The store is changed: run it on
+//!   a copy of the loaded store.
 
 use crate::algo::kernel_run;
 use crate::rows::{Row, Table};
@@ -28,12 +35,15 @@ use crate::w1_reads::{check_identity, scan_rand, scan_seq, search};
 use crate::w1_store::dir_bytes;
 use std::path::PathBuf;
 use std::time::Instant;
-use stratagraph::{Graph, Options, SyncPolicy};
+use stratagraph::{Graph, Options, SyncPolicy, UpdatePolicy};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// The phases, in the order they run on one store.
-pub const PHASES: [&str; 4] = ["load", "insert_single", "reads", "delete_mixed"];
+pub const PHASES: [&str; 5] = ["load", "insert_single", "reads", "delete_mixed", "mix"];
+
+/// The update policies the `mix` phase takes by name.
+pub const POLICIES: [&str; 3] = ["delta", "pivot", "adaptive"];
 
 /// The reads of the `reads` phase, in the order they run.
 pub const READS: [&str; 7] = [
@@ -78,6 +88,13 @@ pub struct CappedArgs {
     pub packed: bool,
     /// Also write the rows as TSV here.
     pub out: Option<PathBuf>,
+    /// The `mix` phase's share of look-ups (0 to 1).
+    pub lookups: f64,
+    /// The `mix` phase's operations.
+    pub ops: u64,
+    /// The `mix` phase's update policy, one of [`POLICIES`]; adaptive is
+    /// told the mix's share of look-ups.
+    pub policy: String,
 }
 
 /// Runs one phase, printing its rows.
@@ -97,6 +114,17 @@ pub fn run(args: &CappedArgs) -> Res<()> {
     }
     if let Some(bad) = args.reads.iter().find(|r| !READS.contains(&r.as_str())) {
         return Err(format!("unknown read {bad:?} (one of {})", READS.join(", ")).into());
+    }
+    if !POLICIES.contains(&args.policy.as_str()) {
+        return Err(format!(
+            "unknown update policy {:?} (one of {})",
+            args.policy,
+            POLICIES.join(", ")
+        )
+        .into());
+    }
+    if !(0.0..=1.0).contains(&args.lookups) {
+        return Err(format!("--lookups {} is not a share from 0 to 1", args.lookups).into());
     }
     let files = W1Files::new(&args.data, args.scale);
     let reference = files.reference()?;
@@ -128,6 +156,7 @@ pub fn run(args: &CappedArgs) -> Res<()> {
         "load" => phase.load()?,
         "insert_single" => phase.insert_single()?,
         "reads" => phase.reads()?,
+        "mix" => phase.mix()?,
         _ => phase.delete_mixed()?,
     }
     if let Some(out) = &args.out {
@@ -151,6 +180,13 @@ impl Phase<'_> {
             sync: SyncPolicy::Never,
             pack_levels: self.args.packed,
             create_if_missing: self.args.phase == "load",
+            update_policy: match self.args.policy.as_str() {
+                "pivot" => UpdatePolicy::Pivot,
+                "adaptive" => UpdatePolicy::Adaptive {
+                    lookup_share: self.args.lookups,
+                },
+                _ => UpdatePolicy::Delta,
+            },
             ..Options::default()
         };
         if self.args.memory > 0 {
@@ -359,6 +395,73 @@ impl Phase<'_> {
         let check = self.expect_edges(&g, want, "delete_mixed")?;
         g.close()?;
         self.push("delete_mixed", rate, "ops/s", check);
+        Ok(())
+    }
+}
+
+impl Phase<'_> {
+    fn mix(&mut self) -> Res<()> {
+        let g = self.open()?;
+        Self::expect_start(g.snapshot().edge_count(), self.split(), "mix", "load")?;
+        let ops = self.args.ops;
+        let tail = self.reference.edges - self.split();
+        if ops > tail {
+            return Err(format!(
+                "--ops {ops}: the mix may need as many inserts, and the file has {tail} after the load"
+            )
+            .into());
+        }
+        let mut inserts = Vec::with_capacity(ops as usize);
+        stream_edges(self.files, self.split(), ops, BATCH, |piece| {
+            inserts.extend_from_slice(piece);
+            Ok(())
+        })?;
+        let n = self.reference.vertices;
+        // A fixed stream, the same for every policy.
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let (mut added, mut reads, mut sum) = (0usize, 0u64, 0u64);
+        let start = Instant::now();
+        for _ in 0..ops {
+            let draw = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            if draw < self.args.lookups {
+                let v = next() % n;
+                let snap = g.snapshot();
+                if let Some(list) = snap.out_neighbors(v) {
+                    for d in list {
+                        sum = sum.wrapping_mul(31).wrapping_add(u64::from(d) + 1);
+                    }
+                }
+                reads += 1;
+            } else {
+                let (s, d, w) = weighted(inserts[added].0, inserts[added].1);
+                g.insert_edge(s, d, w)?;
+                added += 1;
+            }
+        }
+        let rate = ops as f64 / start.elapsed().as_secs_f64();
+        let stats = g.stats();
+        drop(g);
+        self.push(
+            &format!("mix_{}_{}", self.args.policy, self.args.lookups),
+            rate,
+            "ops/s",
+            format!(
+                "reads={reads} inserts={added} sum={sum} runs={} levels={} pivots={} flushes={} compactions={} stall_s={:.2} written={}",
+                stats.runs,
+                stats.levels.len(),
+                stats.pivot_marks,
+                stats.flushes,
+                stats.compactions,
+                stats.stall_seconds,
+                stats.level_bytes_written
+            ),
+        );
         Ok(())
     }
 }

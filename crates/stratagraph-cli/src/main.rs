@@ -560,7 +560,7 @@ enum BenchCommand {
         /// The store's directory (the load phase creates it).
         #[arg(long)]
         store: PathBuf,
-        /// The phase: load, insert_single, reads or delete_mixed.
+        /// The phase: load, insert_single, reads, delete_mixed or mix.
         #[arg(long)]
         phase: String,
         /// Memory for the MemGraph and the load's batches, as `load
@@ -578,6 +578,15 @@ enum BenchCommand {
         /// that writes, so compactions keep the store's format.
         #[arg(long)]
         packed: bool,
+        /// The mix phase: the share of look-ups among its operations.
+        #[arg(long, default_value_t = 0.5)]
+        lookups: f64,
+        /// The mix phase: how many operations.
+        #[arg(long, default_value_t = 1_000_000)]
+        ops: u64,
+        /// The mix phase: the update policy (delta, pivot or adaptive).
+        #[arg(long, default_value = "delta")]
+        policy: String,
     },
 }
 
@@ -761,6 +770,9 @@ fn main() -> ExitCode {
             threads,
             reads,
             packed,
+            lookups,
+            ops,
+            policy,
         }) => stratagraph_bench::capped::run(&stratagraph_bench::capped::CappedArgs {
             data: w1.data,
             scale: w1.run.scale,
@@ -771,6 +783,9 @@ fn main() -> ExitCode {
             reads,
             packed,
             out: w1.run.out,
+            lookups,
+            ops,
+            policy,
         }),
         Command::Bench(BenchCommand::Levels {
             w1,
