@@ -40,13 +40,23 @@ pub(crate) struct Pivots<'a> {
     pub budget: usize,
 }
 
+/// A version read from below: destination, source (newest first), entry,
+/// tombstone, weight.
+type Below = (u32, usize, usize, bool, f64);
+
 /// The edges of `v` live in the latest state of `layers` alone, ascending
 /// by destination, with weights (the newest version of each destination
-/// decides, as for any read).
-fn live_below(layers: &Layers, v: u32, dir: Direction, out: &mut Vec<(u32, f64)>) {
+/// decides, as for any read). `versions` is scratch space.
+fn live_below(
+    layers: &Layers,
+    v: u32,
+    dir: Direction,
+    versions: &mut Vec<Below>,
+    out: &mut Vec<(u32, f64)>,
+) {
     // (dst, source, entry): sorting puts a destination's newest version
     // first, sources being newest first and versions newest first in each.
-    let mut versions: Vec<(u32, usize, usize, bool, f64)> = Vec::new();
+    versions.clear();
     for (i, seg) in layers.segments_at(v, dir, u64::MAX).enumerate() {
         let range = seg.entry_range(v);
         seg.with_list(v, |dsts| {
@@ -59,7 +69,7 @@ fn live_below(layers: &Layers, v: u32, dir: Direction, out: &mut Vec<(u32, f64)>
     versions.sort_unstable_by_key(|x| (x.0, x.1, x.2));
     out.clear();
     let mut last = None;
-    for &(d, _, _, tomb, w) in &versions {
+    for &(d, _, _, tomb, w) in versions.iter() {
         if last != Some(d) {
             last = Some(d);
             if !tomb {
@@ -127,6 +137,7 @@ pub(crate) fn flush_direction(
     let mut writer = SegmentWriter::new(0, dir).encoding(encoding);
     let mut entries = Vec::new();
     let mut below = Vec::new();
+    let mut scratch = Vec::new();
     let cut = span.1;
     let copy_ts = if watermark >= cut { 0 } else { cut };
     let mut budget = pivots.map_or(0, |p| p.budget);
@@ -139,7 +150,7 @@ pub(crate) fn flush_direction(
         }
         let mut pivot = pivots.filter(|p| (p.wants)(v));
         if let Some(p) = pivot {
-            live_below(p.below, v, dir, &mut below);
+            live_below(p.below, v, dir, &mut scratch, &mut below);
             if below.len() <= budget {
                 budget -= below.len();
                 complete(&mut entries, &below, copy_ts);
