@@ -45,7 +45,7 @@ const EXPONENT_MAX: u8 = 15;
 /// The degree a counter byte stands for (eq. 11):
 /// `(2^E - 1) * 16 + 2^E * M` for exponent `E` (high nibble) and mantissa
 /// `M` (low nibble).
-pub(crate) fn decode(code: u8) -> u64 {
+fn decode(code: u8) -> u64 {
     let (e, m) = (
         u32::from(code >> MANTISSA_BITS),
         u64::from(code & MANTISSA_MAX),
@@ -56,7 +56,7 @@ pub(crate) fn decode(code: u8) -> u64 {
 /// The counter byte whose degree is the largest at or below `degree`
 /// (every degree from 0 up is a step of some exponent): how a counter
 /// starts from a count the levels give exactly.
-pub(crate) fn encode(degree: u64) -> u8 {
+fn encode(degree: u64) -> u8 {
     let mut e = 0u8;
     while e < EXPONENT_MAX && decode((e + 1) << MANTISSA_BITS) <= degree {
         e += 1;
@@ -69,7 +69,7 @@ pub(crate) fn encode(degree: u64) -> u8 {
 /// One step of a counter (Algorithm 1): the mantissa grows with
 /// probability `2^-E`, carrying into the exponent; `coin` is a uniformly
 /// distributed 64-bit value.
-pub(crate) fn step(code: u8, coin: u64) -> u8 {
+fn step(code: u8, coin: u64) -> u8 {
     let e = u32::from(code >> MANTISSA_BITS);
     // Probability 2^-e: the top `e` bits of the coin are all zero.
     if e > 0 && coin >> (64 - e) != 0 {

@@ -166,9 +166,8 @@ impl Segment {
         let base = self.header().section(Section::Pivots).offset;
         let range = self.vertex_range();
         let mut prev = None;
-        for (i, p) in self.pivots().chunks_exact(2).enumerate() {
+        for (i, &[v, ts]) in self.pivots().iter().enumerate() {
             let at = base + 16 * i as u64;
-            let (v, ts) = (p[0], p[1]);
             if !(u64::from(range.start)..u64::from(range.end)).contains(&v) {
                 return Err(corrupt(
                     self.name(),
@@ -195,9 +194,9 @@ impl Segment {
         Ok(())
     }
 
-    /// The pivot marks, (vertex, timestamp) pairs flattened.
+    /// The pivot marks, (vertex, timestamp) pairs.
     #[inline]
-    fn pivots(&self) -> &[u64] {
+    fn pivots(&self) -> &[[u64; 2]] {
         self.col(Section::Pivots)
     }
 
@@ -220,14 +219,14 @@ impl Segment {
         if !self.has_pivots() {
             return None;
         }
-        let marks: &[[u64; 2]] = bytemuck::try_cast_slice(self.pivots()).unwrap_or(&[]);
+        let marks = self.pivots();
         let i = marks.partition_point(|m| m[0] < u64::from(v));
         marks.get(i).filter(|m| m[0] == u64::from(v)).map(|m| m[1])
     }
 
     /// Every pivot mark, ascending by vertex (compaction carries them).
     pub(crate) fn pivot_marks(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
-        self.pivots().chunks_exact(2).map(|p| (p[0] as u32, p[1]))
+        self.pivots().iter().map(|&[v, ts]| (v as u32, ts))
     }
 
     /// A packed segment's list starts: from 0, never decreasing, the last

@@ -39,9 +39,8 @@ pub(crate) struct SegmentWriter {
     encoding: Encoding,
     /// Entry capacity; `u32::MAX` except in tests of the limit.
     max_entries: u64,
-    /// Pivot marks so far, (vertex, timestamp) pairs flattened, ascending
-    /// by vertex.
-    pivots: Vec<u64>,
+    /// Pivot marks so far, (vertex, timestamp), ascending by vertex.
+    pivots: Vec<[u64; 2]>,
 }
 
 fn refuse(vertex: u32, what: impl Into<String>) -> Error {
@@ -174,7 +173,7 @@ impl SegmentWriter {
         if u64::from(v) >= self.next_vertex() || v < self.lo {
             return Err(refuse(v, "pivot mark for a vertex not pushed yet"));
         }
-        if let Some(&last) = self.pivots.iter().rev().nth(1) {
+        if let Some(&[last, _]) = self.pivots.last() {
             if u64::from(v) <= last {
                 return Err(refuse(
                     v,
@@ -185,7 +184,7 @@ impl SegmentWriter {
         if ts == 0 || ts > TS_MASK {
             return Err(refuse(v, format!("pivot timestamp {ts} out of range")));
         }
-        self.pivots.extend([u64::from(v), ts]);
+        self.pivots.push([u64::from(v), ts]);
         Ok(())
     }
 
@@ -253,8 +252,8 @@ struct Columns<'a> {
     tombs: bool,
     multi: bool,
     encoding: Encoding,
-    /// Pivot marks, (vertex, timestamp) pairs flattened.
-    pivots: &'a [u64],
+    /// Pivot marks, (vertex, timestamp).
+    pivots: &'a [[u64; 2]],
 }
 
 /// The weights as a file keeps them.
@@ -318,7 +317,7 @@ impl Columns<'_> {
     /// table crc. The block size has been checked. `packed`: the byte
     /// length of packed destinations.
     fn header(&self, hi: u32, weights: WeightForm, packed: Option<u64>) -> Header {
-        let pivot_count = self.pivots.len() as u64 / 2;
+        let pivot_count = self.pivots.len() as u64;
         let (sections, table, file_len) = format::layout(
             format::Counts {
                 vertices: u64::from(hi - self.lo),

@@ -17,15 +17,44 @@ use crate::error::Result;
 use std::ops::Range;
 
 /// One version read back from a segment, with where it came from.
-struct Version {
-    dst: u32,
+pub(super) struct Version {
+    pub dst: u32,
     /// Index of its segment in the newest-first list.
     seg: usize,
     /// Entry index inside that segment (newest first within a destination).
     entry: usize,
     ts: u64,
-    tomb: bool,
-    weight: f64,
+    pub tomb: bool,
+    pub weight: f64,
+}
+
+/// Every version of `v` in `segs` (newest first), into `out` (cleared
+/// first), sorted by destination and, within one, newest first: sources
+/// are listed newest first and versions are newest first in each.
+pub(super) fn versions_of<'s>(
+    segs: impl IntoIterator<Item = &'s Segment>,
+    v: u32,
+    out: &mut Vec<Version>,
+) {
+    out.clear();
+    for (seg, s) in segs.into_iter().enumerate() {
+        let range = s.entry_range(v);
+        s.with_list(v, |dsts| {
+            for (k, &dst) in dsts.iter().enumerate() {
+                let entry = range.start + k;
+                let (ts, tomb) = s.stamp_of(entry);
+                out.push(Version {
+                    dst,
+                    seg,
+                    entry,
+                    ts,
+                    tomb,
+                    weight: s.weight(entry),
+                });
+            }
+        });
+    }
+    out.sort_unstable_by_key(|x| (x.dst, x.seg, x.entry));
 }
 
 /// Merges `segs` (one direction) over vertices `range` into one segment
@@ -56,28 +85,10 @@ pub(crate) fn compact_direction(
     let mut entries: Vec<SegEntry> = Vec::new();
     let end = range.end;
     for v in range {
-        versions.clear();
-        for (seg, s) in segs.iter().enumerate() {
-            let range = s.entry_range(v);
-            s.with_list(v, |dsts| {
-                for (k, &dst) in dsts.iter().enumerate() {
-                    let entry = range.start + k;
-                    let (ts, tomb) = s.stamp_of(entry);
-                    versions.push(Version {
-                        dst,
-                        seg,
-                        entry,
-                        ts,
-                        tomb,
-                        weight: s.weight(entry),
-                    });
-                }
-            });
-        }
+        versions_of(segs.iter().copied(), v, &mut versions);
         if versions.is_empty() {
             continue;
         }
-        versions.sort_unstable_by_key(|x| (x.dst, x.seg, x.entry));
         entries.clear();
         keep_needed(&versions, watermark, bottom, &mut entries);
         if !entries.is_empty() {

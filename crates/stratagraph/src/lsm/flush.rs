@@ -20,6 +20,7 @@
 //! stamp when no snapshot before the cut is left), so an older snapshot
 //! reads past them as it would past any newer version.
 
+use super::compact::{versions_of, Version};
 use super::layers::Layers;
 use crate::csr::{Encoding, SegEntry, SegmentBytes, SegmentWriter};
 use crate::direction::Direction;
@@ -40,40 +41,24 @@ pub(crate) struct Pivots<'a> {
     pub budget: usize,
 }
 
-/// A version read from below: destination, source (newest first), entry,
-/// tombstone, weight.
-type Below = (u32, usize, usize, bool, f64);
-
 /// The edges of `v` live in the latest state of `layers` alone, ascending
-/// by destination, with weights (the newest version of each destination
-/// decides, as for any read). `versions` is scratch space.
+/// by destination, with weights: the newest version of each destination
+/// decides, as for any read. `versions` is scratch space.
 fn live_below(
     layers: &Layers,
     v: u32,
     dir: Direction,
-    versions: &mut Vec<Below>,
+    versions: &mut Vec<Version>,
     out: &mut Vec<(u32, f64)>,
 ) {
-    // (dst, source, entry): sorting puts a destination's newest version
-    // first, sources being newest first and versions newest first in each.
-    versions.clear();
-    for (i, seg) in layers.segments_at(v, dir, u64::MAX).enumerate() {
-        let range = seg.entry_range(v);
-        seg.with_list(v, |dsts| {
-            for (k, &d) in dsts.iter().enumerate() {
-                let e = range.start + k;
-                versions.push((d, i, e, seg.stamp_of(e).1, seg.weight(e)));
-            }
-        });
-    }
-    versions.sort_unstable_by_key(|x| (x.0, x.1, x.2));
+    versions_of(layers.segments_at(v, dir, u64::MAX), v, versions);
     out.clear();
     let mut last = None;
-    for &(d, _, _, tomb, w) in versions.iter() {
-        if last != Some(d) {
-            last = Some(d);
-            if !tomb {
-                out.push((d, w));
+    for x in versions.iter() {
+        if last != Some(x.dst) {
+            last = Some(x.dst);
+            if !x.tomb {
+                out.push((x.dst, x.weight));
             }
         }
     }
