@@ -276,7 +276,7 @@ fn ops(record: Record) -> Vec<Change> {
             }
         }
         Record::InsertVertices { vertices, .. } => {
-            for vertex in vertices {
+            for vertex in vertices.iter() {
                 push(ChangeOp::AddVertex {
                     vertex,
                     label: None,

@@ -123,8 +123,10 @@ fn fuzz_the_vertex_file_reader() {
         b[12..16].copy_from_slice(&crc.to_le_bytes());
         let mut at = vertex_file::HEADER;
         while at + 12 <= b.len() {
-            let count = crate::util::le::u32_at(b, at + 4) as usize;
-            let Some(end) = count
+            let count = crate::util::le::u32_at(b, at + 4);
+            // A run chunk (top bit of the count) holds one id.
+            let held = if count >> 31 == 1 { 1 } else { count as usize };
+            let Some(end) = held
                 .checked_mul(8)
                 .and_then(|l| (at + 8).checked_add(l))
                 .filter(|&e| e + 4 <= b.len())
@@ -215,6 +217,9 @@ fn busy_store_files() -> Seeds {
     tx.insert_edge(11, 1, 3.0).expect("edge");
     tx.commit().expect("commit");
     g.delete_vertex(4).expect("delete vertex");
+    // Consecutive ids: run chunks in the vertex file, runs in the log.
+    g.insert_vertices(&(1000..1500).collect::<Vec<u64>>())
+        .expect("vertices");
     g.insert_edges(
         &(0..200u64)
             .map(|i| (i, (i * 7) % 200, 1.5))

@@ -14,7 +14,13 @@
 //! magic "SGVERTS\x01" | version u32 | crc32c u32 of the 12 bytes before it
 //! chunks, each: first id u32 | count u32 (1 to CHUNK_IDS)
 //!     | count x external id u64 | crc32c u32 of the chunk before it
+//!   or (version 2) a run: first id u32 | RUN | count u32 (1 to RUN_IDS)
+//!     | external id u64 of the first | crc32c u32 of the chunk before it
 //! ```
+//!
+//! A run chunk stands for consecutive external ids: a graph whose vertices
+//! were created in id order (what a dense load does) keeps 20 bytes for
+//! any number of them instead of 8 a vertex.
 
 use crate::error::{Error, Result};
 use crate::util::faults::{hit, FileOp};
@@ -26,8 +32,9 @@ use std::path::Path;
 /// The vertex file's name inside a store directory.
 pub(crate) const FILE: &str = "VERTICES";
 const MAGIC: &[u8; 8] = b"SGVERTS\x01";
-/// The vertex file format this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The vertex file format this build writes; it reads this one and 1
+/// (which has no run chunks).
+pub(crate) const VERSION: u32 = 2;
 /// Bytes of the file header.
 pub(crate) const HEADER: usize = 16;
 /// Bytes of a chunk's header (first id, count).
@@ -35,6 +42,13 @@ const CHUNK_HEADER: usize = 8;
 /// The most ids in one chunk: a reader checks a chunk before it hands out
 /// any of its ids, so this bounds the buffer it needs (512 KiB).
 const CHUNK_IDS: u32 = 1 << 16;
+/// The bit of a chunk's count field that makes it a run chunk (version 2).
+const RUN: u32 = 1 << 31;
+/// The most ids one run chunk stands for.
+const RUN_IDS: u32 = RUN - 1;
+/// The shortest run written as a run chunk: shorter ones cost no more as
+/// listed ids and keep the chunk being filled going.
+const RUN_MIN: u32 = 4;
 
 /// How much of the vertex file a store has written and synced: ids
 /// `0..ids` in its first `bytes` bytes (0 and 0: no file yet).
@@ -70,10 +84,19 @@ pub(crate) fn append(
             std::fs::OpenOptions::new()
                 .create(true)
                 .truncate(false)
+                .read(true)
                 .write(true)
                 .open(&path)
         })
         .map_err(|e| io_error(&path, "open for append", &e))?;
+    // A file started by an older build stays in its version: run chunks
+    // only go into a file whose header says it may hold them.
+    let runs_allowed = fresh || {
+        let mut header = [0u8; HEADER];
+        f.read_exact(&mut header)
+            .map_err(|e| io_error(&path, "read the header of", &e))?;
+        u32_at(&header, 8) >= 2
+    };
     hit(&path, FileOp::Write)
         .and_then(|()| f.set_len(start))
         .and_then(|()| f.seek(SeekFrom::Start(start)).map(drop))
@@ -93,21 +116,17 @@ pub(crate) fn append(
             h[12..].copy_from_slice(&crc.to_le_bytes());
             put(&h)?;
         }
-        let mut chunk = Vec::with_capacity(CHUNK_HEADER + CHUNK_IDS as usize * 8 + 4);
-        let mut first = from;
-        while first < n {
-            let count = (n - first).min(CHUNK_IDS);
-            chunk.clear();
-            chunk.extend_from_slice(&first.to_le_bytes());
-            chunk.extend_from_slice(&count.to_le_bytes());
-            for v in first..first + count {
-                chunk.extend_from_slice(&ext(v).to_le_bytes());
-            }
-            let crc = crc32c::crc32c(&chunk);
-            chunk.extend_from_slice(&crc.to_le_bytes());
-            put(&chunk)?;
-            first += count;
+        let mut chunks = Chunks {
+            runs: runs_allowed,
+            listed: Vec::with_capacity(CHUNK_HEADER + CHUNK_IDS as usize * 8 + 4),
+            listed_first: from,
+            listed_count: 0,
+            run: (from, 0, 0),
+        };
+        for v in from..n {
+            chunks.push(v, ext(v), &mut put)?;
         }
+        chunks.finish(&mut put)?;
         Ok(())
     })()
     .and_then(|()| out.flush());
@@ -120,6 +139,91 @@ pub(crate) fn append(
         sync_dir(dir)?;
     }
     Ok(Written { ids: n, bytes })
+}
+
+/// The chunks an append writes, built one id at a time: consecutive
+/// external ids are held back as a candidate run; a run of `RUN_MIN` or
+/// more becomes a run chunk (when the file allows them), anything else
+/// joins the listed chunk being filled.
+struct Chunks {
+    runs: bool,
+    /// The listed chunk being filled: its bytes (header first), first id
+    /// and count.
+    listed: Vec<u8>,
+    listed_first: u32,
+    listed_count: u32,
+    /// The candidate run: first internal id, first external id, length.
+    run: (u32, u64, u32),
+}
+
+type Put<'a> = dyn FnMut(&[u8]) -> std::io::Result<()> + 'a;
+
+impl Chunks {
+    fn push(&mut self, v: u32, ext: u64, put: &mut Put<'_>) -> std::io::Result<()> {
+        let (_, start, len) = self.run;
+        let extends = len > 0 && len < RUN_IDS && start.checked_add(u64::from(len)) == Some(ext);
+        if extends {
+            self.run.2 += 1;
+            return Ok(());
+        }
+        self.end_run(put)?;
+        self.run = (v, ext, 1);
+        Ok(())
+    }
+
+    /// Writes out the candidate run: as a run chunk if it is long enough,
+    /// else into the listed chunk.
+    fn end_run(&mut self, put: &mut Put<'_>) -> std::io::Result<()> {
+        let (first, start, len) = self.run;
+        if len == 0 {
+            return Ok(());
+        }
+        self.run.2 = 0;
+        if self.runs && len >= RUN_MIN {
+            self.end_listed(put)?;
+            let mut c = [0u8; CHUNK_HEADER + 8 + 4];
+            c[..4].copy_from_slice(&first.to_le_bytes());
+            c[4..8].copy_from_slice(&(RUN | len).to_le_bytes());
+            c[8..16].copy_from_slice(&start.to_le_bytes());
+            let crc = crc32c::crc32c(&c[..16]);
+            c[16..].copy_from_slice(&crc.to_le_bytes());
+            self.listed_first = first + len;
+            return put(&c);
+        }
+        for i in 0..len {
+            if self.listed_count == CHUNK_IDS {
+                self.end_listed(put)?;
+            }
+            if self.listed_count == 0 {
+                self.listed_first = first + i;
+            }
+            self.listed
+                .extend_from_slice(&(start + u64::from(i)).to_le_bytes());
+            self.listed_count += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes out the listed chunk, if it holds any id.
+    fn end_listed(&mut self, put: &mut Put<'_>) -> std::io::Result<()> {
+        if self.listed_count == 0 {
+            return Ok(());
+        }
+        let mut chunk = Vec::with_capacity(CHUNK_HEADER + self.listed.len() + 4);
+        chunk.extend_from_slice(&self.listed_first.to_le_bytes());
+        chunk.extend_from_slice(&self.listed_count.to_le_bytes());
+        chunk.extend_from_slice(&self.listed);
+        let crc = crc32c::crc32c(&chunk);
+        chunk.extend_from_slice(&crc.to_le_bytes());
+        self.listed.clear();
+        self.listed_count = 0;
+        put(&chunk)
+    }
+
+    fn finish(mut self, put: &mut Put<'_>) -> std::io::Result<()> {
+        self.end_run(put)?;
+        self.end_listed(put)
+    }
 }
 
 /// Reads ids `0..n` from the first `bytes` bytes of the vertex file in
@@ -208,7 +312,7 @@ pub(crate) fn decode(
         ));
     }
     let version = u32_at(&header, 8);
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(Error::UnsupportedFormat {
             file: file.to_string(),
             found: version,
@@ -232,13 +336,16 @@ pub(crate) fn decode(
                 format!("a chunk starts at id {first}, expected {next}"),
             ));
         }
-        if count == 0 || count > CHUNK_IDS {
+        let run = version >= 2 && count & RUN != 0;
+        let count = if run { count & !RUN } else { count };
+        let most = if run { RUN_IDS } else { CHUNK_IDS };
+        if count == 0 || count > most {
             return Err(corrupt(
                 at + 4,
-                format!("a chunk holds {count} ids (1 to {CHUNK_IDS})"),
+                format!("a chunk holds {count} ids (1 to {most})"),
             ));
         }
-        let body = u64::from(count) * 8 + 4;
+        let body = if run { 8 + 4 } else { u64::from(count) * 8 + 4 };
         if body > left - CHUNK_HEADER as u64 {
             return Err(corrupt(
                 at,
@@ -262,8 +369,21 @@ pub(crate) fn decode(
                 format!("holds ids past the {n} vertices the MANIFEST lists"),
             ));
         }
-        for i in 0..count {
-            each(first + i, u64_at(&chunk, CHUNK_HEADER + 8 * i as usize))?;
+        if run {
+            let start = u64_at(&chunk, CHUNK_HEADER);
+            if start.checked_add(u64::from(count) - 1).is_none() {
+                return Err(corrupt(
+                    at + CHUNK_HEADER as u64,
+                    format!("a run of {count} ids from {start} passes the largest id"),
+                ));
+            }
+            for i in 0..count {
+                each(first + i, start + u64::from(i))?;
+            }
+        } else {
+            for i in 0..count {
+                each(first + i, u64_at(&chunk, CHUNK_HEADER + 8 * i as usize))?;
+            }
         }
         next = first + count;
         at += CHUNK_HEADER as u64 + body;
@@ -312,6 +432,97 @@ mod tests {
         assert_eq!(all(dir.path(), w2).unwrap(), want);
         // An older manifest's view reads its prefix only.
         assert_eq!(all(dir.path(), w1).unwrap(), want[..3]);
+    }
+
+    /// Ids in runs and out of them, with every kind of boundary: runs
+    /// shorter than a run chunk, a run across the listed chunks' size, a
+    /// run that ends at the largest id, one id between two runs.
+    fn mixed(v: u32) -> u64 {
+        match v {
+            0..=2 => 100 + u64::from(v),
+            3..=9 => ids(v),
+            10..=70_009 => 5_000 + u64::from(v),
+            70_010 => 1,
+            70_011..=70_020 => u64::MAX - 70_020 + u64::from(v),
+            _ => ids(v),
+        }
+    }
+
+    #[test]
+    fn consecutive_ids_take_run_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let dense = append(dir.path(), Written::default(), 1_000_000, u64::from).unwrap();
+        assert_eq!(dense.bytes, (HEADER + CHUNK_HEADER + 8 + 4) as u64);
+        assert_eq!(
+            all(dir.path(), dense).unwrap(),
+            (0..1_000_000).collect::<Vec<u64>>()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let n = 70_100;
+        let w = append(dir.path(), Written::default(), 70_015, mixed).unwrap();
+        // Appending continues the run that the last append ended inside.
+        let w = append(dir.path(), w, n, mixed).unwrap();
+        let want: Vec<u64> = (0..n).map(mixed).collect();
+        assert_eq!(all(dir.path(), w).unwrap(), want);
+        // Listed: 3 + 7, 1 and 79 ids; runs: 70,000, then 4 and 6 (the
+        // second append starts inside that run).
+        let listed = (3 + 7 + 1 + 79) * 8;
+        let chunks = 3 + 3;
+        assert!(
+            w.bytes <= (HEADER + listed + chunks * (CHUNK_HEADER + 8 + 4)) as u64,
+            "{} bytes",
+            w.bytes
+        );
+    }
+
+    #[test]
+    fn a_version_1_file_is_appended_to_without_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = append(dir.path(), Written::default(), 3, ids).unwrap();
+        let path = dir.path().join(FILE);
+        let mut b = std::fs::read(&path).unwrap();
+        b[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let crc = crc32c::crc32c(&b[..12]);
+        b[12..16].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&path, &b).unwrap();
+        let w = append(dir.path(), w, 1_000, |v| {
+            if v < 3 {
+                ids(v)
+            } else {
+                u64::from(v)
+            }
+        })
+        .unwrap();
+        assert_eq!(w.bytes, (HEADER + CHUNK_HEADER * 2 + 1_000 * 8 + 8) as u64);
+        let got = all(dir.path(), w).unwrap();
+        assert_eq!(got[3..], (3..1_000).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_damaged_run_chunk_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = append(dir.path(), Written::default(), 200, mixed).unwrap();
+        let good = std::fs::read(dir.path().join(FILE)).unwrap();
+        for i in 0..good.len() {
+            for bit in [0x01, 0x80] {
+                let mut b = good.clone();
+                b[i] ^= bit;
+                let e = decode(&b[..], w.bytes, w.ids, "v", |_, _| Ok(())).unwrap_err();
+                assert!(
+                    matches!(e, Error::Corrupt { .. } | Error::UnsupportedFormat { .. }),
+                    "byte {i}: {e}"
+                );
+            }
+        }
+        // A run resealed to pass the largest id is refused by its bound.
+        let mut b = good.clone();
+        let at = HEADER + CHUNK_HEADER + 10 * 8 + 4;
+        assert_eq!(u32_at(&b, at + 4) & RUN, RUN);
+        b[at + 8..at + 16].copy_from_slice(&(u64::MAX - 2).to_le_bytes());
+        let crc = crc32c::crc32c(&b[at..at + 16]);
+        b[at + 16..at + 20].copy_from_slice(&crc.to_le_bytes());
+        let e = decode(&b[..], w.bytes, w.ids, "v", |_, _| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("largest id"), "{e}");
     }
 
     #[test]

@@ -31,8 +31,11 @@ use crate::util::le::{array, u32_at, u64_at};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"SGWAL\0\0\x01";
-/// The log format this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The log format this build writes; it reads this one and 1. Version 2
+/// added the records of ids as runs (`record.rs`, kinds 10 and 11), so an
+/// older build refuses a newer log by its version instead of meeting a
+/// record kind it does not know.
+pub(crate) const VERSION: u32 = 2;
 /// Bytes of the file header.
 pub(crate) const FILE_HEADER: usize = 24;
 /// Bytes of a record's frame header.
@@ -121,7 +124,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], file: &str, newest: bool) -> Result<Scan>
         ));
     }
     let version = u32_at(bytes, 8);
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(Error::UnsupportedFormat {
             file: file.to_string(),
             found: version,

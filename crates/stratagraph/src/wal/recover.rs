@@ -14,7 +14,7 @@
 //! commit before the first damage and sets the rest aside, reporting it.
 
 use super::frame;
-use super::record::Record;
+use super::record::{ExtIds, Record};
 use super::writer::{segment_path, Sealed};
 use crate::error::{Error, Result};
 use crate::ids::IdMap;
@@ -136,6 +136,7 @@ pub(crate) fn read(
                     });
                     break;
                 }
+                // `decode` kept `first + len` inside the id space.
                 id_end = first + exts.len() as u32;
                 continue;
             }
@@ -393,8 +394,8 @@ pub(crate) fn cut_newest(log: &LogContents) -> Result<()> {
 }
 
 /// Checks a logged id assignment against the dictionary and adds it.
-fn learn_ids(ids: &IdMap, first: u32, exts: &[u64], file: &str, offset: u64) -> Result<()> {
-    for (k, &ext) in exts.iter().enumerate() {
+fn learn_ids(ids: &IdMap, first: u32, exts: &ExtIds, file: &str, offset: u64) -> Result<()> {
+    for (k, ext) in exts.iter().enumerate() {
         let id = first + k as u32;
         let known = ids.bound();
         let ok = if id < known {
