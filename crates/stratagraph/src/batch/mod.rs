@@ -195,40 +195,55 @@ fn apply_grouped(
 ) -> (Vec<Effect>, i64) {
     let bury = below == Below::Bury;
     let groups: Vec<&[Item]> = items.chunk_by(|a, b| a.0 == b.0).collect();
+    // Each task keeps one effects list and one scratch list of writes for
+    // all the vertices it applies: a batch of 10,000 edges over a large
+    // graph touches about as many vertices, and two allocations a vertex
+    // were a fifth of its time.
+    // The vertices' index entries and slots are loaded a few groups ahead
+    // of their locks, so their misses overlap (see `util::prefetch`).
+    let ahead = |i: usize, by: usize| groups.get(i + by).map(|g| g[0].0);
     let results: Vec<(Vec<Effect>, i64)> = groups
         .par_iter()
+        .enumerate()
         .with_min_len(mode.grain)
-        .map(|group| {
-            let owner = group[0].0;
-            let mut writes: Vec<Write> = group
-                .iter()
-                .map(|&(_, dst, weight)| Write {
+        .fold(
+            || (Vec::new(), 0, Vec::new()),
+            |(mut effects, mut created, mut writes): (Vec<Effect>, i64, Vec<Write>), (i, group)| {
+                if let Some(v) = ahead(i, 16) {
+                    store.mem.prefetch_entry(v);
+                }
+                if let Some(v) = ahead(i, 8) {
+                    store.mem.prefetch(v);
+                }
+                let owner = group[0].0;
+                writes.clear();
+                writes.extend(group.iter().map(|&(_, dst, weight)| Write {
                     dst,
                     weight,
                     below: bury && weight.is_none(),
-                })
-                .collect();
-            let mut effects = Vec::with_capacity(writes.len());
-            let mut state = store.mem.lock(owner);
-            store.mem.note_write(&state, owner, st.ts);
-            let mut created = 0;
-            if writes.iter().any(|w| w.weight.is_some()) && !state.life.alive() {
-                state.life.set(st.ts, true, st.watermark);
-                created = 1;
-            }
-            let set = state.set_mut(side);
-            if !layers.is_empty() && !bury {
-                for w in writes.iter_mut().filter(|w| w.weight.is_none()) {
-                    w.below = edge_rules::live_only_below(layers, set, owner, w.dst, side);
+                }));
+                let start = effects.len();
+                let mut state = store.mem.lock(owner);
+                store.mem.note_write(&state, owner, st.ts);
+                if writes.iter().any(|w| w.weight.is_some()) && !state.life.alive() {
+                    state.life.set(st.ts, true, st.watermark);
+                    created += 1;
                 }
-            }
-            set.apply_sorted(&writes, st, &mut effects);
-            drop(state);
-            for (e, w) in effects.iter_mut().zip(&writes) {
-                *e = edge_rules::settle(layers, owner, w.dst, side, *e, below != Below::Settle);
-            }
-            (effects, created)
-        })
+                let set = state.set_mut(side);
+                if !layers.is_empty() && !bury {
+                    for w in writes.iter_mut().filter(|w| w.weight.is_none()) {
+                        w.below = edge_rules::live_only_below(layers, set, owner, w.dst, side);
+                    }
+                }
+                set.apply_sorted(&writes, st, &mut effects);
+                drop(state);
+                for (e, w) in effects[start..].iter_mut().zip(&writes) {
+                    *e = edge_rules::settle(layers, owner, w.dst, side, *e, below != Below::Settle);
+                }
+                (effects, created, writes)
+            },
+        )
+        .map(|(effects, created, _)| (effects, created))
         .collect();
     let created = results.iter().map(|r| r.1).sum();
     let effects = results
