@@ -118,7 +118,7 @@ pub(crate) fn append(
         }
         let mut chunks = Chunks {
             runs: runs_allowed,
-            listed: Vec::with_capacity(CHUNK_HEADER + CHUNK_IDS as usize * 8 + 4),
+            listed: Vec::with_capacity(CHUNK_IDS as usize * 8),
             listed_first: from,
             listed_count: 0,
             run: (from, 0, 0),
@@ -147,8 +147,8 @@ pub(crate) fn append(
 /// joins the listed chunk being filled.
 struct Chunks {
     runs: bool,
-    /// The listed chunk being filled: its bytes (header first), first id
-    /// and count.
+    /// The listed chunk being filled: its ids' bytes, its first id and
+    /// its count.
     listed: Vec<u8>,
     listed_first: u32,
     listed_count: u32,
@@ -187,7 +187,6 @@ impl Chunks {
             c[8..16].copy_from_slice(&start.to_le_bytes());
             let crc = crc32c::crc32c(&c[..16]);
             c[16..].copy_from_slice(&crc.to_le_bytes());
-            self.listed_first = first + len;
             return put(&c);
         }
         for i in 0..len {

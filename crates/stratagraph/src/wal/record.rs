@@ -230,19 +230,32 @@ fn put_u64(b: &mut Vec<u8>, x: u64) {
 
 /// Appends the payload of an `Ids` record.
 pub(crate) fn encode_ids(b: &mut Vec<u8>, first: u32, exts: &[VertexId]) {
-    if let Some(runs) = runs_of(exts) {
-        b.push(IDS_RUNS);
+    put_ids(b, (IDS, IDS_RUNS), exts, |b| {
         put_u32(b, first);
         put_u32(b, exts.len() as u32);
-        put_runs(b, &runs);
-        return;
-    }
-    b.reserve(9 + 8 * exts.len());
-    b.push(IDS);
-    put_u32(b, first);
-    put_u32(b, exts.len() as u32);
-    for &e in exts {
-        put_u64(b, e);
+    });
+}
+
+/// Appends a record whose ids end it: the listed kind, or the runs kind
+/// when runs are smaller (`runs_of`), then the fields `head` writes, then
+/// the ids as that kind holds them.
+fn put_ids(
+    b: &mut Vec<u8>,
+    (listed, as_runs): (u8, u8),
+    ids: &[VertexId],
+    head: impl FnOnce(&mut Vec<u8>),
+) {
+    let runs = runs_of(ids);
+    b.push(if runs.is_some() { as_runs } else { listed });
+    head(b);
+    match runs {
+        Some(runs) => put_runs(b, &runs),
+        None => {
+            b.reserve(8 * ids.len());
+            for &id in ids {
+                put_u64(b, id);
+            }
+        }
     }
 }
 
@@ -404,20 +417,10 @@ pub(crate) fn encode_create_index(b: &mut Vec<u8>, ts: u64, label: &str, key: &s
 
 /// Appends the payload of an `InsertVertices` record.
 pub(crate) fn encode_insert_vertices(b: &mut Vec<u8>, ts: u64, vertices: &[VertexId]) {
-    if let Some(runs) = runs_of(vertices) {
-        b.push(INSERT_VERTICES_RUNS);
+    put_ids(b, (INSERT_VERTICES, INSERT_VERTICES_RUNS), vertices, |b| {
         put_u64(b, ts);
         put_u64(b, vertices.len() as u64);
-        put_runs(b, &runs);
-        return;
-    }
-    b.reserve(17 + 8 * vertices.len());
-    b.push(INSERT_VERTICES);
-    put_u64(b, ts);
-    put_u64(b, vertices.len() as u64);
-    for &v in vertices {
-        put_u64(b, v);
-    }
+    });
 }
 
 /// A payload that does not decode: the offset inside the payload and what
