@@ -498,7 +498,7 @@ fn replay(store: &Arc<Store>, commits: Vec<Logged>) -> Result<()> {
             }
             Record::DeleteEdges { edges, .. } => crate::batch::delete_edges(store, &edges),
             Record::InsertVertices { vertices, .. } => {
-                crate::batch::insert_vertices(store, &vertices.to_vec())
+                crate::batch::insert_vertices(store, &vertices.into_vec())
             }
             Record::CreateIndex { label, key, .. } => {
                 match crate::schema::create_index(store, &label, &key) {

@@ -20,8 +20,6 @@ use std::sync::Arc;
 
 /// Entries per block (and the largest single run).
 pub(crate) const BLOCK: usize = 256;
-/// The most writes `EdgeSet::apply_to_empty` builds on the stack.
-const FRESH_MAX: usize = 16;
 
 /// Adjacency of one vertex in one direction.
 #[derive(Clone)]
@@ -366,10 +364,6 @@ impl EdgeSet {
             }
             return;
         }
-        if self.entries() == 0 && writes.len() <= FRESH_MAX {
-            self.apply_to_empty(writes, s, effects);
-            return;
-        }
         // Every run's base is a past watermark, so re-basing all of them on
         // the current watermark only shrinks offsets.
         let new_base = self
@@ -440,42 +434,6 @@ impl EdgeSet {
         }
         out.extend_from_slice(&old[i..]);
         *self = EdgeSet::from_entries(&out, new_base);
-    }
-
-    /// `apply_sorted` into a set with no entries (a vertex's first writes
-    /// since its last flush, the common case of a batch over a large
-    /// graph): the entries are built on the stack, so the run is the one
-    /// allocation.
-    fn apply_to_empty(&mut self, writes: &[Write], s: &Stamping, effects: &mut Vec<Effect>) {
-        let base = self
-            .runs()
-            .iter()
-            .map(Run::base)
-            .fold(s.watermark, u64::max);
-        let t = offset_of(s.ts, base);
-        let mut out = [Entry {
-            dst: 0,
-            stamp: 0,
-            weight: 0.0,
-        }; FRESH_MAX];
-        let mut n = 0;
-        for w in writes {
-            let (entry, effect) = match (w.weight, w.below) {
-                (Some(weight), _) => (Some((t, weight)), Effect::Fresh),
-                (None, true) => (Some((t | stamp::TOMB, 1.0)), Effect::Removed),
-                (None, false) => (None, Effect::Unchanged),
-            };
-            if let Some((stamp, weight)) = entry {
-                out[n] = Entry {
-                    dst: w.dst,
-                    stamp,
-                    weight,
-                };
-                n += 1;
-            }
-            effects.push(effect);
-        }
-        *self = EdgeSet::from_entries(&out[..n], base);
     }
 
     /// Builds a set from sorted entries with the given base.

@@ -89,9 +89,10 @@ impl ExtIds {
         )
     }
 
-    pub(crate) fn to_vec(&self) -> Vec<VertexId> {
+    /// The ids as a list; a listed record hands over its own.
+    pub(crate) fn into_vec(self) -> Vec<VertexId> {
         match self {
-            ExtIds::Listed(v) => v.clone(),
+            ExtIds::Listed(v) => v,
             ExtIds::Runs(_) => self.iter().collect(),
         }
     }
@@ -749,7 +750,9 @@ mod tests {
     fn encode(rec: &Record) -> Vec<u8> {
         let mut b = Vec::new();
         match rec {
-            Record::Ids { first, exts } => encode_ids(&mut b, *first, &exts.to_vec()),
+            Record::Ids { first, exts } => {
+                encode_ids(&mut b, *first, &exts.iter().collect::<Vec<_>>())
+            }
             Record::Keys { first, keys } => encode_keys(&mut b, *first, keys),
             Record::Txn {
                 ts,
@@ -772,7 +775,7 @@ mod tests {
             Record::InsertEdges { ts, edges } => encode_insert_edges(&mut b, *ts, edges),
             Record::DeleteEdges { ts, edges } => encode_delete_edges(&mut b, *ts, edges),
             Record::InsertVertices { ts, vertices } => {
-                encode_insert_vertices(&mut b, *ts, &vertices.to_vec())
+                encode_insert_vertices(&mut b, *ts, &vertices.iter().collect::<Vec<_>>())
             }
             Record::CreateIndex { ts, label, key } => encode_create_index(&mut b, *ts, label, key),
         }
@@ -892,7 +895,7 @@ mod tests {
             panic!("{rec:?}")
         };
         assert!(matches!(vertices, ExtIds::Runs(r) if r.len() == 1));
-        assert_eq!(vertices.to_vec(), dense);
+        assert_eq!(vertices.iter().collect::<Vec<_>>(), dense);
         let mut b = Vec::new();
         encode_ids(&mut b, 5, &[9, 10, 11, 12, 40, 41, 42, 43, 44]);
         assert_eq!((b[0], b.len()), (IDS_RUNS, 1 + 4 + 4 + 4 + 2 * 12));
@@ -908,7 +911,7 @@ mod tests {
             panic!("{b:?}")
         };
         assert!(matches!(&vertices, ExtIds::Runs(r) if r.len() == 2));
-        assert_eq!(vertices.to_vec(), wrap);
+        assert_eq!(vertices.iter().collect::<Vec<_>>(), wrap);
     }
 
     #[test]
