@@ -153,19 +153,19 @@ fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
     par_ranges(depth.len() as u32)
         .map(|range| {
             let mut found = 0;
-            // Any in-neighbour at `level` will do, so order is not needed;
-            // visited vertices' lists are not needed at all.
+            // Any in-neighbour at `level` will do, so order is not needed,
+            // and the search of a list ends there; visited vertices' lists
+            // are not needed at all.
             let unvisited = |v: u32| depth[v as usize].load(Relaxed) == UNVISITED;
-            let want = |v| if unvisited(v) { usize::MAX } else { 0 };
-            g.scan_in_partial(range, want, |v, pieces| {
-                if unvisited(v)
-                    && pieces
-                        .iter()
-                        .any(|l| l.iter().any(|&u| depth[u as usize].load(Relaxed) == level))
-                {
+            g.scan_in_until(range, unvisited, |v, piece| {
+                let hit = piece
+                    .iter()
+                    .any(|&u| depth[u as usize].load(Relaxed) == level);
+                if hit {
                     depth[v as usize].store(level + 1, Relaxed);
                     found += 1;
                 }
+                hit
             });
             found
         })

@@ -58,6 +58,10 @@ impl GraphView for Snapshot {
         self.for_each_out_weighted_unordered_of(v, f);
     }
 
+    fn for_each_out_weight_unordered(&self, v: u32, f: impl FnMut(f64)) {
+        self.for_each_out_weight_unordered_of(v, f);
+    }
+
     fn for_each_out_unordered(&self, v: u32, f: impl FnMut(u32)) {
         self.for_each_out_unordered_of(v, f);
     }
@@ -105,6 +109,24 @@ impl GraphView for Snapshot {
         f: impl FnMut(u32, &[&[u32]]),
     ) {
         Snapshot::scan_out_partial(self, range, want, f);
+    }
+
+    fn scan_out_until(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> bool,
+        found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        Snapshot::scan_out_until(self, range, want, found);
+    }
+
+    fn scan_in_until(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> bool,
+        found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        Snapshot::scan_in_until(self, range, want, found);
     }
 
     fn scan_in_partial(

@@ -74,18 +74,18 @@ pub fn sssp_with_delta<G: GraphView>(
 /// Rejects negative or NaN weights up front (the relaxation's bit-order trick and the
 /// bucket invariant both depend on it) and returns the weight sum and arc count.
 fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
-    // One pass, and no existence test: holes have no edges (a `GraphView`
-    // rule), and asking a store whether each vertex exists is not free.
+    // One pass over the weights alone (a store need not read the
+    // destinations beside them), and no existence test: holes have no
+    // edges (a `GraphView` rule), and asking a store whether each vertex
+    // exists is not free. The lowest vertex with a bad weight is kept.
     let (sum, arcs, bad) = (0..g.id_bound())
         .into_par_iter()
         .with_min_len(MIN_VERTICES_PER_TASK)
         .map(|v| {
-            // In no set order: a store hands a list held in pieces over
-            // piece by piece (a bad weight is kept; the rest are summed).
             let mut acc = (0.0, 0u64, None);
-            g.for_each_out_weighted_unordered(v, |u, w| {
-                if (w.is_nan() || w < 0.0) && acc.2.is_none() {
-                    acc.2 = Some((v, u, w));
+            g.for_each_out_weight_unordered(v, |w| {
+                if w.is_nan() || w < 0.0 {
+                    acc.2 = Some(v);
                 }
                 acc.0 += w;
                 acc.1 += 1;
@@ -96,7 +96,15 @@ fn check_weights<G: GraphView>(g: &G) -> Result<(f64, u64), SsspError> {
             || (0.0, 0, None),
             |a, b| (a.0 + b.0, a.1 + b.1, a.2.or(b.2)),
         );
-    if let Some((v, u, w)) = bad {
+    if let Some(v) = bad {
+        // Its first bad edge, in the same order, names the destination.
+        let mut first = None;
+        g.for_each_out_weighted_unordered(v, |u, w| {
+            if (w.is_nan() || w < 0.0) && first.is_none() {
+                first = Some((u, w));
+            }
+        });
+        let (u, w) = first.unwrap_or((v, f64::NAN));
         return Err(SsspError::InvalidWeight {
             from: g.external_id(v),
             to: g.external_id(u),
@@ -199,6 +207,45 @@ mod tests {
             assert_eq!(d, vec![0.0, 1.0, 0.5, f64::INFINITY]);
         }
         assert_eq!(sssp(&g, 0, 1).unwrap()[1], 1.0);
+    }
+
+    /// On a store whose weights are read without their destinations (a
+    /// packed level), the error still names the first bad edge of the
+    /// lowest vertex that has one.
+    #[test]
+    fn a_store_names_its_first_bad_edge() {
+        let g = stratagraph::Graph::in_memory(stratagraph::Options {
+            pack_levels: true,
+            ..stratagraph::Options::default()
+        });
+        g.insert_vertices(&(0..40).collect::<Vec<u64>>()).unwrap();
+        let mut edges: Vec<(u64, u64, f64)> = (0..39).map(|v| (v, v + 1, 1.5)).collect();
+        edges.extend([(30, 2, -2.0), (12, 7, 0.5), (12, 9, -1.0), (12, 20, -3.0)]);
+        g.insert_edges(&edges).unwrap();
+        g.compact().unwrap();
+        let snap = g.snapshot();
+        assert_eq!(
+            sssp(&snap, 0, 2),
+            Err(SsspError::InvalidWeight {
+                from: 12,
+                to: 9,
+                weight: -1.0
+            })
+        );
+        g.insert_edges(&[(12, 9, 1.0), (12, 20, 1.0)]).unwrap();
+        g.compact().unwrap();
+        assert!(matches!(
+            sssp(&g.snapshot(), 0, 1),
+            Err(SsspError::InvalidWeight {
+                from: 30,
+                to: 2,
+                ..
+            })
+        ));
+        g.insert_edges(&[(30, 2, 0.0)]).unwrap();
+        let d = sssp(&g.snapshot(), 0, 1).unwrap();
+        // 0 to 12 along the path, 12 -> 20 at 1.0, then the path again.
+        assert_eq!(d[39], 12.0 * 1.5 + 1.0 + 19.0 * 1.5);
     }
 
     #[test]

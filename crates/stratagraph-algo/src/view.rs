@@ -50,6 +50,13 @@ pub trait GraphView: Sync {
     fn for_each_out_weighted_unordered(&self, v: u32, mut f: impl FnMut(u32, f64)) {
         self.out_weighted(v).for_each(|(w, x)| f(w, x));
     }
+    /// Calls `f(weight)` for every out-edge of `v`, in the order
+    /// `for_each_out_weighted_unordered` gives them: for passes over the
+    /// weights alone, which a store answers without decoding the
+    /// destinations beside them.
+    fn for_each_out_weight_unordered(&self, v: u32, mut f: impl FnMut(f64)) {
+        self.for_each_out_weighted_unordered(v, |_, x| f(x));
+    }
     /// Calls `f(w)` for every out-neighbour `w` of `v`, in any order:
     /// `out_neighbors` for passes that need none (sums and filters). A
     /// store reads a list held in pieces piece by piece instead of merging
@@ -135,6 +142,42 @@ pub trait GraphView: Sync {
         f: impl FnMut(u32, &[&[u32]]),
     ) {
         self.scan_in_unordered(range, f);
+    }
+    /// A pass that looks in each list for something and stops there:
+    /// calls `found(v, piece)` for every `v` in `range` with `want(v)`,
+    /// with `v`'s out-neighbours in disjoint ascending pieces one after
+    /// the other (together the ids `scan_out_unordered` gives), until it
+    /// returns true or the pieces run out. A view that decodes its lists
+    /// decodes a piece at a time, so a search that ends early pays for
+    /// little of a long list; the default hands over
+    /// `scan_out_partial`'s pieces. `want` may be asked more than once for
+    /// a vertex and must answer the same until `found` is called for it.
+    fn scan_out_until(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> bool,
+        mut found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        let wanted = |v| if want(v) { usize::MAX } else { 0 };
+        self.scan_out_partial(range, wanted, |v, pieces| {
+            if want(v) {
+                let _ = pieces.iter().any(|p| found(v, p));
+            }
+        });
+    }
+    /// `scan_out_until` for in-neighbours: a bottom-up BFS step.
+    fn scan_in_until(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> bool,
+        mut found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        let wanted = |v| if want(v) { usize::MAX } else { 0 };
+        self.scan_in_partial(range, wanted, |v, pieces| {
+            if want(v) {
+                let _ = pieces.iter().any(|p| found(v, p));
+            }
+        });
     }
 }
 

@@ -100,3 +100,34 @@ fn compacted_level_with_a_fifth_in_the_memgraph() {
         assert_all_pass(&outcomes);
     }
 }
+
+/// Packed levels (`Options::pack_levels`): every edge compacted into a
+/// level whose lists are decoded as kernels read them (a bottom-up BFS
+/// step a group at a time, SSSP's weight check from the weights alone),
+/// and the same with the last fifth of the edges in the MemGraph above.
+#[test]
+fn packed_levels_alone_and_under_the_memgraph() {
+    for (threads, fifth_above) in [(1, false), (2, false), (1, true), (2, true)] {
+        let outcomes = run_suite_with(&graphalytics_dir(), threads, |spec: &GraphSpec| {
+            let g = stratagraph::Graph::in_memory(stratagraph::Options {
+                directed: spec.directed,
+                pack_levels: true,
+                ..stratagraph::Options::default()
+            });
+            let mut vertices = spec.vertices.clone();
+            vertices.sort_unstable();
+            g.insert_vertices(&vertices)?;
+            let split = if fifth_above {
+                spec.edges.len() * 4 / 5
+            } else {
+                spec.edges.len()
+            };
+            g.insert_edges(&spec.edges[..split])?;
+            g.compact()?;
+            g.insert_edges(&spec.edges[split..])?;
+            Ok::<Snapshot, stratagraph::Error>(g.snapshot())
+        })
+        .unwrap();
+        assert_all_pass(&outcomes);
+    }
+}

@@ -117,6 +117,39 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
+/// `scan_out_until`: every list the search asks for is handed over in
+/// pieces that together start the list `scan_out_unordered` gives (`whole`),
+/// the whole of it unless the search ended, and none after the piece it
+/// ended in; a list it does not ask for is never handed over.
+fn check_searches(snap: &Snapshot, whole: &BTreeMap<u32, Vec<u32>>, ctx: &str) {
+    let asked = |v: u32| v % 3 != 1;
+    // Ends at an id that is 0 mod 3 (so some searches end, some do not).
+    let target = |d: u32| d.is_multiple_of(3);
+    let mut handed: BTreeMap<u32, (Vec<u32>, bool)> = BTreeMap::new();
+    snap.scan_out_until(0..u32::MAX, asked, |v, piece| {
+        assert!(asked(v), "{ctx}: search of {v}, which was not asked for");
+        let (got, ended) = handed.entry(v).or_default();
+        assert!(!*ended, "{ctx}: search of {v} went on after it ended");
+        assert!(!piece.is_empty(), "{ctx}: empty piece of {v}");
+        got.extend_from_slice(piece);
+        *ended = piece.iter().any(|&d| target(d));
+        *ended
+    });
+    for (&v, all) in whole {
+        let (got, ended) = handed.get(&v).cloned().unwrap_or_default();
+        if !asked(v) || all.is_empty() {
+            assert!(got.is_empty(), "{ctx}: search of {v} handed {got:?}");
+        } else if all.iter().any(|&d| target(d)) {
+            assert!(
+                ended && all.starts_with(&got),
+                "{ctx}: search of {v}: {got:?} of {all:?}"
+            );
+        } else {
+            assert_eq!(&got, all, "{ctx}: search of {v} that finds nothing");
+        }
+    }
+}
+
 fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
     let ctx = format!("snapshot at ts {}", snap.timestamp());
     assert_eq!(
@@ -197,6 +230,7 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
             "{ctx}: partial scan skipped {v}"
         );
     }
+    check_searches(snap, &whole, &ctx);
     for a in 0..N {
         assert_eq!(
             snap.has_vertex(a),
@@ -239,6 +273,19 @@ fn check_snapshot(snap: &Snapshot, want: &State, directed: bool) {
             let want: Vec<u64> = want.iter().copied().collect();
             assert_eq!(got, want, "{ctx}: unordered (in: {inn}) of {a}");
         }
+        // The weights alone, in the order of the weighted read.
+        let mut weights = Vec::new();
+        snap.for_each_out_weight_unordered_of(id, |w| weights.push(w.to_bits()));
+        let mut pairs = Vec::new();
+        snap.for_each_out_weighted_unordered_of(id, |_, w| pairs.push(w.to_bits()));
+        assert_eq!(weights, pairs, "{ctx}: weights of {a}");
+        let mut want_w: Vec<u64> = (0..N).filter_map(|b| has(a, b)).map(f64::to_bits).collect();
+        want_w.sort_unstable();
+        weights.sort_unstable();
+        assert_eq!(
+            weights, want_w,
+            "{ctx}: weights of {a}, as the model has them"
+        );
         assert_eq!(snap.out_degree(a), Some(want_out.len()));
         assert_eq!(snap.in_degree(a), Some(want_in.len()));
         let weighted: Vec<(u64, f64)> = snap

@@ -51,7 +51,7 @@ pub(crate) struct PackedLists<'s> {
 impl<'s> PackedLists<'s> {
     /// The entries of `v`'s list (0 outside the segment).
     #[inline]
-    fn len(&self, v: u32) -> usize {
+    pub(crate) fn len(&self, v: u32) -> usize {
         entries_in(self.offsets, self.lo, v).len()
     }
 

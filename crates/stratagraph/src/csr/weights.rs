@@ -91,6 +91,21 @@ impl<'a> Weights<'a> {
         (0..w.len()).map(move |i| w.get(i).unwrap_or(1.0))
     }
 
+    /// Calls `f` with every weight in order: one loop per form, where
+    /// `iter` tests the form at each weight.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(f64)) {
+        match *self {
+            Weights::Raw(w) => w.iter().for_each(|&x| f(x)),
+            Weights::Byte { dict, codes } => codes
+                .iter()
+                .for_each(|&c| f(dict.get(usize::from(c)).copied().unwrap_or(1.0))),
+            Weights::Wide { dict, codes } => codes
+                .iter()
+                .for_each(|&c| f(dict.get(usize::from(c)).copied().unwrap_or(1.0))),
+        }
+    }
+
     /// Every weight in order, decoded into a vector.
     pub fn to_vec(&self) -> Vec<f64> {
         self.iter().collect()

@@ -708,6 +708,24 @@ impl Snapshot {
     /// `for_each_out_weighted_unordered_of` for a list neither a plain nor
     /// a packed level holds alone, behind one instance for every callback.
     #[inline(never)]
+    /// Calls `f(weight)` for every out-edge of `v`, in the order
+    /// `for_each_out_weighted_unordered_of` gives them: for a pass over
+    /// weights alone (a shortest-path kernel's check that none is
+    /// negative). A packed level's weights are read without decoding the
+    /// destinations beside them.
+    pub fn for_each_out_weight_unordered_of(&self, v: u32, mut f: impl FnMut(f64)) {
+        if let Some(seg) = self.packed_settled(v, Direction::Out) {
+            // A settled packed list holds one entry per edge, each with
+            // its weight (1.0 where the level keeps none).
+            let range = seg.entry_range(v);
+            return match seg.list_weights(range.clone()) {
+                Some(weights) => weights.for_each(f),
+                None => range.for_each(|_| f(1.0)),
+            };
+        }
+        self.for_each_out_weighted_unordered_of(v, |_, w| f(w));
+    }
+
     fn each_out_weighted_other(&self, v: u32, f: &mut dyn FnMut(u32, f64)) {
         self.out_weighted_other(v).for_each_unordered(f);
     }
@@ -941,6 +959,110 @@ impl Snapshot {
         f: impl FnMut(u32, &[&[u32]]),
     ) {
         self.scan(range, self.side(Direction::In), true, want, f);
+    }
+
+    /// A pass that looks in each list for something and stops there:
+    /// calls `found(v, piece)` for every vertex `v` of `range` that
+    /// `want(v)` selects, with `v`'s out-neighbours in disjoint ascending
+    /// pieces one after the other (together what `scan_out_unordered`
+    /// gives), until it returns true or the pieces run out. A packed
+    /// level's list is decoded a first group at a time, so a search that
+    /// ends early (a bottom-up BFS step finding a parent among a vertex's
+    /// first neighbours) does not pay for decoding the rest; elsewhere
+    /// lists are slices, handed over whole. `want` may be asked more than
+    /// once for a vertex and must answer the same until `found` is called.
+    pub fn scan_out_until(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> bool,
+        found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        self.scan_until(range, Direction::Out, want, found);
+    }
+
+    /// `scan_out_until` for in-neighbours.
+    pub fn scan_in_until(
+        &self,
+        range: std::ops::Range<u32>,
+        want: impl Fn(u32) -> bool,
+        found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        self.scan_until(range, self.side(Direction::In), want, found);
+    }
+
+    fn scan_until(
+        &self,
+        range: std::ops::Range<u32>,
+        dir: Direction,
+        want: impl Fn(u32) -> bool,
+        mut found: impl FnMut(u32, &[u32]) -> bool,
+    ) {
+        let end = range.end.min(self.bound);
+        let mem = &self.store.mem;
+        let mut v = range.start;
+        // Each block's first groups, and one long list's rest.
+        let mut heads: Vec<u32> = Vec::new();
+        let mut rest: Vec<u32> = Vec::new();
+        let mut ends = [0usize; 64];
+        // A list handed over by `scan`, piece by piece.
+        fn whole(u: u32, pieces: &[&[u32]], found: &mut impl FnMut(u32, &[u32]) -> bool) {
+            for p in pieces.iter().filter(|p| !p.is_empty()) {
+                if found(u, p) {
+                    return;
+                }
+            }
+        }
+        while v < end {
+            let page_end = ((v / PAGE + 1).saturating_mul(PAGE)).min(end);
+            // As in `scan`: a packed level alone below the MemGraph is the
+            // one case where a list costs more than a slice.
+            let packed = match self.plain_page_segments(v, dir) {
+                Some(_) => None,
+                None => self.layers.packed_sole(v, dir, self.ts),
+            };
+            let Some(seg) = packed else {
+                let wanted = |u| if want(u) { usize::MAX } else { 0 };
+                self.scan(v..page_end, dir, true, wanted, |u, pieces| {
+                    if want(u) {
+                        whole(u, pieces, &mut found);
+                    }
+                });
+                v = page_end;
+                continue;
+            };
+            let lists = seg.packed_lists();
+            while v < page_end {
+                let block_end = ((v | 63) + 1).min(page_end);
+                let dirty = mem.dirty_bits(v >> 6);
+                let clean = |u: u32| dirty & (1u64 << (u & 63)) == 0;
+                let mut at = 0;
+                for (u, end) in (v..block_end).zip(ends.iter_mut()) {
+                    if clean(u) && want(u) {
+                        at = lists.decode_at(u, FIRST_GROUP, &mut heads, at);
+                    }
+                    *end = at;
+                }
+                let mut start = 0;
+                for (u, &end) in (v..block_end).zip(ends.iter()) {
+                    if !clean(u) {
+                        if want(u) {
+                            let wanted = |u| if want(u) { usize::MAX } else { 0 };
+                            self.scan(u..u + 1, dir, true, wanted, |u, pieces| {
+                                whole(u, pieces, &mut found);
+                            });
+                        }
+                    } else if start < end
+                        && !found(u, heads.get(start..end).unwrap_or(&[]))
+                        && lists.len(u) > end - start
+                    {
+                        let n = lists.decode_at(u, usize::MAX, &mut rest, 0);
+                        found(u, rest.get(end - start..n).unwrap_or(&[]));
+                    }
+                    start = end;
+                }
+                v = block_end;
+            }
+        }
     }
 
     /// `scan_out_unordered` for in-neighbours.
@@ -1384,6 +1506,11 @@ thread_local! {
 }
 
 /// The `want` of a scan that needs every list whole.
+/// How many entries of a packed list `scan_until` decodes first: one
+/// group of the decoder's, which most searches of a bottom-up BFS step end
+/// in.
+const FIRST_GROUP: usize = 8;
+
 fn all(_: u32) -> usize {
     usize::MAX
 }
