@@ -111,7 +111,12 @@ const FIXED_FROM: usize = 32;
 /// there (and never shrinking it, so that a buffer reused for many lists
 /// is not cleared for each): returns where the entries end. For a reader
 /// that keeps its own count of what `buf` holds.
-#[inline]
+///
+/// A list of at most one group after its first value (most lists of a
+/// graph, and the start of a list a pass wants only a little of) is
+/// decoded inline, with no branch on its length or width; longer ones by
+/// the general loop, out of line.
+#[inline(always)]
 pub(crate) fn decode_at(bytes: &[u8], n: usize, buf: &mut Vec<u32>, at: usize) -> usize {
     if n == 0 {
         return at;
@@ -119,8 +124,49 @@ pub(crate) fn decode_at(bytes: &[u8], n: usize, buf: &mut Vec<u32>, at: usize) -
     if buf.len() < at + n + GROUP {
         buf.resize(at + n + GROUP, 0);
     }
+    if n <= GROUP + 1 {
+        if let Some(end) = decode_head(bytes, n, buf, at) {
+            return end;
+        }
+    }
+    decode_at_any(bytes, n, buf, at)
+}
+
+/// `decode_at` for any list, `buf` already long enough.
+#[inline(never)]
+fn decode_at_any(bytes: &[u8], n: usize, buf: &mut [u32], at: usize) -> usize {
     let dst = buf.get_mut(at..).unwrap_or(&mut []);
     at + decode_into(bytes, n, u32::MAX, dst).2
+}
+
+/// Bytes `decode_head` reads: a varint of up to 5, the width byte, and
+/// the 8 bytes of a load at any bit of a group of 8 gaps of up to 32 bits.
+const HEAD: usize = 5 + 1 + 32 + 8;
+
+/// Decodes a list of 1 to `GROUP + 1` entries into `buf[at..]` (which has
+/// room for `GROUP + 1` values there; those past the list are overwritten
+/// by whatever comes next): the first value and one whole group of gaps,
+/// whatever the list's length. `None` where fewer than [`HEAD`] bytes are
+/// left (the last lists of a section), for the general loop.
+#[inline(always)]
+fn decode_head(bytes: &[u8], n: usize, buf: &mut [u32], at: usize) -> Option<usize> {
+    let head: &[u8; HEAD] = bytes.get(..HEAD)?.try_into().ok()?;
+    let dst: &mut [u32; GROUP + 1] = buf.get_mut(at..at + GROUP + 1)?.try_into().ok()?;
+    let (first, len, _) = first_value(head);
+    dst[0] = first;
+    // A damaged width decodes as 32 bits: some list, never a panic.
+    let w = u32::from(head[len.min(5)]).min(32);
+    let body = &head[len.min(5) + 1..];
+    let mask = mask_of(w);
+    let mut p = first;
+    for (i, x) in dst[1..].iter_mut().enumerate() {
+        let bit = i * w as usize;
+        // At most 7 * 32 bits in: byte 28, whose 8 bytes `body` holds.
+        let k = (bit >> 3).min(32);
+        p = p.wrapping_add(((word(body, k) >> (bit & 7)) & mask) as u32);
+        *x = p;
+    }
+    Some(at + n)
 }
 
 /// Decodes into `dst` (room for `n + GROUP` values): whether the bytes were
@@ -353,6 +399,10 @@ mod tests {
             let mut out = Vec::new();
             let _ = decode(&b, list.len() + extra, &mut out);
             prop_assert_eq!(out.len(), list.len() + extra);
+            // The inline path for short lists, and the general one.
+            for n in [1, 2, 9, list.len() + extra] {
+                prop_assert_eq!(decode_at(&b, n, &mut out, 3), 3 + n);
+            }
         }
     }
 
@@ -375,12 +425,14 @@ mod tests {
         /// to its first `k` entries or not, read as their starts.
         #[test]
         fn prefixes_decode_into_a_shared_buffer(
-            lists in prop::collection::vec((prop::collection::vec(0u32..100_000, 0..400), 0usize..300), 1..6),
+            lists in prop::collection::vec((prop::collection::vec(any::<u32>(), 0..400), 0usize..300, 0u32..4), 1..8),
         ) {
             let mut bytes = Vec::new();
             let mut starts = Vec::new();
             let mut sorted = Vec::new();
-            for (mut l, _) in lists.iter().cloned() {
+            for (mut l, _, spread) in lists.iter().cloned() {
+                // Gaps of every width: ids below 2^8, 2^16, 2^24, or any.
+                l.iter_mut().for_each(|x| *x >>= 8 * (3 - spread));
                 l.sort_unstable();
                 starts.push(bytes.len());
                 encode(&l, &mut bytes);
@@ -389,7 +441,7 @@ mod tests {
             bytes.extend([0u8; SLACK]);
             let mut buf = vec![7u32; 3];
             let mut at = 0;
-            for ((l, &(_, k)), &s) in sorted.iter().zip(&lists).zip(&starts) {
+            for ((l, &(_, k, _)), &s) in sorted.iter().zip(&lists).zip(&starts) {
                 let n = l.len().min(k);
                 let end = decode_at(&bytes[s..], n, &mut buf, at);
                 prop_assert_eq!(&buf[at..end], &l[..n]);

@@ -66,6 +66,18 @@ impl<'s> PackedLists<'s> {
             .unwrap_or(&[])
     }
 
+    /// Starts loading the first bytes of `v`'s list (`util::prefetch`):
+    /// a pass that decodes only the start of each list (a connected
+    /// components round, a bottom-up BFS step) skips the bytes between
+    /// them, where the CPU's own read-ahead does not follow, so without
+    /// this every list would cost a wait on memory.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, v: u32) {
+        if let Some(b) = self.bytes_from(v).first() {
+            crate::util::prefetch::line(b);
+        }
+    }
+
     /// Decodes at least the first `want` entries of `v`'s list (all of
     /// them if it has no more) into `buf` from `at` on; returns where they
     /// end (`pack::decode_at`: `buf` keeps its length, the caller its own
@@ -682,6 +694,33 @@ impl Segment {
             let lists = self.packed_lists_in(self.inner.storage.vertex_bytes(v));
             let end = lists.decode_at(v, usize::MAX, buf, 0);
             f(buf.get(..end).unwrap_or(&[]))
+        })
+    }
+
+    /// `with_list` with the list's weights beside it (`weights_in` of its
+    /// entries): where the list lies is found, and the read noted
+    /// (`access`), once for both, which a relaxation that reads many
+    /// single lists (SSSP's) feels.
+    #[inline]
+    pub(crate) fn with_weighted_list<R>(
+        &self,
+        v: u32,
+        f: impl FnOnce(&[u32], Weights<'_>) -> R,
+    ) -> R {
+        if !self.is_packed() {
+            let range = self.entry_range(v);
+            return f(self.list_dsts(range.clone()), self.weights_in(range));
+        }
+        let bytes = self.inner.storage.vertex_bytes(v);
+        let lists = self.packed_lists_in(bytes);
+        let range = entries_in(lists.offsets, lists.lo, v);
+        let weights = self
+            .weights_in_bytes(bytes)
+            .and_then(|w| w.slice(range))
+            .unwrap_or(Weights::Raw(&[]));
+        with_decoded(|buf| {
+            let end = lists.decode_at(v, usize::MAX, buf, 0);
+            f(buf.get(..end).unwrap_or(&[]), weights)
         })
     }
 

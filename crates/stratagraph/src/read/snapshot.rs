@@ -688,8 +688,7 @@ impl Snapshot {
             // A packed level's list, decoded: as hot as a plain one.
             None => match self.packed_settled(v, Direction::Out) {
                 Some(seg) => {
-                    let weights = seg.weights_in(seg.entry_range(v));
-                    return seg.with_list(v, |l| scan::each_weighted(l, weights, &mut f));
+                    return seg.with_weighted_list(v, |l, w| scan::each_weighted(l, w, &mut f));
                 }
                 None => return self.each_out_weighted_other(v, &mut f),
             },
@@ -1037,6 +1036,7 @@ impl Snapshot {
                 let clean = |u: u32| dirty & (1u64 << (u & 63)) == 0;
                 let mut at = 0;
                 for (u, end) in (v..block_end).zip(ends.iter_mut()) {
+                    lists.prefetch(u + PREFETCH_AHEAD);
                     if clean(u) && want(u) {
                         at = lists.decode_at(u, FIRST_GROUP, &mut heads, at);
                     }
@@ -1151,6 +1151,7 @@ impl Snapshot {
                     let mut at = 0;
                     let mut skip = 0u64;
                     for (u, end) in (v..block_end).zip(ends.iter_mut()) {
+                        lists.prefetch(u + PREFETCH_AHEAD);
                         let bit = 1u64 << (u & 63);
                         match want(u) {
                             0 => skip |= bit,
@@ -1510,6 +1511,10 @@ thread_local! {
 /// group of the decoder's, which most searches of a bottom-up BFS step end
 /// in.
 const FIRST_GROUP: usize = 8;
+
+/// How many vertices ahead a scan of a packed level starts loading a
+/// list's first bytes (`PackedLists::prefetch`).
+const PREFETCH_AHEAD: u32 = 16;
 
 fn all(_: u32) -> usize {
     usize::MAX
