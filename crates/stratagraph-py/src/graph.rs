@@ -261,6 +261,16 @@ impl PyGraph {
     /// of four, for a graph that must fit a memory or disk budget; reads
     /// decode them, which slows analytics 1.3 to 2 times today. Both apply
     /// to files written from now on.
+    ///
+    /// ``update_policy`` is how a flush writes the lists of the vertices
+    /// it holds writes for (Poly-LSM's delta and pivot entries): "delta"
+    /// (the default) writes only what changed, so a read of the vertex
+    /// visits every level holding part of its list; "pivot" writes the
+    /// whole list again and marks it, so later reads stop there;
+    /// "adaptive:SHARE" pivots the vertices whose estimated degree is
+    /// below the cost model's threshold for a workload with this share of
+    /// look-ups (0 to 1). ``stats()["pivot_marks"]`` counts the marked
+    /// lists. A bad value raises ``ValueError``.
     #[staticmethod]
     #[pyo3(signature = (
         path,
@@ -275,7 +285,8 @@ impl PyGraph {
         read_only = false,
         string_ids = None,
         compress_levels = true,
-        pack_levels = false
+        pack_levels = false,
+        update_policy = "delta"
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn open(
@@ -292,8 +303,10 @@ impl PyGraph {
         string_ids: Option<bool>,
         compress_levels: bool,
         pack_levels: bool,
+        update_policy: &str,
     ) -> PyResult<Self> {
         let sync = conv::sync_policy(sync)?;
+        let update_policy = conv::update_policy(update_policy)?;
         let (directed, stored_string_ids) = py
             .detach(|| {
                 Ok::<_, stratagraph::Error>((
@@ -317,6 +330,7 @@ impl PyGraph {
             string_ids,
             compress_levels,
             pack_levels,
+            update_policy,
             ..Options::default()
         };
         let graph = py
@@ -402,6 +416,51 @@ impl PyGraph {
     #[getter]
     fn num_edges(&self) -> PyResult<u64> {
         self.with(|g| Ok(g.snapshot().edge_count()))
+    }
+
+    /// The store's counters now, as a ``dict``: ``timestamp`` (newest
+    /// commit), ``vertices``, ``edges``, ``property_edges``,
+    /// ``ids_assigned``, ``memory_bytes`` (MemGraph, runs, id dictionary
+    /// and kept reads), ``run_bytes``, ``runs`` (L0), ``levels`` (one
+    /// ``dict`` per level L1.. with ``parts``, ``entries``, ``bytes``),
+    /// ``pivot_marks`` (lists written whole as pivots, see
+    /// ``update_policy``), ``flushes`` and ``compactions`` (since opened),
+    /// ``open_snapshots``, ``log_segments``, ``log_bytes``,
+    /// ``level_bytes_written`` and ``write_amplification`` (bytes written
+    /// to storage per byte of edge writes since opened). Walks the vertex
+    /// table: O(vertices).
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let st = self.with(|g| Ok(py.detach(|| g.stats())))?;
+        let d = PyDict::new(py);
+        d.set_item("timestamp", st.timestamp)?;
+        d.set_item("vertices", st.vertices)?;
+        d.set_item("edges", st.edges)?;
+        d.set_item("property_edges", st.property_edges)?;
+        d.set_item("ids_assigned", st.ids_assigned)?;
+        d.set_item("memory_bytes", st.total_bytes())?;
+        d.set_item("run_bytes", st.run_bytes)?;
+        d.set_item("runs", st.runs)?;
+        let levels = st
+            .levels
+            .iter()
+            .map(|l| {
+                let level = PyDict::new(py);
+                level.set_item("parts", l.parts)?;
+                level.set_item("entries", l.entries)?;
+                level.set_item("bytes", l.bytes)?;
+                Ok(level)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("levels", levels)?;
+        d.set_item("pivot_marks", st.pivot_marks)?;
+        d.set_item("flushes", st.flushes)?;
+        d.set_item("compactions", st.compactions)?;
+        d.set_item("open_snapshots", st.open_snapshots)?;
+        d.set_item("log_segments", st.log_segments)?;
+        d.set_item("log_bytes", st.log_bytes)?;
+        d.set_item("level_bytes_written", st.level_bytes_written)?;
+        d.set_item("write_amplification", st.write_amplification)?;
+        Ok(d)
     }
 
     /// Number of property edges (``add_edge`` with a label) in the latest

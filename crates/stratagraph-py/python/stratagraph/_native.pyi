@@ -194,6 +194,7 @@ class Graph:
         string_ids: Optional[bool] = None,
         compress_levels: bool = True,
         pack_levels: bool = False,
+        update_policy: str = "delta",
     ) -> Graph:
         """Opens the on-disk store in directory ``path``, creating it if it
         holds none; ``close()`` writes everything out and releases the
@@ -228,7 +229,13 @@ class Graph:
         hands out without a copy. ``pack_levels`` (default off) packs the
         destinations of compacted levels (about two bytes an edge, not
         four; reads decode them, slower for analytics). Both apply to files
-        written from now on."""
+        written from now on. ``update_policy`` is how a flush writes the
+        lists of vertices it holds writes for: "delta" (default; only what
+        changed), "pivot" (the whole list again, marked, so later reads stop
+        there) or "adaptive:SHARE" (pivots for vertices below the cost
+        model's degree threshold for a workload with this share of
+        look-ups, 0 to 1); ``stats()["pivot_marks"]`` counts the marked
+        lists; a bad value raises ``ValueError``."""
     @property
     def directed(self) -> bool:
         """Whether edges have a direction."""
@@ -271,6 +278,13 @@ class Graph:
     def num_property_edges(self) -> int:
         """Number of property edges in the latest state; O(vertices) (reads
         the store's counters)."""
+    def stats(self) -> Dict[str, Any]:
+        """The store's counters now: ``timestamp``, ``vertices``, ``edges``,
+        ``property_edges``, ``ids_assigned``, ``memory_bytes``,
+        ``run_bytes``, ``runs`` (L0), ``levels`` (per level L1.. a dict of
+        ``parts``, ``entries``, ``bytes``), ``pivot_marks``, ``flushes``,
+        ``compactions``, ``open_snapshots``, ``log_segments``, ``log_bytes``,
+        ``level_bytes_written``, ``write_amplification``; O(vertices)."""
     def add_vertex(self, v: _Vertex, label: Optional[str] = None, **properties: PropertyValue) -> int:
         """Creates ``v`` with ``label`` (``"vertex"`` if not given) and the
         keyword arguments as properties (no-op if it exists)."""
