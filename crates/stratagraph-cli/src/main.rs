@@ -166,6 +166,14 @@ enum Command {
         /// segment ends and at shutdown).
         #[arg(long, default_value = "always", value_parser = serve::parse_sync)]
         sync: stratagraph::SyncPolicy,
+        /// How a flush writes the lists of the vertices it holds writes
+        /// for (Poly-LSM's delta and pivot entries): `delta` (only what
+        /// changed), `pivot` (the whole list again, marked so that later
+        /// reads stop there) or `adaptive:SHARE` (pivots for vertices below
+        /// the cost model's degree threshold, for a workload with this
+        /// share of look-ups, 0 to 1).
+        #[arg(long, default_value = "delta", value_parser = serve::parse_update_policy)]
+        update_policy: stratagraph::UpdatePolicy,
     },
     /// Sets USER's password in a credentials file for `serve
     /// --credentials` (read from the first line of standard input; the
@@ -636,6 +644,7 @@ fn main() -> ExitCode {
             tls_cert,
             tls_key,
             sync,
+            update_policy,
         } => serve::serve(serve::ServeArgs {
             dir,
             in_memory,
@@ -653,6 +662,7 @@ fn main() -> ExitCode {
             credentials,
             tls: tls_cert.zip(tls_key),
             sync,
+            update_policy,
         }),
         Command::Passwd { file, user } => serve::passwd(&file, &user),
         Command::Graphalytics { dir, threads } => graphalytics(&dir, threads),

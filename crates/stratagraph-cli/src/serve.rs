@@ -23,6 +23,19 @@ pub struct ServeArgs {
     pub tls: Option<(PathBuf, PathBuf)>,
     /// When commits of an on-disk store are synced.
     pub sync: stratagraph::SyncPolicy,
+    /// How flushes write updated vertices' lists.
+    pub update_policy: stratagraph::UpdatePolicy,
+}
+
+/// `--update-policy`: `delta`, `pivot` or `adaptive:SHARE` (SHARE from 0
+/// to 1).
+pub fn parse_update_policy(s: &str) -> Result<stratagraph::UpdatePolicy, String> {
+    stratagraph::UpdatePolicy::parse(s).ok_or_else(|| {
+        format!(
+            "{s:?}: expected delta, pivot or adaptive:SHARE (SHARE the share of look-ups \
+             among reads and writes, from 0 to 1)"
+        )
+    })
 }
 
 /// `--sync`: `always`, `never`, or a period (`20ms`, `1s`, `250us`).
@@ -61,10 +74,14 @@ pub fn serve(a: ServeArgs) -> Res {
             dir,
             Options {
                 sync: a.sync,
+                update_policy: a.update_policy,
                 ..crate::store_cmds::options(dir, None)?
             },
         )?,
-        (None, true) => Graph::in_memory(Options::default()),
+        (None, true) => Graph::in_memory(Options {
+            update_policy: a.update_policy,
+            ..Options::default()
+        }),
         (Some(_), true) => return Err("give a store directory or --in-memory, not both".into()),
         (None, false) => {
             return Err("give a store directory, or --in-memory for a store without files".into())
@@ -169,9 +186,38 @@ async fn stop_signal() {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests fail loudly by design
 mod tests {
-    use super::parse_sync;
+    use super::{parse_sync, parse_update_policy};
     use std::time::Duration;
-    use stratagraph::SyncPolicy;
+    use stratagraph::{SyncPolicy, UpdatePolicy};
+
+    #[test]
+    fn update_policies_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_update_policy("delta"), Ok(UpdatePolicy::Delta));
+        assert_eq!(parse_update_policy("pivot"), Ok(UpdatePolicy::Pivot));
+        assert_eq!(
+            parse_update_policy("adaptive:0.9"),
+            Ok(UpdatePolicy::Adaptive { lookup_share: 0.9 })
+        );
+        assert_eq!(
+            parse_update_policy("adaptive:1"),
+            Ok(UpdatePolicy::Adaptive { lookup_share: 1.0 })
+        );
+        for bad in [
+            "adaptive",
+            "adaptive:",
+            "adaptive:1.5",
+            "adaptive:-1",
+            "adaptive:NaN",
+            "pivots",
+        ] {
+            let e = parse_update_policy(bad).unwrap_err();
+            assert!(
+                e.contains("expected delta, pivot or adaptive:SHARE"),
+                "{bad}: {e}"
+            );
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn sync_policies_parse_and_bad_ones_say_why() {

@@ -214,23 +214,12 @@ pub fn labels(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<String>> {
 /// `update_policy=` of `Graph.open`: "delta", "pivot" or "adaptive:SHARE"
 /// with SHARE the expected share of look-ups, a number from 0 to 1.
 pub fn update_policy(value: &str) -> PyResult<stratagraph::UpdatePolicy> {
-    use stratagraph::UpdatePolicy;
-    match value {
-        "delta" => Ok(UpdatePolicy::Delta),
-        "pivot" => Ok(UpdatePolicy::Pivot),
-        _ => value
-            .strip_prefix("adaptive:")
-            .and_then(|share| share.parse::<f64>().ok())
-            .filter(|share| (0.0..=1.0).contains(share))
-            .map(|lookup_share| UpdatePolicy::Adaptive { lookup_share })
-            .ok_or_else(|| {
-                pyo3::exceptions::PyValueError::new_err(format!(
-                    "update_policy: expected \"delta\", \"pivot\" or \"adaptive:SHARE\" \
-                     (SHARE the share of look-ups among reads and writes, from 0 to 1), \
-                     got {value:?}"
-                ))
-            }),
-    }
+    stratagraph::UpdatePolicy::parse(value).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "update_policy: expected \"delta\", \"pivot\" or \"adaptive:SHARE\" (SHARE the \
+             share of look-ups among reads and writes, from 0 to 1), got {value:?}"
+        ))
+    })
 }
 
 pub fn sync_policy(value: &str) -> PyResult<stratagraph::SyncPolicy> {

@@ -172,6 +172,23 @@ pub enum UpdatePolicy {
     },
 }
 
+impl UpdatePolicy {
+    /// The policy a user names in words, as the Python package and the
+    /// command line take it: `delta`, `pivot` or `adaptive:SHARE` with
+    /// SHARE a number from 0 to 1; `None` for anything else.
+    pub fn parse(s: &str) -> Option<UpdatePolicy> {
+        match s.trim() {
+            "delta" => Some(UpdatePolicy::Delta),
+            "pivot" => Some(UpdatePolicy::Pivot),
+            t => t
+                .strip_prefix("adaptive:")
+                .and_then(|share| share.parse::<f64>().ok())
+                .filter(|share| (0.0..=1.0).contains(share))
+                .map(|lookup_share| UpdatePolicy::Adaptive { lookup_share }),
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
