@@ -704,9 +704,6 @@ impl Snapshot {
         }
     }
 
-    /// `for_each_out_weighted_unordered_of` for a list neither a plain nor
-    /// a packed level holds alone, behind one instance for every callback.
-    #[inline(never)]
     /// Calls `f(weight)` for every out-edge of `v`, in the order
     /// `for_each_out_weighted_unordered_of` gives them: for a pass over
     /// weights alone (a shortest-path kernel's check that none is
@@ -725,6 +722,9 @@ impl Snapshot {
         self.for_each_out_weighted_unordered_of(v, |_, w| f(w));
     }
 
+    /// `for_each_out_weighted_unordered_of` for a list neither a plain nor
+    /// a packed level holds alone, behind one instance for every callback.
+    #[inline(never)]
     fn each_out_weighted_other(&self, v: u32, f: &mut dyn FnMut(u32, f64)) {
         self.out_weighted_other(v).for_each_unordered(f);
     }
