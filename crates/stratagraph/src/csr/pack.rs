@@ -152,18 +152,18 @@ const HEAD: usize = 5 + 1 + 32 + 8;
 fn decode_head(bytes: &[u8], n: usize, buf: &mut [u32], at: usize) -> Option<usize> {
     let head: &[u8; HEAD] = bytes.get(..HEAD)?.try_into().ok()?;
     let dst: &mut [u32; GROUP + 1] = buf.get_mut(at..at + GROUP + 1)?.try_into().ok()?;
+    // `len` is at most 5 (`first_value`), so the width byte is in `head`.
     let (first, len, _) = first_value(head);
     dst[0] = first;
     // A damaged width decodes as 32 bits: some list, never a panic.
-    let w = u32::from(head[len.min(5)]).min(32);
-    let body = &head[len.min(5) + 1..];
+    let w = u32::from(head.get(len).copied().unwrap_or(0)).min(32);
+    let body = head.get(len + 1..).unwrap_or(&[]);
     let mask = mask_of(w);
     let mut p = first;
     for (i, x) in dst[1..].iter_mut().enumerate() {
-        let bit = i * w as usize;
         // At most 7 * 32 bits in: byte 28, whose 8 bytes `body` holds.
-        let k = (bit >> 3).min(32);
-        p = p.wrapping_add(((word(body, k) >> (bit & 7)) & mask) as u32);
+        let bit = i * w as usize;
+        p = p.wrapping_add(((word(body, bit >> 3) >> (bit & 7)) & mask) as u32);
         *x = p;
     }
     Some(at + n)

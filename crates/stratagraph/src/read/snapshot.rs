@@ -1003,6 +1003,8 @@ impl Snapshot {
         let mut heads: Vec<u32> = Vec::new();
         let mut rest: Vec<u32> = Vec::new();
         let mut ends = [0usize; 64];
+        // What `scan` is asked for where lists are not decoded here.
+        let wanted = |u| if want(u) { usize::MAX } else { 0 };
         // A list handed over by `scan`, piece by piece.
         fn whole(u: u32, pieces: &[&[u32]], found: &mut impl FnMut(u32, &[u32]) -> bool) {
             for p in pieces.iter().filter(|p| !p.is_empty()) {
@@ -1020,7 +1022,6 @@ impl Snapshot {
                 None => self.layers.packed_sole(v, dir, self.ts),
             };
             let Some(seg) = packed else {
-                let wanted = |u| if want(u) { usize::MAX } else { 0 };
                 self.scan(v..page_end, dir, true, wanted, |u, pieces| {
                     if want(u) {
                         whole(u, pieces, &mut found);
@@ -1046,7 +1047,6 @@ impl Snapshot {
                 for (u, &end) in (v..block_end).zip(ends.iter()) {
                     if !clean(u) {
                         if want(u) {
-                            let wanted = |u| if want(u) { usize::MAX } else { 0 };
                             self.scan(u..u + 1, dir, true, wanted, |u, pieces| {
                                 whole(u, pieces, &mut found);
                             });
