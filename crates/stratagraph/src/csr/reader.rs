@@ -305,11 +305,12 @@ impl Segment {
         &self.inner.header
     }
 
-    /// The bytes for a look-up, which reads a few places at random (see
-    /// `Storage`: a page fault there reads only its own page).
+    /// The bytes for the rest of a look-up whose offsets `entry_range`
+    /// just read: the same mapping (a few places of one list, so no list is
+    /// asked for whole).
     #[inline]
-    fn point_bytes(&self) -> &[u8] {
-        self.inner.storage.point_bytes()
+    fn look_up_bytes(&self) -> &[u8] {
+        self.inner.storage.entry_bytes(0..0)
     }
 
     #[inline]
@@ -317,7 +318,7 @@ impl Segment {
         self.col_in(self.bytes(), s)
     }
 
-    /// Section `s` of `bytes` (`bytes()` or `point_bytes()`) as a column.
+    /// Section `s` of `bytes` (`bytes()` or `look_up_bytes()`) as a column.
     #[inline]
     fn col_in<'a, T: bytemuck::Pod>(&'a self, bytes: &'a [u8], s: Section) -> &'a [T] {
         column(bytes, self.header().section(s))
@@ -671,7 +672,7 @@ impl Segment {
         self.packed_lists_in(self.bytes())
     }
 
-    /// `packed_lists` read from `bytes` (`bytes()` or `point_bytes()`).
+    /// `packed_lists` read from `bytes` (`bytes()` or `look_up_bytes()`).
     #[inline]
     fn packed_lists_in<'a>(&'a self, bytes: &'a [u8]) -> PackedLists<'a> {
         PackedLists {
@@ -735,7 +736,7 @@ impl Segment {
         self.section_in(self.bytes(), s)
     }
 
-    /// `section_bytes` of `bytes` (`bytes()` or `point_bytes()`).
+    /// `section_bytes` of `bytes` (`bytes()` or `look_up_bytes()`).
     #[inline]
     fn section_in<'a>(&'a self, bytes: &'a [u8], s: Section) -> &'a [u8] {
         let e = self.header().section(s);
@@ -758,7 +759,7 @@ impl Segment {
         self.weights_in_bytes(self.bytes())
     }
 
-    /// `weights` read from `bytes` (`bytes()` or `point_bytes()`).
+    /// `weights` read from `bytes` (`bytes()` or `look_up_bytes()`).
     #[inline]
     fn weights_in_bytes<'a>(&'a self, bytes: &'a [u8]) -> Option<Weights<'a>> {
         match self.header().weight_form() {
@@ -852,7 +853,7 @@ impl Segment {
         self.stamp_in(self.bytes(), e)
     }
 
-    /// `stamp_of` read from `bytes` (`bytes()` or `point_bytes()`).
+    /// `stamp_of` read from `bytes` (`bytes()` or `look_up_bytes()`).
     fn stamp_in(&self, bytes: &[u8], e: usize) -> (u64, bool) {
         if !self.has_stamps() {
             return (0, false);
@@ -876,7 +877,7 @@ impl Segment {
         self.weight_in(self.inner.storage.entry_bytes(0..0), e)
     }
 
-    /// `weight` read from `bytes` (`bytes()` or `point_bytes()`).
+    /// `weight` read from `bytes` (`bytes()` or `look_up_bytes()`).
     #[inline]
     fn weight_in(&self, bytes: &[u8], e: usize) -> f64 {
         match self.weights_in_bytes(bytes) {
@@ -1038,7 +1039,7 @@ impl Segment {
         match self.deciding(v, dst, ts) {
             None => Decided::Undecided,
             Some((_, true)) => Decided::Deleted,
-            Some((e, false)) => Decided::Live(self.weight_in(self.point_bytes(), e)),
+            Some((e, false)) => Decided::Live(self.weight_in(self.look_up_bytes(), e)),
         }
     }
 
@@ -1049,12 +1050,16 @@ impl Segment {
     }
 
     /// The entry of the version of `v -> dst` a snapshot at `ts` sees, and
-    /// whether it is a tombstone. A look-up: it reads through
-    /// `point_bytes`.
+    /// whether it is a tombstone. Its reads go through the mapping
+    /// `entry_range` picks, as a list read's do: a look-up at random reads
+    /// only its own pages, and look-ups in vertex order (a flush settling
+    /// the blind inserts since the last one, tens of thousands sorted by
+    /// vertex, which touch most pages of a level) get read-ahead instead of
+    /// a page fault for every page.
     #[inline]
     fn deciding(&self, v: u32, dst: u32, ts: u64) -> Option<(usize, bool)> {
-        let bytes = self.point_bytes();
-        let r = entries_in(self.col_in(bytes, Section::Offsets), self.lo(), v);
+        let r = self.entry_range(v);
+        let bytes = self.look_up_bytes();
         if !self.is_packed() {
             let d: &[u32] = self.col_in(bytes, Section::Dsts);
             return self.deciding_in(bytes, r.clone(), d.get(r).unwrap_or(&[]), dst, ts);

@@ -87,9 +87,9 @@ impl std::fmt::Debug for SegmentBytes {
 /// advised `MADV_RANDOM`, which reads only the page faulted in; each read
 /// path takes the mapping that fits how it reads.
 ///
-/// A read of one vertex's list chooses between them by how it follows the
-/// thread's previous list read in the same segment (`access`, under
-/// `serial`).
+/// A read of one vertex's list, and a look-up of one edge, chooses between
+/// them by how it follows the thread's previous read in the same segment
+/// (`access`, under `serial`).
 pub(crate) enum Storage {
     Owned(SegmentBytes),
     Mapped {
@@ -150,8 +150,8 @@ impl Storage {
         }
     }
 
-    /// The same bytes, for reading a few places at random (look-ups).
-    #[inline]
+    /// The same bytes, through the mapping without read-ahead.
+    #[cfg(test)] // used by the tests only: reads choose with `vertex_bytes`
     pub(crate) fn point_bytes(&self) -> &[u8] {
         match self {
             Storage::Owned(b) => b.as_bytes(),
@@ -299,6 +299,38 @@ mod tests {
         assert!(map_file(&empty).unwrap().point_bytes().is_empty());
     }
 
+    /// A mapped segment of 65,536 lists of 128 entries each (32 MiB of
+    /// lists: a file system may map large folios, up to 2 MiB, at a fault,
+    /// so the file must be much larger than one); vertex `v`'s list is
+    /// `v * 128 + k` for `k` in `0..128`, modulo 65,536. Returns the
+    /// directory (kept alive), the file and the segment.
+    fn lists_file() -> (tempfile::TempDir, std::path::PathBuf, Segment) {
+        let (n, degree) = (LISTS, DEGREE);
+        let offsets: Vec<u32> = (0..=n).map(|v| v * degree).collect();
+        let dsts: Vec<u32> = (0..n * degree).map(|e| e % n).collect();
+        let bytes =
+            write_columns(0, n, Direction::Out, &offsets, &dsts, &[], Encoding::PLAIN).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seg");
+        bytes.write_file(&path).unwrap();
+        let seg = Segment::open(&path).unwrap();
+        (dir, path, seg)
+    }
+
+    const LISTS: u32 = 65_536;
+    const DEGREE: u32 = 128;
+    /// KiB of destinations in `lists_file`.
+    const DSTS_KB: u64 = LISTS as u64 * DEGREE as u64 * 4 / 1024;
+    /// Jumps of more than `access::NEAR` vertices from one to the next.
+    const JUMPS: [u32; 6] = [39_000, 100, 65_000, 24_000, 12_000, 51_500];
+
+    /// Each mapping's resident KiB (`scan`, then `points`).
+    fn rss_of(path: &Path) -> (u64, u64) {
+        let maps = mappings_of(path);
+        assert_eq!(maps.len(), 2);
+        (maps[0].rss_kb, maps[1].rss_kb)
+    }
+
     /// Lists read at random come through the mapping without read-ahead,
     /// lists read in vertex order through the one with it: the pages each
     /// mapping has resident (its `Rss`) show which one a read faulted.
@@ -307,30 +339,13 @@ mod tests {
         if !cfg!(target_os = "linux") {
             return;
         }
-        // 32 MiB of lists: a file system may map large folios (up to 2 MiB)
-        // at a fault, so the file must be much larger than one.
-        let (n, degree) = (65_536u32, 128u32);
-        let offsets: Vec<u32> = (0..=n).map(|v| v * degree).collect();
-        let dsts: Vec<u32> = (0..n * degree).map(|e| e % n).collect();
-        let dsts_kb = dsts.len() as u64 * 4 / 1024;
-        let bytes =
-            write_columns(0, n, Direction::Out, &offsets, &dsts, &[], Encoding::PLAIN).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seg");
-        bytes.write_file(&path).unwrap();
-        let seg = Segment::open(&path).unwrap();
-        let rss = || {
-            let maps = mappings_of(&path);
-            assert_eq!(maps.len(), 2);
-            (maps[0].rss_kb, maps[1].rss_kb)
-        };
-        let list = |v: u32| -> Vec<u32> { (0..degree).map(|k| (v * degree + k) % n).collect() };
+        let (_dir, path, seg) = lists_file();
+        let list = |v: u32| -> Vec<u32> { (0..DEGREE).map(|k| (v * DEGREE + k) % LISTS).collect() };
+        let rss = || rss_of(&path);
 
         let (scan0, points0) = rss();
-        assert!(scan0 < dsts_kb / 2, "opening read the lists ({scan0} KiB)");
-        // Each a jump of more than `access::NEAR` vertices from the last.
-        let jumps = [39_000u32, 100, 65_000, 24_000, 12_000, 51_500];
-        for &v in &jumps {
+        assert!(scan0 < DSTS_KB / 2, "opening read the lists ({scan0} KiB)");
+        for &v in &JUMPS {
             assert_eq!(seg.entries_of(v), list(v).as_slice());
         }
         let (scan1, points1) = rss();
@@ -340,17 +355,61 @@ mod tests {
         );
         assert!(points1 > points0, "the reads at random faulted nothing in");
 
-        for v in 0..n {
+        for v in 0..LISTS {
             assert_eq!(seg.entries_of(v), list(v).as_slice());
         }
         let (scan2, points2) = rss();
         assert!(
-            scan2 >= scan1 + dsts_kb / 2,
+            scan2 >= scan1 + DSTS_KB / 2,
             "reads in order did not go through the read-ahead mapping ({scan1} -> {scan2} KiB)"
         );
         assert!(
-            points2 < points1 + dsts_kb / 8,
+            points2 < points1 + DSTS_KB / 8,
             "reads in order went through the mapping without read-ahead ({points1} -> {points2} KiB)"
+        );
+    }
+
+    /// Look-ups of single edges choose as list reads do: at random through
+    /// the mapping without read-ahead, in vertex order (a flush settling
+    /// its blind inserts, sorted) through the one with it.
+    #[test]
+    fn look_ups_at_random_skip_read_ahead_and_look_ups_in_order_use_it() {
+        if !cfg!(target_os = "linux") {
+            return;
+        }
+        let (_dir, path, seg) = lists_file();
+        // Vertex v's last destination, and one it does not have (its lists
+        // are 128 consecutive ids, so the id before the first is missing).
+        let last = |v: u32| (v * DEGREE + DEGREE - 1) % LISTS;
+        let missing = |v: u32| (v * DEGREE + LISTS - 1) % LISTS;
+        let rss = || rss_of(&path);
+
+        let (scan0, points0) = rss();
+        for &v in &JUMPS {
+            assert!(seg.decided(v, last(v), u64::MAX).decides());
+            assert!(!seg.decided(v, missing(v), u64::MAX).decides());
+        }
+        let (scan1, points1) = rss();
+        assert_eq!(
+            scan1, scan0,
+            "a look-up at random went through the read-ahead mapping"
+        );
+        assert!(
+            points1 > points0,
+            "the look-ups at random faulted nothing in"
+        );
+
+        for v in 0..LISTS {
+            assert!(seg.decided(v, last(v), u64::MAX).decides());
+        }
+        let (scan2, points2) = rss();
+        assert!(
+            scan2 >= scan1 + DSTS_KB / 2,
+            "look-ups in order did not go through the read-ahead mapping ({scan1} -> {scan2} KiB)"
+        );
+        assert!(
+            points2 < points1 + DSTS_KB / 8,
+            "look-ups in order went through the mapping without read-ahead ({points1} -> {points2} KiB)"
         );
     }
 }
