@@ -39,3 +39,30 @@ cli_source() {
         echo "binary of $(date -r "$cli" '+%Y-%m-%d %H:%M'), source not recorded"
     fi
 }
+
+# The packages a W1 peer's virtual environment needs (bench/peers/*_w1.py).
+peer_packages() {
+    case "$1" in
+        networkit) echo "networkit numpy" ;;
+        igraph) echo "igraph numpy" ;;
+        kuzu) echo "kuzu numpy" ;;
+        rocksdict) echo "rocksdict numpy" ;;
+        networkx) echo "networkx numpy scipy" ;;  # nx.pagerank needs scipy
+        *) return 1 ;;
+    esac
+}
+
+# Makes sure the virtual environment $2/$1 exists with peer $1's packages
+# from PyPI; prints its path. Fails (non-zero) if the peer is unknown or the
+# install fails.
+peer_venv() {
+    local peer="$1" venvs="$2" pkgs venv modules
+    pkgs="$(peer_packages "$peer")" || { echo "unknown peer $peer" >&2; return 1; }
+    venv="$venvs/$peer"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
+    modules="$(sed 's/ /, /g' <<<"$pkgs")"
+    if ! "$venv/bin/python" -c "import $modules" 2>/dev/null; then
+        "$venv/bin/python" -m pip install -q --disable-pip-version-check $pkgs >&2 || return 1
+    fi
+    echo "$venv"
+}

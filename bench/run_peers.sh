@@ -12,6 +12,8 @@
 # reported at the end and the others still run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$here/.." && pwd)"
+. "$here/lib.sh"
 venvs="${STRATAGRAPH_PEER_VENVS:-/work/data/peer-venvs}"
 data="${STRATAGRAPH_W1_DATA:-/work/data}"
 scale=16 runs=3 budget=60 out="$here/results"
@@ -30,20 +32,9 @@ done
 [ ${#peers[@]} -gt 0 ] || peers=(networkit igraph kuzu rocksdict networkx)
 mkdir -p "$venvs" "$out"
 
-packages() {
-    case "$1" in
-        networkit) echo "networkit numpy" ;;
-        igraph) echo "igraph numpy" ;;
-        kuzu) echo "kuzu numpy" ;;
-        rocksdict) echo "rocksdict numpy" ;;
-        networkx) echo "networkx numpy scipy" ;;  # nx.pagerank needs scipy
-        *) return 1 ;;
-    esac
-}
-
 failed=()
 for peer in "${peers[@]}"; do
-    if ! pkgs="$(packages "$peer")"; then
+    if ! peer_packages "$peer" >/dev/null; then
         echo "run_peers.sh: unknown peer $peer" >&2
         failed+=("$peer (unknown)")
         continue
@@ -52,18 +43,11 @@ for peer in "${peers[@]}"; do
         echo "== networkx: skipped at scale $scale (a reference at scale 16 only)"
         continue
     fi
-    venv="$venvs/$peer"
-    echo "== $peer: $venv"
-    if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
-    fi
-    modules="$(sed 's/ /, /g' <<<"$pkgs")"
-    if ! "$venv/bin/python" -c "import $modules" 2>/dev/null; then
-        if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check $pkgs; then
-            echo "run_peers.sh: pip install $pkgs failed for $peer" >&2
-            failed+=("$peer (install)")
-            continue
-        fi
+    echo "== $peer: $venvs/$peer"
+    if ! venv="$(peer_venv "$peer" "$venvs")"; then
+        echo "run_peers.sh: pip install failed for $peer" >&2
+        failed+=("$peer (install)")
+        continue
     fi
     tsv="$out/k$scale-$peer.tsv"
     # From /, so nothing in the working directory shadows a library.

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 import threading
 import time
+import warnings
 
 import kuzu
 import numpy as np
@@ -18,6 +19,24 @@ DELETE = "MATCH (a:V {id: $a})-[e:E]->(b:V {id: $b}) DELETE e"
 SSSP = "MATCH (a:V {id: $s})-[e:E* WSHORTEST(w)]->(b:V) RETURN count(*), sum(cost(e))"
 
 
+def prepared(conn, cache, q):
+    """`q` prepared once for `conn` (cached in `cache`), for a query run
+    once per edge or vertex. Kuzu 0.11.3's `execute` of a query text parses
+    and plans it at every call and keeps about 27 KB each time (measured:
+    2,500 single CREATEs took the resident set from 70 to 138 MB, which a
+    memory cap turns into a kill); prepared, memory stays flat and single
+    CREATEs ran at about 1,480 a second against 820-930 (k14, uncapped,
+    one run each)."""
+    ps = cache.get(q)
+    if ps is None:
+        with warnings.catch_warnings():
+            # Deprecated in favour of `execute` with parameters: the call
+            # that re-plans and keeps memory.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ps = cache[q] = conn.prepare(q)
+    return ps
+
+
 class Kuzu(c.Peer):
     name = "kuzu"
     version = importlib.metadata.version("kuzu")
@@ -27,7 +46,7 @@ class Kuzu(c.Peer):
     }
     notes = [
         "bulk_load is COPY FROM CSV files written before timing (Kuzu's bulk path)",
-        "one edge is one auto-committed Cypher CREATE; a batch is one COPY E FROM (UNWIND $rows ...) (one transaction; faster than UNWIND ... MATCH ... CREATE)",
+        "one edge is one auto-committed Cypher CREATE (a statement prepared once); a batch is one COPY E FROM (UNWIND $rows ...) (one transaction; faster than UNWIND ... MATCH ... CREATE)",
         "search_edge is one UNWIND ... MATCH query per 4096 pairs; scan_rand is one query per vertex",
         "BFS is a SHORTEST 1..30 path match; SSSP a WSHORTEST(w) match; PR and WCC the algo extension (PR without sink redistribution)",
         "TC: each undirected edge stored once (low id to high id), triangles matched as a->b->c with a->c",
@@ -65,7 +84,7 @@ class Kuzu(c.Peer):
         conn = kuzu.Connection(db, num_threads=self.threads)
         conn.execute("CREATE NODE TABLE V(id INT64, PRIMARY KEY(id))")
         conn.execute(f"COPY V FROM '{self.files['v']}' (header=false)")
-        return {"db": db, "conn": conn, "path": path}
+        return {"db": db, "conn": conn, "path": path, "prepared": {}}
 
     def load(self, w, src, dst, wt):
         g = self._db()
@@ -99,13 +118,13 @@ class Kuzu(c.Peer):
         return c.dir_bytes(g["path"])
 
     def edge_count(self, g):
-        return self._one(g, "MATCH ()-[e:E]->() RETURN count(e)")[0]
+        return self._one(g, "MATCH ()-[e:E]->() RETURN count(*)")[0]
 
     def insert(self, g, u, v, wt):
-        g["conn"].execute(INSERT, {"a": u, "b": v, "w": wt})
+        g["conn"].execute(prepared(g["conn"], g["prepared"], INSERT), {"a": u, "b": v, "w": wt})
 
     def delete(self, g, u, v):
-        g["conn"].execute(DELETE, {"a": u, "b": v})
+        g["conn"].execute(prepared(g["conn"], g["prepared"], DELETE), {"a": u, "b": v})
 
     def batch(self, g, s, d, wt):
         rows = [{"s": a, "d": b, "w": x} for a, b, x in zip(s.tolist(), d.tolist(), wt.tolist())]
@@ -128,7 +147,7 @@ class Kuzu(c.Peer):
     def scan_rand(self, g, perm, budget):
         conn = self._conn(g)
         p = perm.tolist()
-        q = "MATCH (a:V {id: $v})-[:E]->(b:V) RETURN sum(b.id)"
+        q = prepared(conn, g["prepared"], "MATCH (a:V {id: $v})-[:E]->(b:V) RETURN sum(b.id)")
         return sum(c.stream_results(len(p), lambda i: conn.execute(q, {"v": p[i]}).get_next()[0] or 0,
                                     budget))
 

@@ -58,21 +58,30 @@ def _pairs(path):
     return a[0::2].astype(np.int64), a[1::2].astype(np.int64)
 
 
+def reference(data, scale):
+    """kS.ref.json with the figures it lacks (triangles, PageRank's top
+    vertex, the sum of destinations after the ops) from WORKLOAD.md's table
+    or kS.ref_extra.json."""
+    base = os.path.join(data, f"k{scale}")
+    with open(base + ".ref.json") as f:
+        ref = json.load(f)
+    extra = {}
+    if os.path.exists(base + ".ref_extra.json"):
+        with open(base + ".ref_extra.json") as f:
+            extra = json.load(f)
+    tri, top = WORKLOAD_TABLE.get(scale, (extra.get("triangles"), extra.get("pagerank_top")))
+    ref["triangles"], ref["pagerank_top"] = tri, top
+    ref["sum_dst_after_ops"] = extra.get("sum_dst_after_ops")
+    return ref
+
+
 class Work:
     """The W1 files of one scale, read once."""
 
     def __init__(self, data, scale):
         base = os.path.join(data, f"k{scale}")
         self.graph = f"k{scale}"
-        with open(base + ".ref.json") as f:
-            self.ref = json.load(f)
-        extra = {}
-        if os.path.exists(base + ".ref_extra.json"):
-            with open(base + ".ref_extra.json") as f:
-                extra = json.load(f)
-        tri, top = WORKLOAD_TABLE.get(scale, (extra.get("triangles"), extra.get("pagerank_top")))
-        self.ref["triangles"], self.ref["pagerank_top"] = tri, top
-        self.ref["sum_dst_after_ops"] = extra.get("sum_dst_after_ops")
+        self.ref = reference(data, scale)
         self.n = self.ref["vertices"]
         self.src, self.dst = _pairs(base + ".bin")
         self.m = len(self.src)

@@ -218,6 +218,22 @@ impl Phase<'_> {
         });
     }
 
+    /// A row `OP_stall`: the seconds writers of a writing phase waited on
+    /// flushes, and beside it what the flushes and compactions did (before
+    /// the phase's close), to tell where a write-heavy phase's time went.
+    fn push_maintenance(&mut self, op: &str, g: &Graph) {
+        let s = g.stats();
+        self.push(
+            &format!("{op}_stall"),
+            s.stall_seconds,
+            "s",
+            format!(
+                "stalls={} flushes={} compactions={} level_bytes_written={} write_amplification={:.1}",
+                s.stalls, s.flushes, s.compactions, s.level_bytes_written, s.write_amplification
+            ),
+        );
+    }
+
     /// Where insert_single starts: 80% of the edges are loaded before it.
     fn split(&self) -> u64 {
         self.reference.edges * 4 / 5
@@ -273,6 +289,7 @@ impl Phase<'_> {
         })?;
         let loaded = start.elapsed().as_secs_f64();
         let check = self.expect_edges(&g, self.split(), "load")?;
+        self.push_maintenance("load_80", &g);
         g.close()?;
         let total = start.elapsed().as_secs_f64();
         self.push("load_80", loaded, "s", check.clone());
@@ -305,6 +322,7 @@ impl Phase<'_> {
         })?;
         let rate = tail as f64 / start.elapsed().as_secs_f64();
         let check = self.expect_edges(&g, self.reference.edges, "insert_single")?;
+        self.push_maintenance("insert_single", &g);
         g.close()?;
         let total = start.elapsed().as_secs_f64();
         self.push("insert_single", rate, "edges/s", check.clone());
@@ -393,6 +411,7 @@ impl Phase<'_> {
         }
         let rate = ops.len() as f64 / start.elapsed().as_secs_f64();
         let check = self.expect_edges(&g, want, "delete_mixed")?;
+        self.push_maintenance("delete_mixed", &g);
         g.close()?;
         self.push("delete_mixed", rate, "ops/s", check);
         Ok(())
