@@ -30,6 +30,21 @@ def key(u, v):
     return ((u << 32) | v).to_bytes(8, "big")
 
 
+def list_sum(it, v):
+    """The sum of vertex v's destinations: its keys, one range found by a
+    seek of iterator `it` to v's 4-byte prefix."""
+    prefix = v.to_bytes(4, "big")
+    it.seek(prefix)
+    s = 0
+    while it.valid():
+        k = it.key()
+        if k[:4] != prefix:
+            break
+        s += int.from_bytes(k[4:8], "big")
+        it.next()
+    return s
+
+
 class Rocks(c.Peer):
     name = "rocksdict"
     version = importlib.metadata.version("rocksdict")
@@ -102,19 +117,7 @@ class Rocks(c.Peer):
     def scan_rand(self, g, perm, budget):
         it = g[0].iter()
         p = perm.tolist()
-
-        def one(i):
-            prefix = p[i].to_bytes(4, "big")
-            it.seek(prefix)
-            s = 0
-            while it.valid():
-                k = it.key()
-                if k[:4] != prefix:
-                    break
-                s += int.from_bytes(k[4:8], "big")
-                it.next()
-            return s
-        return sum(c.stream_results(len(p), one, budget))
+        return sum(c.stream_results(len(p), lambda i: list_sum(it, p[i]), budget))
 
 
 if __name__ == "__main__":

@@ -331,9 +331,34 @@ mod tests {
         (maps[0].rss_kb, maps[1].rss_kb)
     }
 
+    /// Runs `at_random`, then `in_order`, reads of `path`'s segment, and
+    /// checks by each mapping's resident pages (its `Rss`) which mapping
+    /// faulted them in: the one without read-ahead for reads at random,
+    /// the one with it for reads in vertex order. `what` names the reads.
+    fn check_mappings(path: &Path, what: &str, at_random: impl FnOnce(), in_order: impl FnOnce()) {
+        let (scan0, points0) = rss_of(path);
+        assert!(scan0 < DSTS_KB / 2, "opening read the lists ({scan0} KiB)");
+        at_random();
+        let (scan1, points1) = rss_of(path);
+        assert_eq!(
+            scan1, scan0,
+            "{what} at random went through the read-ahead mapping"
+        );
+        assert!(points1 > points0, "{what} at random faulted nothing in");
+        in_order();
+        let (scan2, points2) = rss_of(path);
+        assert!(
+            scan2 >= scan1 + DSTS_KB / 2,
+            "{what} in order did not go through the read-ahead mapping ({scan1} -> {scan2} KiB)"
+        );
+        assert!(
+            points2 < points1 + DSTS_KB / 8,
+            "{what} in order went through the mapping without read-ahead ({points1} -> {points2} KiB)"
+        );
+    }
+
     /// Lists read at random come through the mapping without read-ahead,
-    /// lists read in vertex order through the one with it: the pages each
-    /// mapping has resident (its `Rss`) show which one a read faulted.
+    /// lists read in vertex order through the one with it.
     #[test]
     fn lists_read_at_random_skip_read_ahead_and_lists_in_order_use_it() {
         if !cfg!(target_os = "linux") {
@@ -341,31 +366,19 @@ mod tests {
         }
         let (_dir, path, seg) = lists_file();
         let list = |v: u32| -> Vec<u32> { (0..DEGREE).map(|k| (v * DEGREE + k) % LISTS).collect() };
-        let rss = || rss_of(&path);
-
-        let (scan0, points0) = rss();
-        assert!(scan0 < DSTS_KB / 2, "opening read the lists ({scan0} KiB)");
-        for &v in &JUMPS {
-            assert_eq!(seg.entries_of(v), list(v).as_slice());
-        }
-        let (scan1, points1) = rss();
-        assert_eq!(
-            scan1, scan0,
-            "a read at random went through the read-ahead mapping"
-        );
-        assert!(points1 > points0, "the reads at random faulted nothing in");
-
-        for v in 0..LISTS {
-            assert_eq!(seg.entries_of(v), list(v).as_slice());
-        }
-        let (scan2, points2) = rss();
-        assert!(
-            scan2 >= scan1 + DSTS_KB / 2,
-            "reads in order did not go through the read-ahead mapping ({scan1} -> {scan2} KiB)"
-        );
-        assert!(
-            points2 < points1 + DSTS_KB / 8,
-            "reads in order went through the mapping without read-ahead ({points1} -> {points2} KiB)"
+        check_mappings(
+            &path,
+            "list reads",
+            || {
+                for &v in &JUMPS {
+                    assert_eq!(seg.entries_of(v), list(v).as_slice());
+                }
+            },
+            || {
+                for v in 0..LISTS {
+                    assert_eq!(seg.entries_of(v), list(v).as_slice());
+                }
+            },
         );
     }
 
@@ -382,34 +395,20 @@ mod tests {
         // are 128 consecutive ids, so the id before the first is missing).
         let last = |v: u32| (v * DEGREE + DEGREE - 1) % LISTS;
         let missing = |v: u32| (v * DEGREE + LISTS - 1) % LISTS;
-        let rss = || rss_of(&path);
-
-        let (scan0, points0) = rss();
-        for &v in &JUMPS {
-            assert!(seg.decided(v, last(v), u64::MAX).decides());
-            assert!(!seg.decided(v, missing(v), u64::MAX).decides());
-        }
-        let (scan1, points1) = rss();
-        assert_eq!(
-            scan1, scan0,
-            "a look-up at random went through the read-ahead mapping"
-        );
-        assert!(
-            points1 > points0,
-            "the look-ups at random faulted nothing in"
-        );
-
-        for v in 0..LISTS {
-            assert!(seg.decided(v, last(v), u64::MAX).decides());
-        }
-        let (scan2, points2) = rss();
-        assert!(
-            scan2 >= scan1 + DSTS_KB / 2,
-            "look-ups in order did not go through the read-ahead mapping ({scan1} -> {scan2} KiB)"
-        );
-        assert!(
-            points2 < points1 + DSTS_KB / 8,
-            "look-ups in order went through the mapping without read-ahead ({points1} -> {points2} KiB)"
+        check_mappings(
+            &path,
+            "look-ups",
+            || {
+                for &v in &JUMPS {
+                    assert!(seg.decided(v, last(v), u64::MAX).decides());
+                    assert!(!seg.decided(v, missing(v), u64::MAX).decides());
+                }
+            },
+            || {
+                for v in 0..LISTS {
+                    assert!(seg.decided(v, last(v), u64::MAX).decides());
+                }
+            },
         );
     }
 }
