@@ -265,52 +265,38 @@ class Kuzu:
         self.execute(self.w1.DELETE, {"a": u, "b": v})
 
     def edge_count(self):
-        # count(*), not count(e): Kuzu 0.11.3 materialises every edge for
-        # count(e) (8.8 GB resident at k20), count(*) reads the counts.
-        return self.one("MATCH ()-[e:E]->() RETURN count(*)")[0]
+        return self.one(self.w1.COUNT)[0]
 
     def search(self, s, d, limit):
-        q = "UNWIND $p AS x MATCH (a:V {id: x[1]})-[:E]->(b:V {id: x[2]}) RETURN count(*)"
         found = 0
         for i in range(0, len(s), SEARCH_CHUNK):
             pairs = np.column_stack([s[i:i + SEARCH_CHUNK], d[i:i + SEARCH_CHUNK]]).tolist()
             # Not prepared: a prepared statement types the list as
             # strings. 245 calls at k20 keep only a few MB.
-            found += self.conn.execute(q, {"p": pairs}).get_next()[0]
+            found += self.conn.execute(self.w1.SEARCH, {"p": pairs}).get_next()[0]
             limit.check(i + SEARCH_CHUNK - 1)
         return found
 
     def scan_seq(self):
-        return self.one("MATCH (a:V)-[:E]->(b:V) RETURN sum(b.id)")[0]
+        return self.one(self.w1.SCAN_SEQ)[0]
 
     def scan_rand(self, a, limit):
-        q = "MATCH (a:V {id: $v})-[:E]->(b:V) RETURN sum(b.id)"
         total, i = 0, 0
         for piece in stream_u32s(perm_path(a)):
             for v in piece.tolist():
-                total += self.one(q, {"v": v})[0] or 0
+                total += self.one(self.w1.SCAN_ONE, {"v": v})[0] or 0
                 limit.check(i)
                 i += 1
         return total
 
     def bfs(self, s):
-        return self.one("MATCH (a:V {id: $s})-[e:E* SHORTEST 1..30]->(b:V) RETURN count(*)", {"s": s})[0] + 1
-
-    def algo(self, call):
-        self.conn.execute("CALL project_graph('G', ['V'], ['E'])")
-        try:
-            return self.conn.execute(call).get_all()
-        finally:
-            self.conn.execute("CALL drop_projected_graph('G')")
+        return self.one(self.w1.BFS, {"s": s})[0] + 1
 
     def pr(self):
-        r = self.algo("CALL page_rank('G', dampingFactor := 0.85, maxIterations := 20, "
-                      "tolerance := 0.0) RETURN node.id, rank")
-        best = max(x[1] for x in r)
-        return min(x[0] for x in r if x[1] == best)
+        return self.w1.page_rank_top(self.conn)
 
     def wcc(self):
-        return self.algo("CALL weakly_connected_components('G') RETURN count(DISTINCT group_id)")[0][0]
+        return self.w1.wcc_count(self.conn)
 
     def sssp(self, s):
         n, total = self.one(self.w1.SSSP, {"s": s})

@@ -17,6 +17,35 @@ import w1common as c
 INSERT = "MATCH (a:V {id: $a}), (b:V {id: $b}) CREATE (a)-[:E {w: $w}]->(b)"
 DELETE = "MATCH (a:V {id: $a})-[e:E]->(b:V {id: $b}) DELETE e"
 SSSP = "MATCH (a:V {id: $s})-[e:E* WSHORTEST(w)]->(b:V) RETURN count(*), sum(cost(e))"
+BFS = "MATCH (a:V {id: $s})-[e:E* SHORTEST 1..30]->(b:V) RETURN count(*)"
+# count(*), not count(e): Kuzu 0.11.3 materialises every edge for count(e)
+# (8.8 GB resident at k20); count(*) reads the counts.
+COUNT = "MATCH ()-[e:E]->() RETURN count(*)"
+SEARCH = "UNWIND $p AS x MATCH (a:V {id: x[1]})-[:E]->(b:V {id: x[2]}) RETURN count(*)"
+SCAN_SEQ = "MATCH (a:V)-[:E]->(b:V) RETURN sum(b.id)"
+SCAN_ONE = "MATCH (a:V {id: $v})-[:E]->(b:V) RETURN sum(b.id)"
+
+
+def algo(conn, call):
+    """The rows of an algo-extension `call` on the projection of V and E."""
+    conn.execute("CALL project_graph('G', ['V'], ['E'])")
+    try:
+        return conn.execute(call).get_all()
+    finally:
+        conn.execute("CALL drop_projected_graph('G')")
+
+
+def page_rank_top(conn):
+    """The vertex of highest PageRank (lowest id on ties)."""
+    r = algo(conn, "CALL page_rank('G', dampingFactor := 0.85, maxIterations := 20, "
+                   "tolerance := 0.0) RETURN node.id, rank")
+    best = max(x[1] for x in r)
+    return min(x[0] for x in r if x[1] == best)
+
+
+def wcc_count(conn):
+    """The number of weakly connected components."""
+    return algo(conn, "CALL weakly_connected_components('G') RETURN count(DISTINCT group_id)")[0][0]
 
 
 def prepared(conn, cache, q):
@@ -118,7 +147,7 @@ class Kuzu(c.Peer):
         return c.dir_bytes(g["path"])
 
     def edge_count(self, g):
-        return self._one(g, "MATCH ()-[e:E]->() RETURN count(*)")[0]
+        return self._one(g, COUNT)[0]
 
     def insert(self, g, u, v, wt):
         g["conn"].execute(prepared(g["conn"], g["prepared"], INSERT), {"a": u, "b": v, "w": wt})
@@ -134,7 +163,7 @@ class Kuzu(c.Peer):
         # In chunks, so a slow look-up path is stopped at the budget.
         pairs = np.column_stack([s, d]).tolist()
         conn = self._conn(g)
-        q = "UNWIND $p AS x MATCH (a:V {id: x[1]})-[:E]->(b:V {id: x[2]}) RETURN count(*)"
+        q = SEARCH
         chunk = 4096
         parts = c.stream_results(-(-len(pairs) // chunk),
                                  lambda i: conn.execute(q, {"p": pairs[i * chunk:(i + 1) * chunk]}).get_next()[0],
@@ -142,35 +171,23 @@ class Kuzu(c.Peer):
         return sum(parts)
 
     def scan_seq(self, g, n, budget):
-        return self._one(g, "MATCH (a:V)-[:E]->(b:V) RETURN sum(b.id)")[0]
+        return self._one(g, SCAN_SEQ)[0]
 
     def scan_rand(self, g, perm, budget):
         conn = self._conn(g)
         p = perm.tolist()
-        q = prepared(conn, g["prepared"], "MATCH (a:V {id: $v})-[:E]->(b:V) RETURN sum(b.id)")
+        q = prepared(conn, g["prepared"], SCAN_ONE)
         return sum(c.stream_results(len(p), lambda i: conn.execute(q, {"v": p[i]}).get_next()[0] or 0,
                                     budget))
 
     def bfs(self, g, s):
-        return self._one(g, "MATCH (a:V {id: $s})-[e:E* SHORTEST 1..30]->(b:V) RETURN count(*)",
-                         {"s": s})[0] + 1
-
-    def _algo(self, g, call):
-        conn = self._conn(g)
-        conn.execute("CALL project_graph('G', ['V'], ['E'])")
-        try:
-            return conn.execute(call).get_all()
-        finally:
-            conn.execute("CALL drop_projected_graph('G')")
+        return self._one(g, BFS, {"s": s})[0] + 1
 
     def pr(self, g):
-        r = self._algo(g, "CALL page_rank('G', dampingFactor := 0.85, maxIterations := 20, "
-                          "tolerance := 0.0) RETURN node.id, rank")
-        best = max(x[1] for x in r)
-        return min(x[0] for x in r if x[1] == best)
+        return page_rank_top(self._conn(g))
 
     def wcc(self, g):
-        return self._algo(g, "CALL weakly_connected_components('G') RETURN count(DISTINCT group_id)")[0][0]
+        return wcc_count(self._conn(g))
 
     def sssp(self, g, s):
         n, total = self._one(g, SSSP, {"s": s})

@@ -209,8 +209,6 @@ pub fn labels(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
-/// The log's sync policy from its Python spelling: `"always"`, `"never"`
-/// or `"interval:MS"` (milliseconds, 1 or more).
 /// `update_policy=` of `Graph.open`: "delta", "pivot" or "adaptive:SHARE"
 /// with SHARE the expected share of look-ups, a number from 0 to 1.
 pub fn update_policy(value: &str) -> PyResult<stratagraph::UpdatePolicy> {
@@ -222,6 +220,8 @@ pub fn update_policy(value: &str) -> PyResult<stratagraph::UpdatePolicy> {
     })
 }
 
+/// The log's sync policy from its Python spelling: `"always"`, `"never"`
+/// or `"interval:MS"` (milliseconds, 1 or more).
 pub fn sync_policy(value: &str) -> PyResult<stratagraph::SyncPolicy> {
     use stratagraph::SyncPolicy;
     let bad = || {

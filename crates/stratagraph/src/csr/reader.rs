@@ -305,9 +305,9 @@ impl Segment {
         &self.inner.header
     }
 
-    /// The bytes for the rest of a look-up whose offsets `entry_range`
-    /// just read: the same mapping (a few places of one list, so no list is
-    /// asked for whole).
+    /// The bytes for what is read right after `entry_range` noted a read
+    /// (the rest of a look-up, an entry's weight): the same mapping, with
+    /// no list asked for whole (a few places of one list are read).
     #[inline]
     fn look_up_bytes(&self) -> &[u8] {
         self.inner.storage.entry_bytes(0..0)
@@ -874,7 +874,7 @@ impl Segment {
     /// Weight of entry `e` (1.0 in an unweighted segment or out of range).
     #[inline]
     pub(crate) fn weight(&self, e: usize) -> f64 {
-        self.weight_in(self.inner.storage.entry_bytes(0..0), e)
+        self.weight_in(self.look_up_bytes(), e)
     }
 
     /// `weight` read from `bytes` (`bytes()` or `look_up_bytes()`).
