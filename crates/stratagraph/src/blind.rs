@@ -14,15 +14,21 @@
 //! the clock's count at its timestamp less the re-weights settled at or
 //! before it ([`Settler::reweights_upto`]).
 //!
-//! Settling needs the levels to hold exactly the versions of the edge older
-//! than the insert. They hold all of those: when the insert was written the
-//! MemGraph held no version of the edge, so every older one was below. They
-//! hold none as new: versions reach the levels only through a flush, and a
-//! flush settles everything up to its cut, against the levels as they were
-//! before it, and publishes its run while still holding the [`Settler`];
-//! anyone else settling holds it from taking the levels to recording the
-//! result. Compaction rewrites levels without changing any edge's latest
-//! state.
+//! Settling an insert needs levels that hold exactly the versions of the
+//! edge older than it. While the insert *waits* (its commit not yet
+//! flushed) the current levels are such: when the insert was written the
+//! MemGraph held no version of the edge, so every older one was below, and
+//! versions reach the levels only through a flush. A flush does not settle
+//! its inserts; it *defers* them ([`Settler::defer_upto`]) together with a
+//! copy of the levels as they were before its run, and publishes its run
+//! while still holding the [`Settler`], so no one settles a waiting insert
+//! against levels that already hold it. Deferred inserts are settled later
+//! against their own copies, several flushes' worth in one pass in vertex
+//! order ([`Settler::settle_deferred`]): under a memory cap each pass reads
+//! most pages of the levels, so one pass for many flushes saves the rest.
+//! The copies share their segments with the levels of the day (only the
+//! runs flushed since differ), and compaction rewrites levels without
+//! changing any edge's latest state, so a copy stays right however old.
 
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashSet;
@@ -77,6 +83,36 @@ impl Waiting {
     }
 }
 
+/// Inserts flushed before they were settled, each flush's with the levels
+/// below its run (`B`: whatever the store searches; see `Settler`).
+struct Deferred<B> {
+    flushes: Vec<(Waiting, B)>,
+    /// `Waiting::bytes` of them all.
+    bytes: usize,
+}
+
+/// Every insert of `groups[g]` as `(key, g)`, put in order by `sort`, and
+/// for each whether `belows[g]` holds the edge live (`live_below`).
+fn search<B>(
+    groups: &[Waiting],
+    belows: &[B],
+    sort: impl FnOnce(&mut [(u64, u32)]),
+    live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
+) -> (Vec<(u64, u32)>, Vec<bool>) {
+    let total: usize = groups.iter().map(|g| g.pairs.len()).sum();
+    if total == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let mut keys: Vec<(u64, u32)> = Vec::with_capacity(total);
+    for (g, w) in groups.iter().enumerate() {
+        let g = g as u32;
+        keys.extend(w.pairs.iter().map(|&(s, d)| (key(s, d), g)));
+    }
+    sort(&mut keys);
+    let live = live_below(&keys, belows);
+    (keys, live)
+}
+
 #[derive(Default)]
 struct Settled {
     /// Re-weights at timestamps every snapshot is past (see `fold_upto`).
@@ -86,25 +122,40 @@ struct Settled {
     cumulative: Vec<(u64, u64)>,
 }
 
-/// See the module documentation.
-pub(crate) struct BlindLedger {
+/// See the module documentation. `B` is what a deferred flush's inserts
+/// are settled against: the store's levels as they were before its run.
+pub(crate) struct BlindLedger<B> {
     waiting: Mutex<Waiting>,
     /// `Waiting::bytes` of `waiting`, read without its lock.
     bytes: AtomicUsize,
-    settled: Mutex<Settled>,
+    /// `Deferred::bytes`, read without the settler.
+    deferred_bytes: AtomicUsize,
+    /// Held by a settling pass from taking deferred inserts out to
+    /// recording what it found (`settle_deferred_apart`), and by a count,
+    /// which must not miss the inserts such a pass holds.
+    pass: Mutex<()>,
+    settled: Mutex<(Settled, Deferred<B>)>,
 }
 
-impl Default for BlindLedger {
+impl<B> Default for BlindLedger<B> {
     fn default() -> Self {
         BlindLedger {
             waiting: Mutex::new(Waiting::empty()),
             bytes: AtomicUsize::new(0),
-            settled: Mutex::default(),
+            deferred_bytes: AtomicUsize::new(0),
+            pass: Mutex::new(()),
+            settled: Mutex::new((
+                Settled::default(),
+                Deferred {
+                    flushes: Vec::new(),
+                    bytes: 0,
+                },
+            )),
         }
     }
 }
 
-impl BlindLedger {
+impl<B> BlindLedger<B> {
     /// Records the blind inserts of the commit at `ts`, before it is
     /// published (so a snapshot that sees the commit finds them here).
     pub(crate) fn record(&self, ts: u64, pairs: &[(u32, u32)]) {
@@ -121,23 +172,61 @@ impl BlindLedger {
         self.bytes.load(Ordering::Relaxed)
     }
 
-    /// Whether an insert at or before `ts` waits to be settled.
-    pub(crate) fn waiting_upto(&self, ts: u64) -> bool {
+    /// Heap bytes of the inserts flushes deferred (they leave at the next
+    /// settling pass).
+    pub(crate) fn deferred_bytes(&self) -> usize {
+        self.deferred_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Whether an insert at or before `ts` waits for a flush.
+    fn waiting_upto(&self, ts: u64) -> bool {
         self.waiting.lock().oldest <= ts
     }
 
-    /// How many inserts wait to be settled.
+    /// How many inserts wait for a flush.
     #[cfg(test)]
     pub(crate) fn waiting(&self) -> usize {
         self.waiting.lock().pairs.len()
     }
 
-    /// The right to settle (see the module documentation).
-    pub(crate) fn settler(&self) -> Settler<'_> {
+    /// The right to defer and settle (see the module documentation): what
+    /// a flush takes to defer its inserts and publish its run.
+    pub(crate) fn settler(&self) -> Settler<'_, B> {
         Settler {
             ledger: self,
-            settled: self.settled.lock(),
+            guard: self.settled.lock(),
+            _pass: None,
         }
+    }
+
+    /// The settler for a count: also waits for a settling pass in progress
+    /// (`settle_deferred_apart`) and keeps the next from starting, so the
+    /// re-weights it reads miss no insert.
+    pub(crate) fn counting_settler(&self) -> Settler<'_, B> {
+        let pass = self.pass.lock();
+        Settler {
+            ledger: self,
+            guard: self.settled.lock(),
+            _pass: Some(pass),
+        }
+    }
+
+    /// Settles the oldest `first` deferred flushes' inserts, as
+    /// `Settler::settle_deferred` does, but holds the settler only to take
+    /// them out and to record what the search found: flushes defer and
+    /// publish meanwhile, and only counts wait for the pass. For background
+    /// passes, whose search reads the levels from disk under a memory cap.
+    pub(crate) fn settle_deferred_apart(
+        &self,
+        first: usize,
+        sort: impl FnOnce(&mut [(u64, u32)]),
+        live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
+    ) -> usize {
+        let _pass = self.pass.lock();
+        let (groups, belows) = self.settler().take_deferred(first);
+        let (keys, live) = search(&groups, &belows, sort, live_below);
+        drop(belows);
+        self.settler().record(&groups, &keys, &live)
     }
 
     /// Takes out the inserts at or before `ts`: all of them, as a flush
@@ -161,60 +250,120 @@ impl BlindLedger {
     }
 }
 
-/// Held while settling inserts and, by a flush, until its run is published.
-pub(crate) struct Settler<'a> {
-    ledger: &'a BlindLedger,
-    settled: MutexGuard<'a, Settled>,
+/// Held while settling inserts and, by a flush, from deferring its inserts
+/// until its run is published.
+pub(crate) struct Settler<'a, B> {
+    ledger: &'a BlindLedger<B>,
+    guard: MutexGuard<'a, (Settled, Deferred<B>)>,
+    /// A count's hold on the pass lock (`BlindLedger::counting_settler`).
+    _pass: Option<MutexGuard<'a, ()>>,
 }
 
-impl Settler<'_> {
-    /// Settles every insert at or before `ts`. `live_below(src, dst)` says
-    /// whether the levels hold the edge live; `sort` orders the inserts by
-    /// vertex first (the caller may do it in parallel), so the levels are
-    /// read in order. Returns how many were settled.
+impl<B> Settler<'_, B> {
+    /// A flush's part: moves the inserts waiting at or before `ts` (its
+    /// cut) to the deferred ones, to be settled against `below`, the
+    /// levels without the run the flush publishes while this is held
+    /// (made only if some insert is deferred).
+    pub(crate) fn defer_upto(&mut self, ts: u64, below: impl FnOnce() -> B) {
+        let taken = self.ledger.take_upto(ts);
+        if taken.pairs.is_empty() {
+            return;
+        }
+        let d = &mut self.guard.1;
+        d.bytes += taken.bytes();
+        d.flushes.push((taken, below()));
+        self.ledger.deferred_bytes.store(d.bytes, Ordering::Relaxed);
+    }
+
+    /// How many flushes' inserts are deferred.
+    pub(crate) fn deferred_flushes(&self) -> usize {
+        self.guard.1.flushes.len()
+    }
+
+    /// Whether an insert at or before `ts` waits or is deferred: a
+    /// snapshot at `ts` must settle before it counts.
+    pub(crate) fn unsettled_upto(&self, ts: u64) -> bool {
+        self.guard.1.flushes.iter().any(|(w, _)| w.oldest <= ts) || self.ledger.waiting_upto(ts)
+    }
+
+    /// Settles every deferred insert, each against its flush's levels.
+    /// `sort` orders `(key, flush)` pairs by key first (the caller may do
+    /// it in parallel), so the levels are read in order; `live_below` says
+    /// for each whether that flush's levels hold the edge live. Returns
+    /// how many were settled.
+    pub(crate) fn settle_deferred(
+        &mut self,
+        sort: impl FnOnce(&mut [(u64, u32)]),
+        live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
+    ) -> usize {
+        let (groups, belows) = self.take_deferred(usize::MAX);
+        let (keys, live) = search(&groups, &belows, sort, live_below);
+        self.record(&groups, &keys, &live)
+    }
+
+    /// Settles the inserts waiting at or before `ts` against `current`,
+    /// which must be the levels of the moment (with every flushed run), and
+    /// every deferred one against its own: what a snapshot at `ts` needs
+    /// to count exactly. Arguments as for `settle_deferred`.
     pub(crate) fn settle_upto(
         &mut self,
         ts: u64,
-        sort: impl FnOnce(&mut [u64]),
-        live_below: impl FnOnce(&[u64]) -> Vec<bool>,
+        current: B,
+        sort: impl FnOnce(&mut [(u64, u32)]),
+        live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
     ) -> usize {
-        let taken = self.ledger.take_upto(ts);
-        if taken.pairs.is_empty() {
-            return 0;
-        }
-        let mut keys: Vec<u64> = taken.pairs.iter().map(|&(s, d)| key(s, d)).collect();
-        sort(&mut keys);
-        let live = live_below(&keys);
+        self.defer_upto(ts, || current);
+        self.settle_deferred(sort, live_below)
+    }
+
+    /// Takes the oldest `first` deferred flushes' inserts out, with their
+    /// levels.
+    fn take_deferred(&mut self, first: usize) -> (Vec<Waiting>, Vec<B>) {
+        let d = &mut self.guard.1;
+        let n = first.min(d.flushes.len());
+        let taken: Vec<(Waiting, B)> = d.flushes.drain(..n).collect();
+        d.bytes -= taken.iter().map(|(w, _)| w.bytes()).sum::<usize>();
+        self.ledger.deferred_bytes.store(d.bytes, Ordering::Relaxed);
+        taken.into_iter().unzip()
+    }
+
+    /// Records the re-weights among `groups`' inserts, whose keys `search`
+    /// gave with `live`; returns how many inserts were settled.
+    fn record(&mut self, groups: &[Waiting], keys: &[(u64, u32)], live: &[bool]) -> usize {
         // Re-weights are the rare case (a load writes new edges): find
         // their commits only when there are some.
-        let reweighted: HashSet<u64> = keys
+        let reweighted: HashSet<(u64, u32)> = keys
             .iter()
-            .zip(&live)
+            .zip(live)
             .filter(|(_, &l)| l)
             .map(|(&k, _)| k)
             .collect();
         if !reweighted.is_empty() {
-            let mut by_ts: Vec<(u64, u64)> = taken
-                .each()
-                .map(|(t, pairs)| {
-                    let n = pairs
-                        .iter()
-                        .filter(|&&(s, d)| reweighted.contains(&key(s, d)));
-                    (t, n.count() as u64)
-                })
-                .filter(|&(_, n)| n > 0)
-                .collect();
+            let mut by_ts: Vec<(u64, u64)> = Vec::new();
+            for (g, w) in groups.iter().enumerate() {
+                let g = g as u32;
+                by_ts.extend(
+                    w.each()
+                        .map(|(t, pairs)| {
+                            let n = pairs
+                                .iter()
+                                .filter(|&&(s, d)| reweighted.contains(&(key(s, d), g)));
+                            (t, n.count() as u64)
+                        })
+                        .filter(|&(_, n)| n > 0),
+                );
+            }
             by_ts.sort_unstable();
             for (t, n) in by_ts {
                 self.add(t, n);
             }
         }
-        taken.pairs.len()
+        keys.len()
     }
 
     /// `n` more re-weights at `ts`.
     fn add(&mut self, ts: u64, n: u64) {
-        let c = &mut self.settled.cumulative;
+        let c = &mut self.guard.0.cumulative;
         // Settling takes a prefix of commit order, so `ts` is almost
         // always the newest; an older one shifts the sums after it.
         let i = c.partition_point(|&(t, _)| t < ts);
@@ -228,18 +377,20 @@ impl Settler<'_> {
     }
 
     /// Re-weights settled at or before `ts`, which the clock counted as new
-    /// edges. Exact for `ts` once nothing at or before it waits.
+    /// edges. Exact for `ts` once nothing at or before it waits or is
+    /// deferred.
     pub(crate) fn reweights_upto(&self, ts: u64) -> u64 {
-        let c = &self.settled.cumulative;
-        let i = c.partition_point(|&(t, _)| t <= ts);
-        self.settled.folded + if i == 0 { 0 } else { c[i - 1].1 }
+        let s = &self.guard.0;
+        let i = s.cumulative.partition_point(|&(t, _)| t <= ts);
+        s.folded + if i == 0 { 0 } else { s.cumulative[i - 1].1 }
     }
 
     /// Folds the re-weights at or before `watermark` into one sum: no
     /// snapshot older than the watermark is open or can be taken, so every
-    /// one subtracts them all.
+    /// one subtracts them all. (An insert settled later at an older
+    /// timestamp is added to the sums after it, as any is.)
     pub(crate) fn fold_upto(&mut self, watermark: u64) {
-        let s = &mut *self.settled;
+        let s = &mut self.guard.0;
         let i = s.cumulative.partition_point(|&(t, _)| t <= watermark);
         if i == 0 {
             return;
@@ -255,39 +406,77 @@ impl Settler<'_> {
 mod tests {
     use super::*;
 
-    fn by_vertex(k: &mut [u64]) {
+    fn by_vertex(k: &mut [(u64, u32)]) {
         k.sort_unstable();
+    }
+
+    /// Levels named by the edges they hold live.
+    type Levels = &'static [(u32, u32)];
+
+    fn live(keys: &[(u64, u32)], belows: &[Levels]) -> Vec<bool> {
+        assert!(keys.is_sorted(), "settled in vertex order, in one pass");
+        keys.iter()
+            .map(|&(k, g)| belows[g as usize].iter().any(|&(s, d)| key(s, d) == k))
+            .collect()
     }
 
     #[test]
     fn settles_a_prefix_and_counts_reweights_by_timestamp() {
-        let l = BlindLedger::default();
+        let l = BlindLedger::<Levels>::default();
         l.record(3, &[(5, 6), (1, 2)]);
         l.record(4, &[(1, 3)]);
         l.record(7, &[(9, 9)]);
         assert!(l.waiting_upto(3) && !l.waiting_upto(2));
         assert!(l.bytes() >= 4 * 8 + 3 * 16);
-        let live = |k: &[u64]| {
-            assert!(k.is_sorted(), "settled in vertex order");
-            k.iter().map(|&k| k != key(5, 6)).collect()
-        };
+        let below: Levels = &[(1, 2), (1, 3), (9, 8)];
         let mut s = l.settler();
-        assert_eq!(s.settle_upto(4, by_vertex, live), 3);
+        assert!(s.unsettled_upto(3) && !s.unsettled_upto(2));
+        assert_eq!(s.settle_upto(4, below, by_vertex, live), 3);
         assert_eq!(l.waiting(), 1);
-        assert!(!l.waiting_upto(6) && l.waiting_upto(7));
+        assert!(!s.unsettled_upto(6) && s.unsettled_upto(7));
         // (1,2)@3 and (1,3)@4 were live below: re-weights; (5,6) was new.
         assert_eq!([2, 3, 4, 9].map(|t| s.reweights_upto(t)), [0, 1, 2, 2]);
-        assert_eq!(s.settle_upto(9, by_vertex, live), 1);
-        assert_eq!((l.waiting(), l.bytes()), (0, 0));
+        assert_eq!(s.settle_upto(9, &[(9, 9)], by_vertex, live), 1);
+        assert_eq!((l.waiting(), l.bytes(), l.deferred_bytes()), (0, 0, 0));
         assert_eq!(s.reweights_upto(6), 2);
         assert_eq!(s.reweights_upto(7), 3);
         s.fold_upto(4);
         assert_eq!([4, 6, 7, 100].map(|t| s.reweights_upto(t)), [2, 2, 3, 3]);
     }
 
+    /// Flushes defer their inserts, each with the levels below its run;
+    /// one pass later settles them all, each against its own levels, even
+    /// after the watermark has passed them.
+    #[test]
+    fn deferred_flushes_settle_against_their_own_levels() {
+        let l = BlindLedger::<Levels>::default();
+        l.record(3, &[(1, 2), (4, 4)]);
+        let mut s = l.settler();
+        // The first flush's levels hold neither edge.
+        s.defer_upto(3, || &[]);
+        drop(s);
+        // Written again after the flush, blind: its run holds (1, 2) now.
+        l.record(5, &[(1, 2)]);
+        l.record(6, &[(2, 0)]);
+        let mut s = l.settler();
+        s.defer_upto(5, || &[(1, 2), (4, 4)]);
+        assert_eq!((s.deferred_flushes(), l.waiting()), (2, 1));
+        assert!(l.deferred_bytes() >= 3 * 8 + 2 * 16 && l.bytes() > 0);
+        // Nothing settled yet: a count must settle first.
+        assert!(s.unsettled_upto(3) && s.unsettled_upto(5));
+        assert_eq!(s.reweights_upto(9), 0);
+        s.fold_upto(9);
+        assert_eq!(s.settle_deferred(by_vertex, live), 3);
+        assert_eq!((s.deferred_flushes(), l.deferred_bytes()), (0, 0));
+        // Only (1,2)@5 was a re-weight; (1,2)@3 and (4,4)@3 were new.
+        assert_eq!([5, 9].map(|t| s.reweights_upto(t)), [1, 1]);
+        assert!(!s.unsettled_upto(5) && s.unsettled_upto(6));
+        assert_eq!(s.settle_deferred(by_vertex, live), 0);
+    }
+
     #[test]
     fn an_older_settlement_shifts_the_sums_after_it() {
-        let l = BlindLedger::default();
+        let l = BlindLedger::<()>::default();
         let mut s = l.settler();
         s.add(10, 1);
         s.add(10, 1);

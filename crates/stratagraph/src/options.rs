@@ -109,9 +109,10 @@ pub struct Options {
     /// written without searching the levels below for it (a blind write).
     /// The search only tells a new edge from a re-weight of one already
     /// there, which matters for the edge count alone; blind, the count is
-    /// settled later, all such inserts at once in vertex order: at the next
-    /// flush, or when a snapshot's `edge_count` needs it first (see
-    /// `blind.rs`). Counts and reads are exact either way. Off, every such
+    /// settled later, many flushes' inserts at once in vertex order: before
+    /// a compaction replaces the levels they were written over, once they
+    /// take twice the MemGraph's budget (8 bytes each, 16 a commit), or when a
+    /// snapshot's `edge_count` needs them first (see `blind.rs`). Counts and reads are exact either way. Off, every such
     /// insert searches at once, as under a memory cap that search is a
     /// random page read. Not stored. Default on.
     pub blind_inserts: bool,

@@ -366,6 +366,27 @@ impl MemGraph {
         self.dirty.word(block)
     }
 
+    /// The vertices below `bound` whose dirty bits are set, ascending: every
+    /// vertex the MemGraph holds an edge version of, and maybe a few more.
+    /// A bit set while this runs may be missed, so callers look only for
+    /// versions published before they started.
+    pub(crate) fn dirty_below(&self, bound: u32) -> impl Iterator<Item = u32> + '_ {
+        let mut v = 0u32;
+        std::iter::from_fn(move || {
+            while v < bound {
+                let rest = self.dirty.word(v >> 6) >> (v & 63);
+                if rest == 0 {
+                    v = (v | 63).saturating_add(1);
+                    continue;
+                }
+                let at = v + rest.trailing_zeros();
+                v = at + 1;
+                return (at < bound).then_some(at);
+            }
+            None
+        })
+    }
+
     /// Whether the MemGraph may hold edges of `v` (see `dirty`).
     #[inline]
     pub(crate) fn may_hold(&self, v: u32) -> bool {

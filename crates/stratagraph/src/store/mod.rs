@@ -16,7 +16,7 @@
 pub mod checkpoint;
 pub(crate) mod maintain;
 
-use crate::blind::{BlindLedger, Settler};
+use crate::blind::BlindLedger;
 use crate::conflict::Conflicts;
 use crate::csr::SegmentBytes;
 use crate::direction::Direction;
@@ -38,6 +38,15 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
+/// Whether the levels of deferred flush `g`, `belows[g]`, hold the edge of
+/// `key` live (`blind.rs`).
+fn live_below(belows: &[Arc<Layers>], &(key, g): &(u64, u32)) -> bool {
+    let (src, dst) = ((key >> 32) as u32, key as u32);
+    belows[g as usize]
+        .latest(src, dst, Direction::Out)
+        .is_some()
+}
+
 /// State shared by a graph's handles, transactions and snapshots.
 pub(crate) struct Store {
     pub opts: Options,
@@ -53,7 +62,7 @@ pub(crate) struct Store {
     pub conflicts: Conflicts,
     /// Inserts written without looking below the MemGraph, until the
     /// count knows whether each was new (`blind.rs`).
-    pub blind: BlindLedger,
+    pub blind: BlindLedger<Arc<Layers>>,
     /// Vertex labels and properties.
     pub props: PropStore,
     /// Each vertex's degree, estimated, for the adaptive update policy
@@ -252,13 +261,28 @@ impl Store {
 
     /// The exact edge count at `ts`, from the clock's count there (which
     /// counts every blind insert as new): settles the blind inserts at or
-    /// before `ts` still waiting, against the current levels, and takes
-    /// away the re-weights among them.
+    /// before `ts` still waiting, against the current levels, and those
+    /// flushes deferred, on the store's pool, and takes away the
+    /// re-weights among them.
     pub(crate) fn edges_at(&self, counted: u64, ts: Timestamp) -> u64 {
-        let mut settler = self.blind.settler();
-        if self.blind.waiting_upto(ts) {
-            let layers = self.layers.read().clone();
-            self.settle_blind(&mut settler, &layers, ts, true);
+        use rayon::prelude::*;
+        const GRAIN: usize = 4096;
+        let mut settler = self.blind.counting_settler();
+        if settler.unsettled_upto(ts) {
+            let current = self.layers.read().clone();
+            settler.settle_upto(
+                ts,
+                current,
+                |k| self.par(|| k.par_sort_unstable()),
+                |k, belows| {
+                    self.par(|| {
+                        k.par_iter()
+                            .with_min_len(GRAIN)
+                            .map(|x| live_below(belows, x))
+                            .collect()
+                    })
+                },
+            );
         }
         let reweights = settler.reweights_upto(ts);
         debug_assert!(
@@ -268,33 +292,16 @@ impl Store {
         counted.saturating_sub(reweights)
     }
 
-    /// Settles the blind inserts at or before `ts` against `layers`, which
-    /// must hold every version older than them and none as new (see
-    /// `blind.rs`): sorted by vertex and searched, on the store's pool when
-    /// `parallel` (a reader waiting for a count), else on this thread (a
-    /// background flush, which must not take the pool from writers).
-    pub(crate) fn settle_blind(
-        &self,
-        settler: &mut Settler<'_>,
-        layers: &Layers,
-        ts: Timestamp,
-        parallel: bool,
-    ) {
-        use rayon::prelude::*;
-        const GRAIN: usize = 4096;
-        let live = |&k: &u64| {
-            let (src, dst) = ((k >> 32) as u32, k as u32);
-            layers.latest(src, dst, Direction::Out).is_some()
-        };
-        if parallel {
-            settler.settle_upto(
-                ts,
-                |k| self.par(|| k.par_sort_unstable()),
-                |k| self.par(|| k.par_iter().with_min_len(GRAIN).map(live).collect()),
-            );
-        } else {
-            settler.settle_upto(ts, |k| k.sort_unstable(), |k| k.iter().map(live).collect());
-        }
+    /// Settles the blind inserts the oldest `first` deferred flushes wrote,
+    /// on this thread (a background one, which must not take the pool from
+    /// writers), without holding up flushes meanwhile
+    /// (`BlindLedger::settle_deferred_apart`).
+    pub(crate) fn settle_deferred(&self, first: usize) {
+        self.blind.settle_deferred_apart(
+            first,
+            |k| k.sort_unstable(),
+            |k, belows| k.iter().map(|x| live_below(belows, x)).collect(),
+        );
     }
 
     /// Runs `f`, which uses rayon, on the store's own thread pool (the
