@@ -83,14 +83,6 @@ impl Waiting {
     }
 }
 
-/// Inserts flushed before they were settled, each flush's with the levels
-/// below its run (`B`: whatever the store searches; see `Settler`).
-struct Deferred<B> {
-    flushes: Vec<(Waiting, B)>,
-    /// `Waiting::bytes` of them all.
-    bytes: usize,
-}
-
 /// Every insert of `groups[g]` as `(key, g)`, put in order by `sort`, and
 /// for each whether `belows[g]` holds the edge live (`live_below`).
 fn search<B>(
@@ -128,13 +120,16 @@ pub(crate) struct BlindLedger<B> {
     waiting: Mutex<Waiting>,
     /// `Waiting::bytes` of `waiting`, read without its lock.
     bytes: AtomicUsize,
-    /// `Deferred::bytes`, read without the settler.
+    /// `Waiting::bytes` of the deferred inserts, kept under the settle lock
+    /// and read without it.
     deferred_bytes: AtomicUsize,
     /// Held by a settling pass from taking deferred inserts out to
     /// recording what it found (`settle_deferred_apart`), and by a count,
     /// which must not miss the inserts such a pass holds.
     pass: Mutex<()>,
-    settled: Mutex<(Settled, Deferred<B>)>,
+    /// The re-weights found, and the inserts flushed before they were
+    /// settled, each flush's with the levels below its run.
+    settled: Mutex<(Settled, Vec<(Waiting, B)>)>,
 }
 
 impl<B> Default for BlindLedger<B> {
@@ -144,13 +139,7 @@ impl<B> Default for BlindLedger<B> {
             bytes: AtomicUsize::new(0),
             deferred_bytes: AtomicUsize::new(0),
             pass: Mutex::new(()),
-            settled: Mutex::new((
-                Settled::default(),
-                Deferred {
-                    flushes: Vec::new(),
-                    bytes: 0,
-                },
-            )),
+            settled: Mutex::new((Settled::default(), Vec::new())),
         }
     }
 }
@@ -211,19 +200,18 @@ impl<B> BlindLedger<B> {
         }
     }
 
-    /// Settles the oldest `first` deferred flushes' inserts, as
-    /// `Settler::settle_deferred` does, but holds the settler only to take
-    /// them out and to record what the search found: flushes defer and
-    /// publish meanwhile, and only counts wait for the pass. For background
-    /// passes, whose search reads the levels from disk under a memory cap.
+    /// Settles every deferred insert, as `Settler::settle_deferred` does,
+    /// but holds the settler only to take them out and to record what the
+    /// search found: flushes defer and publish meanwhile, and only counts
+    /// wait for the pass. For background passes, whose search reads the
+    /// levels from disk under a memory cap.
     pub(crate) fn settle_deferred_apart(
         &self,
-        first: usize,
         sort: impl FnOnce(&mut [(u64, u32)]),
         live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
     ) -> usize {
         let _pass = self.pass.lock();
-        let (groups, belows) = self.settler().take_deferred(first);
+        let (groups, belows) = self.settler().take_deferred();
         let (keys, live) = search(&groups, &belows, sort, live_below);
         drop(belows);
         self.settler().record(&groups, &keys, &live)
@@ -254,7 +242,7 @@ impl<B> BlindLedger<B> {
 /// until its run is published.
 pub(crate) struct Settler<'a, B> {
     ledger: &'a BlindLedger<B>,
-    guard: MutexGuard<'a, (Settled, Deferred<B>)>,
+    guard: MutexGuard<'a, (Settled, Vec<(Waiting, B)>)>,
     /// A count's hold on the pass lock (`BlindLedger::counting_settler`).
     _pass: Option<MutexGuard<'a, ()>>,
 }
@@ -269,21 +257,21 @@ impl<B> Settler<'_, B> {
         if taken.pairs.is_empty() {
             return;
         }
-        let d = &mut self.guard.1;
-        d.bytes += taken.bytes();
-        d.flushes.push((taken, below()));
-        self.ledger.deferred_bytes.store(d.bytes, Ordering::Relaxed);
+        self.ledger
+            .deferred_bytes
+            .fetch_add(taken.bytes(), Ordering::Relaxed);
+        self.guard.1.push((taken, below()));
     }
 
     /// How many flushes' inserts are deferred.
     pub(crate) fn deferred_flushes(&self) -> usize {
-        self.guard.1.flushes.len()
+        self.guard.1.len()
     }
 
     /// Whether an insert at or before `ts` waits or is deferred: a
     /// snapshot at `ts` must settle before it counts.
     pub(crate) fn unsettled_upto(&self, ts: u64) -> bool {
-        self.guard.1.flushes.iter().any(|(w, _)| w.oldest <= ts) || self.ledger.waiting_upto(ts)
+        self.guard.1.iter().any(|(w, _)| w.oldest <= ts) || self.ledger.waiting_upto(ts)
     }
 
     /// Settles every deferred insert, each against its flush's levels.
@@ -296,7 +284,7 @@ impl<B> Settler<'_, B> {
         sort: impl FnOnce(&mut [(u64, u32)]),
         live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
     ) -> usize {
-        let (groups, belows) = self.take_deferred(usize::MAX);
+        let (groups, belows) = self.take_deferred();
         let (keys, live) = search(&groups, &belows, sort, live_below);
         self.record(&groups, &keys, &live)
     }
@@ -316,15 +304,10 @@ impl<B> Settler<'_, B> {
         self.settle_deferred(sort, live_below)
     }
 
-    /// Takes the oldest `first` deferred flushes' inserts out, with their
-    /// levels.
-    fn take_deferred(&mut self, first: usize) -> (Vec<Waiting>, Vec<B>) {
-        let d = &mut self.guard.1;
-        let n = first.min(d.flushes.len());
-        let taken: Vec<(Waiting, B)> = d.flushes.drain(..n).collect();
-        d.bytes -= taken.iter().map(|(w, _)| w.bytes()).sum::<usize>();
-        self.ledger.deferred_bytes.store(d.bytes, Ordering::Relaxed);
-        taken.into_iter().unzip()
+    /// Takes every deferred flush's inserts out, with their levels.
+    fn take_deferred(&mut self) -> (Vec<Waiting>, Vec<B>) {
+        self.ledger.deferred_bytes.store(0, Ordering::Relaxed);
+        std::mem::take(&mut self.guard.1).into_iter().unzip()
     }
 
     /// Records the re-weights among `groups`' inserts, whose keys `search`

@@ -502,7 +502,7 @@ pub(crate) fn settle_deferred_if_due(store: &Store) {
     let due = store.blind.deferred_bytes() >= store.opts.memgraph_bytes.saturating_mul(2)
         || store.blind.settler().deferred_flushes() >= DEFERRED_FLUSHES;
     if due {
-        store.settle_deferred(usize::MAX);
+        store.settle_deferred();
     }
 }
 
@@ -712,7 +712,7 @@ fn compact_as_needed(store: &Store) -> Result<()> {
         // Settle what flushes deferred while the levels they were deferred
         // with are current: the flushes since the last step share them, so
         // under a memory cap one pass reads them for all (`blind.rs`).
-        store.settle_deferred(usize::MAX);
+        store.settle_deferred();
         publish(store, step)?;
     }
     Ok(())
@@ -1167,7 +1167,7 @@ mod tests {
             let store = g.store();
             assert_eq!(store.blind.settler().deferred_flushes(), 2);
             if settle_in_background {
-                store.settle_deferred(usize::MAX);
+                store.settle_deferred();
                 assert_eq!(store.blind.settler().deferred_flushes(), 0);
             }
             assert_eq!(second.edge_count(), 4);
@@ -1194,7 +1194,7 @@ mod tests {
             let (g, stop) = (Arc::clone(&g), Arc::clone(&stop));
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
-                    g.store().settle_deferred(usize::MAX);
+                    g.store().settle_deferred();
                     std::thread::yield_now();
                 }
             })

@@ -292,13 +292,11 @@ impl Store {
         counted.saturating_sub(reweights)
     }
 
-    /// Settles the blind inserts the oldest `first` deferred flushes wrote,
-    /// on this thread (a background one, which must not take the pool from
-    /// writers), without holding up flushes meanwhile
-    /// (`BlindLedger::settle_deferred_apart`).
-    pub(crate) fn settle_deferred(&self, first: usize) {
+    /// Settles the blind inserts flushes deferred, on this thread (a
+    /// background one, which must not take the pool from writers), without
+    /// holding up flushes meanwhile (`BlindLedger::settle_deferred_apart`).
+    pub(crate) fn settle_deferred(&self) {
         self.blind.settle_deferred_apart(
-            first,
             |k| k.sort_unstable(),
             |k, belows| k.iter().map(|x| live_below(belows, x)).collect(),
         );
