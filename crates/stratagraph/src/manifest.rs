@@ -162,6 +162,40 @@ impl VertexTable {
             .flatten()
     }
 
+    /// The dead ranges of the first `len` ids of existence bits, 64 to a
+    /// word (bit `b` of word `i` for id `64 * i + b`), as `dead_of` gives
+    /// them, a run of dead ids at a time rather than one id.
+    pub(crate) fn dead_of_words(alive: impl Iterator<Item = u64>, len: u32) -> Vec<(u32, u32)> {
+        let mut dead: Vec<(u32, u32)> = Vec::new();
+        for (i, word) in alive.enumerate() {
+            let base = i as u32 * 64;
+            if base >= len {
+                break;
+            }
+            let valid = len - base;
+            let mut rest = if valid >= 64 {
+                !word
+            } else {
+                !word & ((1u64 << valid) - 1)
+            };
+            while rest != 0 {
+                let start = rest.trailing_zeros();
+                let run = (rest >> start).trailing_ones();
+                let first = base + start;
+                match dead.last_mut() {
+                    Some((f, count)) if *f + *count == first => *count += run,
+                    _ => dead.push((first, run)),
+                }
+                rest &= if run == 64 {
+                    0
+                } else {
+                    !(((1u64 << run) - 1) << start)
+                };
+            }
+        }
+        dead
+    }
+
     /// The dead ranges of per-id existence flags.
     pub(crate) fn dead_of(alive: impl Iterator<Item = bool>) -> Vec<(u32, u32)> {
         let mut dead: Vec<(u32, u32)> = Vec::new();
@@ -685,6 +719,38 @@ mod tests {
             .unwrap();
         assert_eq!(seen, [(0, 10), (1, u64::MAX), (2, 3)]);
         assert_eq!(m.vertices.alive().collect::<Vec<_>>(), [0, 2]);
+    }
+
+    /// Dead ranges from words of bits agree with the ones from flags, on
+    /// random words of every density, across word edges and lengths that
+    /// end mid-word.
+    #[test]
+    fn dead_ranges_of_words_equal_those_of_flags() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..400 {
+            let words: Vec<u64> = (0..1 + round % 7)
+                .map(|_| match next() % 5 {
+                    0 => 0,
+                    1 => u64::MAX,
+                    2 => next() & next(),
+                    3 => next() | next(),
+                    _ => next(),
+                })
+                .collect();
+            let len = (words.len() as u32 * 64).saturating_sub((next() % 70) as u32);
+            let flags = (0..len).map(|v| words[(v / 64) as usize] >> (v % 64) & 1 == 1);
+            assert_eq!(
+                VertexTable::dead_of_words(words.iter().copied(), len),
+                VertexTable::dead_of(flags),
+                "round {round} len {len} words {words:x?}"
+            );
+        }
     }
 
     #[test]

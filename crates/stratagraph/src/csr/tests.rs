@@ -31,6 +31,11 @@ struct Spec {
 
 impl Spec {
     fn build(&self) -> SegmentBytes {
+        self.writer().finish(self.hi).unwrap()
+    }
+
+    /// The writer with everything pushed, not yet finished.
+    fn writer(&self) -> SegmentWriter {
         let mut w = SegmentWriter::new(self.lo, self.dir)
             .with_block_size(self.block_size)
             .encoding(self.enc);
@@ -40,7 +45,7 @@ impl Spec {
         for (&v, &ts) in &self.pivots {
             w.mark_pivot(v, ts).unwrap();
         }
-        w.finish(self.hi).unwrap()
+        w
     }
 
     fn entries(&self, v: u32) -> &[SegEntry] {
@@ -286,9 +291,16 @@ proptest! {
 
         prop_assert_eq!(std::fs::read(&p1).unwrap(), bytes.as_bytes().to_vec());
 
+        // Streamed into a file by the writer (as a flush writes its run):
+        // the same bytes as the image.
+        let p2 = dir.path().join("b.seg");
+        let len = spec.writer().finish_file(spec.hi, &p2).unwrap();
+        prop_assert_eq!(len, bytes.len() as u64);
+        prop_assert_eq!(std::fs::read(&p2).unwrap(), bytes.as_bytes().to_vec());
+
         // No temporary file is left behind.
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        prop_assert_eq!(names.len(), 1);
+        prop_assert_eq!(names.len(), 2);
     }
 }
 
@@ -803,7 +815,11 @@ proptest! {
                     ..SegEntry::plain(d)
                 })
                 .collect();
-            pushed.push_vertex(lo + i as u32, &entries).unwrap();
+            // A vertex without entries is left out as often as pushed:
+            // the writer lays out the offsets of the ones between.
+            if !entries.is_empty() || i % 2 == 0 {
+                pushed.push_vertex(lo + i as u32, &entries).unwrap();
+            }
             dsts.extend(entries.iter().map(|e| e.dst));
             weights.extend(entries.iter().map(|e| e.weight));
             offsets.push(dsts.len() as u32);
@@ -815,6 +831,47 @@ proptest! {
         let b = write_columns(lo, hi, Direction::In, &offsets, &dsts, &weights, enc).unwrap();
         let a = pushed.finish(hi).unwrap();
         prop_assert_eq!(a.as_bytes(), b.as_bytes());
+    }
+}
+
+/// A segment spanning many vertices with a few pushed, as a flush's run:
+/// its offset column, laid out a chunk at a time from the vertices pushed,
+/// equals one offset per vertex counted here, in memory and streamed to a
+/// file, across the chunks' edges.
+#[test]
+fn a_sparse_segment_lays_out_one_offset_per_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lo, hi) = (3u32, 100_003u32);
+    let pushed = [3u32, 4, 16_386, 16_387, 16_388, 32_770, 50_000, 100_002];
+    let mut w = SegmentWriter::new(lo, Direction::Out);
+    let mut per_vertex = vec![0u32; (hi - lo) as usize];
+    for (k, &v) in pushed.iter().enumerate() {
+        let entries: Vec<SegEntry> = (0..k as u32).map(|d| SegEntry::plain(d * 3)).collect();
+        per_vertex[(v - lo) as usize] = entries.len() as u32;
+        w.push_vertex(v, &entries).unwrap();
+    }
+    let mut want = vec![0u32];
+    for n in per_vertex {
+        want.push(want.last().unwrap() + n);
+    }
+    let path = dir.path().join("s.seg");
+    let mut again = SegmentWriter::new(lo, Direction::Out);
+    for (k, &v) in pushed.iter().enumerate() {
+        let entries: Vec<SegEntry> = (0..k as u32).map(|d| SegEntry::plain(d * 3)).collect();
+        again.push_vertex(v, &entries).unwrap();
+    }
+    again.finish_file(hi, &path).unwrap();
+    let image = Segment::from_bytes(w.finish(hi).unwrap(), "sparse").unwrap();
+    let file = Segment::open(&path).unwrap();
+    for seg in [&image, &file] {
+        seg.verify().unwrap();
+        assert_eq!(seg.offsets(), &want[..]);
+        assert_eq!(seg.vertex_range(), lo..hi);
+        assert_eq!(
+            seg.entry_range(50_000),
+            want[49_997] as usize..want[49_998] as usize
+        );
+        assert!(seg.entry_range(50_001).is_empty());
     }
 }
 

@@ -15,7 +15,10 @@ use super::storage::SegmentBytes;
 use super::{pack, Encoding, SegEntry};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
-use std::io::Write;
+use crate::util::files::write_atomically;
+use std::borrow::Cow;
+use std::io::{Seek, Write};
+use std::path::Path;
 
 /// Accumulates one segment's columns in memory.
 #[derive(Debug)]
@@ -23,9 +26,15 @@ pub(crate) struct SegmentWriter {
     lo: u32,
     direction: Direction,
     block_size: u32,
-    /// Entry offsets of the vertices pushed so far (and skipped before them);
-    /// always holds at least the leading 0.
-    offsets: Vec<u32>,
+    /// Each vertex pushed, as (`v - lo`, its first entry); the vertices
+    /// between them are empty. A flush pushes the few vertices it has
+    /// versions of into a segment spanning every vertex, so a column of one
+    /// offset a vertex would cost 4 bytes a vertex of the graph (67 MB at
+    /// 2^24 vertices) where this costs 8 bytes a vertex pushed; the file's
+    /// offset column is laid out from it as it is written (`Offsets`).
+    starts: Vec<[u32; 2]>,
+    /// The first vertex not yet pushed or skipped.
+    next: u64,
     dsts: Vec<u32>,
     stamp_idx: Vec<u32>,
     stamps: Vec<u64>,
@@ -57,7 +66,8 @@ impl SegmentWriter {
             lo,
             direction,
             block_size: DEFAULT_BLOCK_SIZE,
-            offsets: vec![0],
+            starts: Vec::new(),
+            next: u64::from(lo),
             dsts: Vec::new(),
             stamp_idx: Vec::new(),
             stamps: Vec::new(),
@@ -95,7 +105,12 @@ impl SegmentWriter {
 
     /// The first vertex not yet pushed or skipped.
     fn next_vertex(&self) -> u64 {
-        u64::from(self.lo) + self.offsets.len() as u64 - 1
+        self.next
+    }
+
+    /// Whether no entry has been pushed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.dsts.is_empty()
     }
 
     #[cfg(test)] // used by the format tests only
@@ -139,9 +154,8 @@ impl SegmentWriter {
         }
         check_entries(v, entries)?;
 
-        let count = self.dsts.len() as u32;
-        let skipped = (u64::from(v) - next) as usize;
-        self.offsets.extend(std::iter::repeat_n(count, skipped));
+        self.starts.push([v - self.lo, self.dsts.len() as u32]);
+        self.next = u64::from(v) + 1;
         for (i, e) in entries.iter().enumerate() {
             let idx = self.dsts.len() as u32;
             self.dsts.push(e.dst);
@@ -161,7 +175,6 @@ impl SegmentWriter {
                 self.weights.push(e.weight);
             }
         }
-        self.offsets.push(self.dsts.len() as u32);
         Ok(())
     }
 
@@ -207,13 +220,17 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// The columns as they stand.
-    fn view(&self) -> Columns<'_> {
+    /// The columns of the segment ending at `hi` (checked by `check_end`).
+    fn view(&self, hi: u32) -> Columns<'_> {
         Columns {
             lo: self.lo,
             direction: self.direction,
             block_size: self.block_size,
-            offsets: &self.offsets,
+            offsets: Offsets::Sparse {
+                starts: &self.starts,
+                vertices: hi - self.lo,
+                total: self.dsts.len() as u32,
+            },
             dsts: &self.dsts,
             stamp_idx: &self.stamp_idx,
             stamps: &self.stamps,
@@ -228,11 +245,90 @@ impl SegmentWriter {
 
     /// Ends the segment at `hi` (exclusive) and returns its bytes; vertices
     /// after the last pushed one are empty.
-    pub(crate) fn finish(mut self, hi: u32) -> Result<SegmentBytes> {
+    pub(crate) fn finish(self, hi: u32) -> Result<SegmentBytes> {
         self.check_end(hi)?;
-        let count = self.dsts.len() as u32;
-        self.offsets.resize((hi - self.lo) as usize + 1, count);
-        self.view().bytes(hi)
+        self.view(hi).bytes(hi)
+    }
+
+    /// As `finish`, but streams the segment into the file `path`
+    /// (crash-safely, as `SegmentBytes::write_file`) rather than building
+    /// its image in memory first; returns the file's length.
+    pub(crate) fn finish_file(self, hi: u32, path: &Path) -> Result<u64> {
+        self.check_end(hi)?;
+        self.view(hi).write_file(hi, path)
+    }
+}
+
+/// A segment's offset column: vertex `lo + i` owns entries
+/// `offsets[i]..offsets[i + 1]`.
+#[derive(Clone, Copy)]
+enum Offsets<'a> {
+    /// One offset a vertex and one more.
+    Dense(&'a [u32]),
+    /// The vertices pushed, as (`v - lo`, first entry), ascending; every
+    /// other vertex of the `vertices` is empty, and `total` entries follow
+    /// the last.
+    Sparse {
+        starts: &'a [[u32; 2]],
+        vertices: u32,
+        total: u32,
+    },
+}
+
+impl Offsets<'_> {
+    /// Offsets laid out a chunk at a time, so a sparse column is never
+    /// whole in memory.
+    const CHUNK: usize = 1 << 14;
+
+    /// Calls `put` with the whole column in order, in chunks.
+    fn each_chunk(
+        &self,
+        mut put: impl FnMut(&[u32]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let (starts, vertices, total) = match *self {
+            Offsets::Dense(all) => return put(all),
+            Offsets::Sparse {
+                starts,
+                vertices,
+                total,
+            } => (starts, vertices, total),
+        };
+        let mut buf: Vec<u32> = Vec::with_capacity(Self::CHUNK);
+        // Vertex `i` starts where the first vertex pushed at or after it
+        // does: the ones between are empty.
+        let mut from = 0u32;
+        for &[at, start] in starts.iter().chain(std::iter::once(&[vertices, total])) {
+            let mut n = (at - from) as usize + 1;
+            while n > 0 {
+                let k = n.min(Self::CHUNK - buf.len());
+                buf.resize(buf.len() + k, start);
+                n -= k;
+                if buf.len() == Self::CHUNK {
+                    put(&buf)?;
+                    buf.clear();
+                }
+            }
+            from = at + 1;
+        }
+        if !buf.is_empty() {
+            put(&buf)?;
+        }
+        Ok(())
+    }
+
+    /// The whole column (borrowed if it is one already).
+    fn dense(&self) -> Cow<'_, [u32]> {
+        match *self {
+            Offsets::Dense(all) => Cow::Borrowed(all),
+            Offsets::Sparse { .. } => {
+                let mut all = Vec::new();
+                let _ = self.each_chunk(|c| {
+                    all.extend_from_slice(c);
+                    Ok(())
+                });
+                Cow::Owned(all)
+            }
+        }
     }
 }
 
@@ -243,7 +339,7 @@ struct Columns<'a> {
     lo: u32,
     direction: Direction,
     block_size: u32,
-    offsets: &'a [u32],
+    offsets: Offsets<'a>,
     dsts: &'a [u32],
     stamp_idx: &'a [u32],
     stamps: &'a [u64],
@@ -302,9 +398,10 @@ impl Columns<'_> {
         if !self.encoding.pack_dsts || self.dsts.is_empty() {
             return None;
         }
+        let offsets = self.offsets.dense();
         let mut bytes = Vec::with_capacity(self.dsts.len() * 5 / 2);
-        let mut lists = Vec::with_capacity(self.offsets.len());
-        for w in self.offsets.windows(2) {
+        let mut lists = Vec::with_capacity(offsets.len());
+        for w in offsets.windows(2) {
             lists.push(u32::try_from(bytes.len()).ok()?);
             pack::encode(self.dsts.get(w[0] as usize..w[1] as usize)?, &mut bytes);
         }
@@ -380,7 +477,7 @@ impl Columns<'_> {
             None => (bytemuck::cast_slice(self.dsts), &[]),
         };
         let cols: [&[u8]; format::SECTION_COUNT] = [
-            bytemuck::cast_slice(self.offsets),
+            &[], // laid out below, a chunk at a time
             dsts,
             bytemuck::cast_slice(self.stamp_idx),
             bytemuck::cast_slice(self.stamps),
@@ -392,7 +489,12 @@ impl Columns<'_> {
         for s in Section::ALL {
             let e = h.section(s);
             w.pad_to(e.offset)?;
-            w.put(cols[s as usize])?;
+            if s == Section::Offsets {
+                self.offsets
+                    .each_chunk(|c| w.put(bytemuck::cast_slice(c)))?;
+            } else {
+                w.put(cols[s as usize])?;
+            }
         }
         w.pad_to(h.table.offset)?;
         let crcs = w.finish_blocks();
@@ -415,6 +517,28 @@ impl Columns<'_> {
             .map_err(|e| refuse(h.hi, format!("internal layout error: {e}")))?;
         buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
         Ok(buf)
+    }
+
+    /// `bytes`, streamed into the file `path` instead; returns its length.
+    fn write_file(&self, hi: u32, path: &Path) -> Result<u64> {
+        let (form, stored) = self.stored_weights();
+        let packed = self.packed_dsts();
+        let mut h = self.header(hi, form, packed.as_ref().map(|p| p.0.len() as u64));
+        write_atomically(path, |f| {
+            // The header goes last: its table crc is known once the body
+            // is written.
+            f.write_all(&[0u8; HEADER_LEN]).map_err(|e| (e, "write"))?;
+            let mut body = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
+            h.table_crc = self
+                .emit(&h, &stored, packed.as_ref(), &mut body)
+                .map_err(|e| (e, "write"))?;
+            drop(body);
+            // `bytes` leaves the image's tail as zeros: the same here.
+            f.set_len(h.file_len).map_err(|e| (e, "write"))?;
+            f.rewind().map_err(|e| (e, "seek"))?;
+            f.write_all(&h.encode()).map_err(|e| (e, "write"))
+        })?;
+        Ok(h.file_len)
     }
 }
 
@@ -479,7 +603,7 @@ pub(crate) fn write_columns(
         lo,
         direction,
         block_size: DEFAULT_BLOCK_SIZE,
-        offsets,
+        offsets: Offsets::Dense(offsets),
         dsts,
         stamp_idx: &[],
         stamps: &[],

@@ -22,7 +22,9 @@
 
 use super::compact::{versions_of, Version};
 use super::layers::Layers;
-use crate::csr::{Encoding, SegEntry, SegmentBytes, SegmentWriter};
+#[cfg(test)]
+use crate::csr::SegmentBytes;
+use crate::csr::{Encoding, SegEntry, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::Result;
 use crate::mem::{EdgeSet, MemGraph};
@@ -109,7 +111,9 @@ fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<Seg
 /// after `watermark`. `In` only for directed graphs, compressed as
 /// `encoding` allows (`Encoding::flush`); the vertices `pivots` wants are
 /// written whole and marked (the cut, `span.1`, must then be a commit
-/// timestamp).
+/// timestamp). The flush itself streams the segment into its file
+/// (`build_direction`); this lays it out in memory.
+#[cfg(test)]
 pub(crate) fn flush_direction(
     mem: &MemGraph,
     bound: u32,
@@ -119,6 +123,21 @@ pub(crate) fn flush_direction(
     encoding: Encoding,
     pivots: Option<Pivots<'_>>,
 ) -> Result<SegmentBytes> {
+    build_direction(mem, bound, dir, watermark, span, encoding, pivots)?.finish(bound)
+}
+
+/// `flush_direction`'s segment before it is laid out, for a caller that
+/// streams it into a file (`SegmentWriter::finish_file`, ending at
+/// `bound`).
+pub(crate) fn build_direction(
+    mem: &MemGraph,
+    bound: u32,
+    dir: Direction,
+    watermark: u64,
+    span: (u64, u64),
+    encoding: Encoding,
+    pivots: Option<Pivots<'_>>,
+) -> Result<SegmentWriter> {
     let mut writer = SegmentWriter::new(0, dir).encoding(encoding);
     let mut entries = Vec::new();
     let mut below = Vec::new();
@@ -150,7 +169,7 @@ pub(crate) fn flush_direction(
             writer.mark_pivot(v, cut)?;
         }
     }
-    writer.finish(bound)
+    Ok(writer)
 }
 
 #[cfg(test)]

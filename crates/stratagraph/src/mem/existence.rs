@@ -59,6 +59,25 @@ impl Bits {
     pub(crate) fn allocated_bytes(&self) -> usize {
         self.words.allocated_bytes()
     }
+
+    /// The ids below `bound` whose bits are set, ascending, 64 tested at a
+    /// time. A bit set while this runs may be missed.
+    pub(crate) fn ones_below(&self, bound: u32) -> impl Iterator<Item = u32> + '_ {
+        let mut v = 0u32;
+        std::iter::from_fn(move || {
+            while v < bound {
+                let rest = self.word(v >> 6) >> (v & 63);
+                if rest == 0 {
+                    v = (v | 63).saturating_add(1);
+                    continue;
+                }
+                let at = v + rest.trailing_zeros();
+                v = at.saturating_add(1);
+                return (at < bound).then_some(at);
+            }
+            None
+        })
+    }
 }
 
 /// Vertices a bulk load created at `ts`.
@@ -108,6 +127,31 @@ impl Existence {
     #[inline]
     pub(crate) fn alive_at(&self, v: u32, ts: Timestamp) -> bool {
         matches!(self.of(v), Known::Since(t) if t <= ts)
+    }
+
+    /// The layers not yet folded, for `alive_word_at`.
+    pub(crate) fn layers(&self) -> Vec<Arc<Fresh>> {
+        if self.any_fresh.load(Ordering::Acquire) {
+            self.fresh.read().clone()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// `alive_at` of the 64 vertices `64 * i ..` at once (bit `b` for
+    /// vertex `64 * i + b`), given `layers()`.
+    #[inline]
+    pub(crate) fn alive_word_at(&self, layers: &[Arc<Fresh>], i: u32, ts: Timestamp) -> u64 {
+        // As `of`: the first layer that holds a vertex decides for it.
+        let (mut seen, mut alive) = (0u64, 0u64);
+        for f in layers {
+            let w = f.bits.word(i) & !seen;
+            if f.ts <= ts {
+                alive |= w;
+            }
+            seen |= w;
+        }
+        alive | (self.exists.word(i) & !seen)
     }
 
     /// Settles `v` as existing or not: its slot is being given back, or a

@@ -22,7 +22,7 @@
 //! vertices' locks must never wait for a slot another writer took for a
 //! vertex outside their common lock order.
 
-use super::VertexState;
+use super::{Bits, VertexState};
 use crate::util::segmented::SegmentedTable;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -70,6 +70,13 @@ pub(crate) struct Slots {
     next: AtomicU32,
     /// Slots given back, to be handed out again.
     free: Mutex<Vec<u32>>,
+    /// One bit per vertex id, set while it holds a slot, so the clean-up
+    /// and the vertex table's capture visit the few vertices that hold one
+    /// rather than test every index entry (16M at 2^24 vertices, several
+    /// times a flush). Set once the index names the slot, cleared before
+    /// the index stops naming it: a walk may miss a slot being taken, never
+    /// name a vertex that held none unless it is being given back.
+    held: Bits,
 }
 
 impl Slots {
@@ -79,6 +86,7 @@ impl Slots {
             arena: SegmentedTable::new(),
             next: AtomicU32::new(0),
             free: Mutex::new(Vec::new()),
+            held: Bits::default(),
         }
     }
 
@@ -194,6 +202,7 @@ impl Slots {
             fresh(slot, &mut state);
             match e.compare_exchange(0, number + 1, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
+                    self.held.set(v, true);
                     return (
                         Held {
                             slot,
@@ -229,6 +238,9 @@ impl Slots {
         *held.state = VertexState::default();
         held.slot.written.store(0, Ordering::Relaxed);
         if let Some(e) = self.index.get(v) {
+            // First, while no writer can take `v` a new slot: a bit
+            // cleared after the entry would clear that slot's.
+            self.held.set(v, false);
             // Under the write lock: readers that find the slot after this
             // see the entry changed and look again.
             e.store(0, Ordering::Release);
@@ -236,6 +248,17 @@ impl Slots {
         let number = held.number;
         drop(held);
         self.free.lock().push(number);
+    }
+
+    /// The vertices below `bound` that hold a slot, ascending (see `held`).
+    pub(crate) fn holders_below(&self, bound: u32) -> impl Iterator<Item = u32> + '_ {
+        self.held.ones_below(bound)
+    }
+
+    /// The held bits of vertices `64 * i ..` (see `held`).
+    #[inline]
+    pub(crate) fn held_word(&self, i: u32) -> u64 {
+        self.held.word(i)
     }
 
     /// Slots held by vertices now (or being taken).
@@ -246,7 +269,7 @@ impl Slots {
 
     /// Bytes held by the index and the arena.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.index.allocated_bytes() + self.arena.allocated_bytes()
+        self.index.allocated_bytes() + self.arena.allocated_bytes() + self.held.allocated_bytes()
     }
 }
 

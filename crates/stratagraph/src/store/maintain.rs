@@ -27,13 +27,12 @@
 //! order), then the layers lock, `retired` and `pending`.
 
 use super::Store;
-use crate::csr::{Encoding, Segment, SegmentBytes};
+use crate::csr::{Encoding, Segment, SegmentBytes, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
-use crate::lsm::flush::{flush_direction, Pivots};
-use crate::lsm::layers::{Layers, Level};
+use crate::lsm::flush::{build_direction, Pivots};
+use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::lsm::leveling::{self, L0_RUNS};
-use crate::lsm::LevelSink;
 use crate::manifest::{LogSegment, Manifest, PropsFile, RunFiles, Totals, VertexIds, VertexTable};
 use crate::pivot::Plan;
 use crate::props::file as props_file;
@@ -317,8 +316,10 @@ fn linger(store: &Store) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
-        if let Some(_one) = lsm.flushing.try_lock() {
-            clean_up(store);
+        if a_cut_is_ready(lsm) {
+            if let Some(_one) = lsm.flushing.try_lock() {
+                clean_up(store);
+            }
         }
     }
 }
@@ -366,12 +367,18 @@ pub(crate) fn take_background_error(store: &Store) -> Option<Error> {
 pub(crate) fn flush(store: &Store) -> Result<bool> {
     let lsm = &store.lsm;
     let _one = lsm.flushing.lock();
-    clean_up(store);
+    // Each clean-up visits every vertex holding a slot, so a flush makes
+    // one (at its end) unless an earlier flush's versions can go first.
+    if a_cut_is_ready(lsm) {
+        clean_up(store);
+    }
     wait_for_room_in_l0(store);
     let pin = Pin::new(&store.clock);
     let cut = pin.ts;
     let from = lsm.last_cut.load(Ordering::Acquire);
     if cut <= from {
+        drop(pin);
+        clean_up(store);
         return Ok(false);
     }
     // The pin holds the watermark at or below the cut until the run is
@@ -407,7 +414,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
             // MemGraph's budget again.
             budget: store.opts.memgraph_bytes / 16,
         });
-        flush_direction(&store.mem, bound, dir, watermark, span, code, pivots)
+        build_direction(&store.mem, bound, dir, watermark, span, code, pivots)
     };
     let out = side(Direction::Out)?;
     let inn = if store.opts.directed {
@@ -419,20 +426,31 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
     let vertices = store.home.is_some().then(|| capture_vertices(store, cut));
     let props = write_props(store, cut)?;
     drop(pin);
-    if out.is_empty_segment() && inn.as_ref().is_none_or(SegmentBytes::is_empty_segment) {
+    if out.is_empty() && inn.as_ref().is_none_or(SegmentWriter::is_empty) {
         // Only vertex, label or property changes since the last run: the
         // manifest and the properties file hold them. (A blind insert the
         // MemGraph keeps past the cut is deferred here all the same.)
         defer_and_publish(store, cut, || ());
-        let _m = lsm.manifest.lock();
-        set_durable(lsm, cut, vertices);
-        let replaced = set_durable_props(lsm, props);
-        lsm.refresh_horizon();
-        persist_locked(store, &[])?;
-        remove_props_file(store, replaced);
+        {
+            let _m = lsm.manifest.lock();
+            set_durable(lsm, cut, vertices);
+            let replaced = set_durable_props(lsm, props);
+            lsm.refresh_horizon();
+            persist_locked(store, &[])?;
+            remove_props_file(store, replaced);
+        }
+        // Slots of vertices only created or deleted go back here.
+        clean_up(store);
         return Ok(false);
     }
-    let run = store.new_run(out, inn, cut)?;
+    let run = {
+        let id = lsm.next_run_id();
+        let out = store_run_side(store, out, bound, id, Direction::Out)?;
+        let inn = inn
+            .map(|w| store_run_side(store, w, bound, id, Direction::In))
+            .transpose()?;
+        Arc::new(FlushedRun { id, out, inn, cut })
+    };
     {
         let _m = lsm.manifest.lock();
         // The blind inserts up to the cut are deferred with the levels
@@ -455,20 +473,29 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
         remove_props_file(store, replaced);
     }
     lsm.flushes.fetch_add(1, Ordering::Relaxed);
-    clean_up(store);
     // Commits and batches in flight hold the old layers for a moment; wait
     // for them (briefly, and not at all while snapshots are open: one may
     // hold them for good) so the flushed versions leave the MemGraph now
     // rather than at the next flush, and reads do not merge them with their
-    // own copies until then.
+    // own copies until then. One clean-up then, ready or not: it also gives
+    // back the slots of vertices with nothing left to flush.
     for _ in 0..20 {
-        if lsm.pending.lock().is_empty() || store.clock.open_snapshots() > 0 {
+        if store.clock.open_snapshots() > 0 || a_cut_is_ready(lsm) {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
-        clean_up(store);
     }
+    clean_up(store);
     Ok(true)
+}
+
+/// Whether the oldest flush waiting for a clean-up has no holder of older
+/// layers left, so a clean-up now would drop its versions.
+fn a_cut_is_ready(lsm: &LsmState) -> bool {
+    lsm.pending
+        .lock()
+        .first()
+        .is_some_and(|(_, older)| older.iter().all(|w| w.strong_count() == 0))
 }
 
 /// Defers the blind inserts up to `cut` with a copy of the current levels
@@ -756,6 +783,30 @@ fn publish(store: &Store, step: leveling::Step) -> Result<()> {
     persist_locked(store, &step.dropped)
 }
 
+/// One side of a flush's run, written out (`SegmentWriter::finish_file`
+/// streams it, so a run spanning every vertex never has its whole image in
+/// memory) and opened.
+pub(crate) fn store_run_side(
+    store: &Store,
+    writer: SegmentWriter,
+    hi: u32,
+    id: u64,
+    side: Direction,
+) -> Result<Segment> {
+    match &store.home {
+        Some(dir) => {
+            let path = RunFiles::path(dir, id, side);
+            let len = writer.finish_file(hi, &path)?;
+            store
+                .lsm
+                .level_bytes_written
+                .fetch_add(len, Ordering::Relaxed);
+            Segment::open(&path)
+        }
+        None => store_segment(store, writer.finish(hi)?, id, side),
+    }
+}
+
 /// Makes a finished segment readable: in memory as is, on disk as a file
 /// (written, synced, renamed into place) that is then memory-mapped.
 pub(crate) fn store_segment(
@@ -925,14 +976,17 @@ impl DurableVertices {
     }
 }
 
-/// Every assigned id and its existence at `cut`. The caller keeps the
-/// watermark at or below `cut` (or is alone with the store), so the vertex
-/// histories still answer for it.
+/// Every assigned id and its existence at `cut`. The caller holds the
+/// flush lock (no clean-up runs) and keeps the watermark at or below `cut`
+/// (or is alone with the store), so the vertex histories still answer for
+/// it (`MemGraph::alive_words_at`).
 fn capture_vertices(store: &Store, cut: Timestamp) -> DurableVertices {
     let len = store.ids.bound();
+    let mut words = Vec::with_capacity(len.div_ceil(64) as usize);
+    store.mem.alive_words_at(cut, len, |w| words.push(w));
     DurableVertices {
         len,
-        dead: VertexTable::dead_of((0..len).map(|v| store.mem.alive_at(v, cut))),
+        dead: VertexTable::dead_of_words(words.into_iter(), len),
     }
 }
 
@@ -1003,7 +1057,10 @@ fn clean_up(store: &Store) {
     let watermark = store.clock.watermark();
     let bound = store.ids.bound();
     store.mem.fold_fresh(watermark, bound);
-    for v in 0..bound {
+    // A slot taken while this runs holds only versions newer than any
+    // ready cut, so missing it here (see `holders_below`) only leaves its
+    // give-back to the next clean-up.
+    for v in store.mem.holders_below(bound) {
         store.mem.clean(v, ready, watermark);
     }
     note_pinned(store);
