@@ -22,8 +22,6 @@
 
 use super::compact::{versions_of, Version};
 use super::layers::Layers;
-#[cfg(test)]
-use crate::csr::SegmentBytes;
 use crate::csr::{Encoding, SegEntry, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::Result;
@@ -106,30 +104,14 @@ fn entries_of(set: &EdgeSet, watermark: u64, span: (u64, u64), out: &mut Vec<Seg
     });
 }
 
-/// Writes the versions committed in `span` = (after, up to] of vertices
-/// `0..bound` of `mem` in one direction as one segment, for snapshots at or
-/// after `watermark`. `In` only for directed graphs, compressed as
-/// `encoding` allows (`Encoding::flush`); the vertices `pivots` wants are
-/// written whole and marked (the cut, `span.1`, must then be a commit
-/// timestamp). The flush itself streams the segment into its file
-/// (`build_direction`); this lays it out in memory.
-#[cfg(test)]
+/// The versions committed in `span` = (after, up to] of vertices `0..bound`
+/// of `mem` in one direction as one segment, for snapshots at or after
+/// `watermark`, ready to be laid out (ending at `bound`): the flush streams
+/// it into its file (`SegmentWriter::finish_file`). `In` only for directed
+/// graphs, compressed as `encoding` allows (`Encoding::flush`); the
+/// vertices `pivots` wants are written whole and marked (the cut, `span.1`,
+/// must then be a commit timestamp).
 pub(crate) fn flush_direction(
-    mem: &MemGraph,
-    bound: u32,
-    dir: Direction,
-    watermark: u64,
-    span: (u64, u64),
-    encoding: Encoding,
-    pivots: Option<Pivots<'_>>,
-) -> Result<SegmentBytes> {
-    build_direction(mem, bound, dir, watermark, span, encoding, pivots)?.finish(bound)
-}
-
-/// `flush_direction`'s segment before it is laid out, for a caller that
-/// streams it into a file (`SegmentWriter::finish_file`, ending at
-/// `bound`).
-pub(crate) fn build_direction(
     mem: &MemGraph,
     bound: u32,
     dir: Direction,
@@ -272,6 +254,7 @@ mod tests {
                 Encoding::PLAIN,
                 None,
             )
+            .and_then(|w| w.finish(bound))
             .unwrap();
             let seg = Segment::from_bytes(bytes, "flush").unwrap();
             seg.verify().unwrap();
@@ -354,6 +337,7 @@ mod tests {
                     Encoding::PLAIN,
                     None,
                 )
+                .and_then(|w| w.finish(bound))
                 .unwrap();
                 Segment::from_bytes(b, "cut").unwrap()
             })
@@ -435,6 +419,7 @@ mod tests {
                 Encoding::PLAIN,
                 None,
             )
+            .and_then(|w| w.finish(store.ids.bound()))
             .unwrap(),
             "quiet",
         )

@@ -30,7 +30,7 @@ use super::Store;
 use crate::csr::{Encoding, Segment, SegmentBytes, SegmentWriter};
 use crate::direction::Direction;
 use crate::error::{Error, Result};
-use crate::lsm::flush::{build_direction, Pivots};
+use crate::lsm::flush::{flush_direction, Pivots};
 use crate::lsm::layers::{FlushedRun, Layers, Level};
 use crate::lsm::leveling::{self, L0_RUNS};
 use crate::manifest::{LogSegment, Manifest, PropsFile, RunFiles, Totals, VertexIds, VertexTable};
@@ -414,7 +414,7 @@ pub(crate) fn flush(store: &Store) -> Result<bool> {
             // MemGraph's budget again.
             budget: store.opts.memgraph_bytes / 16,
         });
-        build_direction(&store.mem, bound, dir, watermark, span, code, pivots)
+        flush_direction(&store.mem, bound, dir, watermark, span, code, pivots)
     };
     let out = side(Direction::Out)?;
     let inn = if store.opts.directed {
