@@ -383,13 +383,13 @@ impl MemGraph {
 
     /// `alive_at(v, ts)` of every vertex below `bound`, 64 to a word (bit
     /// `b` of word `i` for vertex `64 * i + b`; bits from `bound` on clear),
-    /// in order. Only the vertices holding a slot are looked at one by one;
+    /// in order, read as the iterator is. Only the vertices holding a slot are looked at one by one;
     /// the others are read a word of bits at a time. The caller holds the
     /// flush lock, so no clean-up gives a slot back or folds a layer
     /// meanwhile, and keeps the watermark at or below `ts`.
-    pub(crate) fn alive_words_at(&self, ts: u64, bound: u32, mut each: impl FnMut(u64)) {
+    pub(crate) fn alive_words_at(&self, ts: u64, bound: u32) -> impl Iterator<Item = u64> + '_ {
         let layers = self.existence.layers();
-        for i in 0..bound.div_ceil(64) {
+        (0..bound.div_ceil(64)).map(move |i| {
             // The held bits first: a slot taken after this read starts
             // from the bits read next, which a write newer than `ts`
             // leaves alone.
@@ -407,8 +407,8 @@ impl MemGraph {
             if past < 64 {
                 word &= (1u64 << past) - 1;
             }
-            each(word);
-        }
+            word
+        })
     }
 
     /// Whether the MemGraph may hold edges of `v` (see `dirty`).
@@ -728,8 +728,7 @@ mod tests {
                 watermark += next(ts - watermark + 1);
             }
             for at in watermark..=ts + 1 {
-                let mut words = Vec::new();
-                m.alive_words_at(at, N, |w| words.push(w));
+                let words: Vec<u64> = m.alive_words_at(at, N).collect();
                 assert_eq!(words.len() as u32, N.div_ceil(64));
                 for v in 0..N {
                     let got = words[(v / 64) as usize] >> (v % 64) & 1 == 1;

@@ -982,11 +982,9 @@ impl DurableVertices {
 /// it (`MemGraph::alive_words_at`).
 fn capture_vertices(store: &Store, cut: Timestamp) -> DurableVertices {
     let len = store.ids.bound();
-    let mut words = Vec::with_capacity(len.div_ceil(64) as usize);
-    store.mem.alive_words_at(cut, len, |w| words.push(w));
     DurableVertices {
         len,
-        dead: VertexTable::dead_of_words(words.into_iter(), len),
+        dead: VertexTable::dead_of_words(store.mem.alive_words_at(cut, len), len),
     }
 }
 
