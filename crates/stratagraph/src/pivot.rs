@@ -143,8 +143,10 @@ impl DegreeSketch {
             if degree.len() < range.end as usize {
                 degree.resize(range.end as usize, 0);
             }
-            for v in range {
-                degree[v as usize] += seg.entry_range(v).len() as u64;
+            // Row by row: a sparse run's vertices without entries have
+            // none to count.
+            for (v, w) in seg.row_vertices().zip(seg.offsets().windows(2)) {
+                degree[v as usize] += u64::from(w[1].saturating_sub(w[0]));
             }
         }
         for (v, &d) in degree.iter().enumerate() {

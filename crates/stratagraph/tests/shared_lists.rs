@@ -267,3 +267,32 @@ fn shared_columns_outlive_the_segment_file_and_the_store() {
         assert_eq!(&got, w);
     }
 }
+
+/// A flush's run that is the only source below the MemGraph gives rows
+/// only to the vertices with out-edges (a sparse segment, as 40 sources
+/// of 1,000 edges among 11,000 vertices make it): their lists are shared,
+/// each exact, and the vertices between, without a row, end the runs.
+#[test]
+fn a_sparse_run_shares_the_lists_of_the_vertices_it_holds() {
+    let g = Graph::in_memory(opts(true));
+    let es: Vec<(u64, u64, f64)> = (0..1_000u64)
+        .map(|i| ((i % 40) * 97, 5_000 + i, if i % 3 == 0 { 2.5 } else { 1.0 }))
+        .collect();
+    let mut model = Model::new();
+    g.insert_edges(&es).unwrap();
+    let lone: Vec<u64> = (20_000..30_000).collect();
+    g.insert_vertices(&lone).unwrap();
+    apply(&mut model, &es, true);
+    g.flush().unwrap();
+    let snap = g.snapshot();
+    let runs = snap.shared_out_lists();
+    let covered = check_runs(&snap, &runs, &model);
+    let with_edges: Vec<u32> = snap
+        .vertices()
+        .filter(|&v| snap.out_degree_of(v) > 0)
+        .collect();
+    assert_eq!(with_edges.len(), 40);
+    assert_eq!(covered, with_edges);
+    let shared: usize = runs.iter().map(|r| r.dsts().len()).sum();
+    assert_eq!(shared, model.len());
+}

@@ -17,9 +17,10 @@ pub(crate) const MAGIC: [u8; 8] = *b"\x89SGCSR\r\n";
 /// Version 2 added dictionary-coded weights (`FLAG_CODED`, the `codes`
 /// section and `dict_count`), version 3 packed destinations
 /// (`FLAG_PACKED`, the `lists` section), version 4 pivot marks
-/// (`FLAG_PIVOTS`, the `pivots` section and `pivot_count`); an older file
-/// reads as a version-4 file without them.
-pub(crate) const VERSION: u32 = 4;
+/// (`FLAG_PIVOTS`, the `pivots` section and `pivot_count`), version 5
+/// sparse rows (`FLAG_SPARSE`, the `present` section and
+/// `present_count`); an older file reads as a version-5 file without them.
+pub(crate) const VERSION: u32 = 5;
 /// The oldest format version this build reads.
 pub(crate) const OLDEST_VERSION: u32 = 1;
 
@@ -72,8 +73,15 @@ pub(crate) const KNOWN_FLAGS_V3: u32 = KNOWN_FLAGS_V2 | FLAG_PACKED;
 /// sources above it), so a read at or after that timestamp stops here
 /// (`crate::pivot`).
 pub(crate) const FLAG_PIVOTS: u32 = 1 << 7;
-/// Every flag version 4 defines; any other bit set is refused.
-pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V3 | FLAG_PIVOTS;
+/// Every flag version 4 defines.
+pub(crate) const KNOWN_FLAGS_V4: u32 = KNOWN_FLAGS_V3 | FLAG_PIVOTS;
+/// Flag (version 5): only the vertices the `present` section lists have a
+/// row in `offsets` (and `lists`); every other vertex of the range has no
+/// entries. A flush's run holds a few vertices of a range spanning the
+/// graph, where one offset a vertex would outweigh its entries.
+pub(crate) const FLAG_SPARSE: u32 = 1 << 8;
+/// Every flag version 5 defines; any other bit set is refused.
+pub(crate) const KNOWN_FLAGS: u32 = KNOWN_FLAGS_V4 | FLAG_SPARSE;
 
 /// Most distinct weights a dictionary holds: codes are at most 16 bits.
 pub(crate) const MAX_DICT: u32 = 1 << 16;
@@ -109,10 +117,14 @@ pub(crate) const OFF_LISTS: usize = OFF_CODES + 16;
 pub(crate) const OFF_PIVOTS: usize = OFF_LISTS + 16;
 /// Version 4: the number of pivot marks (0 unless `FLAG_PIVOTS`).
 pub(crate) const OFF_PIVOT_COUNT: usize = OFF_PIVOTS + 16;
+/// Version 5: the `present` section's `(offset, len)`.
+pub(crate) const OFF_PRESENT: usize = OFF_PIVOT_COUNT + 8;
+/// Version 5: the number of vertices with a row (0 unless `FLAG_SPARSE`).
+pub(crate) const OFF_PRESENT_COUNT: usize = OFF_PRESENT + 16;
 /// Reserved bytes (zero) run from here to the header crc; in version 1
 /// they start at `OFF_DICT_COUNT`, in version 2 at `OFF_LISTS`, in
-/// version 3 at `OFF_PIVOTS`.
-pub(crate) const OFF_RESERVED: usize = OFF_PIVOT_COUNT + 8;
+/// version 3 at `OFF_PIVOTS`, in version 4 at `OFF_PRESENT`.
+pub(crate) const OFF_RESERVED: usize = OFF_PRESENT_COUNT + 8;
 pub(crate) const OFF_HEADER_CRC: usize = HEADER_LEN - 4;
 
 /// The data sections, in file order.
@@ -133,9 +145,13 @@ pub(crate) enum Section {
     /// Version 4: pivot marks, two `u64`s each (vertex, timestamp),
     /// ascending by vertex.
     Pivots = 7,
+    /// Version 5, sparse rows only: per 64 vertices of the range, a word
+    /// of bits (which of them have a row) and the rows before it, two
+    /// `u64`s.
+    Present = 8,
 }
 
-pub(crate) const SECTION_COUNT: usize = 8;
+pub(crate) const SECTION_COUNT: usize = 9;
 
 impl Section {
     pub(crate) const ALL: [Section; SECTION_COUNT] = [
@@ -147,6 +163,7 @@ impl Section {
         Section::Codes,
         Section::Lists,
         Section::Pivots,
+        Section::Present,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -159,6 +176,7 @@ impl Section {
             Section::Codes => "codes",
             Section::Lists => "lists",
             Section::Pivots => "pivots",
+            Section::Present => "present",
         }
     }
 
@@ -168,6 +186,7 @@ impl Section {
             Section::Codes => OFF_CODES,
             Section::Lists => OFF_LISTS,
             Section::Pivots => OFF_PIVOTS,
+            Section::Present => OFF_PRESENT,
             s => OFF_SECTIONS + 16 * s as usize,
         }
     }
@@ -252,6 +271,8 @@ pub(crate) struct Header {
     pub dict_count: u32,
     /// Pivot marks in the `pivots` section; 0 unless `FLAG_PIVOTS`.
     pub pivot_count: u64,
+    /// Vertices with a row; 0 unless `FLAG_SPARSE`.
+    pub present_count: u64,
 }
 
 pub(crate) fn align_up(x: u64, a: u64) -> u64 {
@@ -274,6 +295,18 @@ pub(crate) struct Counts {
     /// `None` when the destinations are plain `u32`s.
     pub packed: Option<u64>,
     pub pivots: u64,
+    /// With sparse rows, how many vertices have one; `None` when every
+    /// vertex does.
+    pub present: Option<u64>,
+}
+
+/// Vertices one record of the `present` section covers.
+pub(crate) const PRESENT_SPAN: u64 = 64;
+
+/// Bytes of the `present` section for a range of `vertices`: a record of
+/// 16 bytes per 64 of them.
+pub(crate) fn present_bytes(vertices: u64) -> u64 {
+    16 * vertices.div_ceil(PRESENT_SPAN)
 }
 
 /// The byte length each section must have.
@@ -285,12 +318,16 @@ pub(crate) fn expected_bytes(section: Section, c: Counts) -> u64 {
         weights,
         packed,
         pivots,
+        present,
     } = c;
+    let rows = present.unwrap_or(vertices);
     match (section, weights) {
         (Section::Pivots, _) => 16 * pivots,
-        (Section::Offsets, _) => 4 * (vertices + 1),
+        (Section::Present, _) if present.is_some() => present_bytes(vertices),
+        (Section::Present, _) => 0,
+        (Section::Offsets, _) => 4 * (rows + 1),
         (Section::Dsts, _) => packed.unwrap_or(4 * entries),
-        (Section::Lists, _) if packed.is_some() => 4 * (vertices + 1),
+        (Section::Lists, _) if packed.is_some() => 4 * (rows + 1),
         (Section::Lists, _) => 0,
         (Section::StampIdx, _) => 4 * stamps,
         (Section::Stamps, _) => 8 * stamps,
@@ -378,6 +415,7 @@ impl Header {
         put_u32(&mut b, OFF_TABLE_CRC, self.table_crc);
         put_u32(&mut b, OFF_DICT_COUNT, self.dict_count);
         put_u64(&mut b, OFF_PIVOT_COUNT, self.pivot_count);
+        put_u64(&mut b, OFF_PRESENT_COUNT, self.present_count);
         let crc = crc32c::crc32c(&b[..OFF_HEADER_CRC]);
         put_u32(&mut b, OFF_HEADER_CRC, crc);
         b
@@ -427,6 +465,7 @@ impl Header {
             1 => (OFF_DICT_COUNT, KNOWN_FLAGS_V1),
             2 => (OFF_LISTS, KNOWN_FLAGS_V2),
             3 => (OFF_PIVOTS, KNOWN_FLAGS_V3),
+            4 => (OFF_PRESENT, KNOWN_FLAGS_V4),
             _ => (OFF_RESERVED, KNOWN_FLAGS),
         };
         if let Some(i) = b[reserved..OFF_HEADER_CRC].iter().position(|&x| x != 0) {
@@ -457,6 +496,7 @@ impl Header {
             (2, Section::Codes, Section::Weights),
             (3, Section::Lists, Section::Codes),
             (4, Section::Pivots, Section::Lists),
+            (5, Section::Present, Section::Pivots),
         ] {
             if version < since {
                 let prev = sections[before as usize];
@@ -486,6 +526,11 @@ impl Header {
                 0
             } else {
                 get_u64(&b, OFF_PIVOT_COUNT)
+            },
+            present_count: if version < 5 {
+                0
+            } else {
+                get_u64(&b, OFF_PRESENT_COUNT)
             },
         };
         h.check(file, actual, known)?;
@@ -604,6 +649,25 @@ impl Header {
                 ),
             );
         }
+        let sparse = self.flag(FLAG_SPARSE);
+        if sparse && self.present_count > vertices {
+            return bad(
+                OFF_PRESENT_COUNT,
+                format!(
+                    "{} vertices with a row in a range of {vertices}",
+                    self.present_count
+                ),
+            );
+        }
+        if !sparse && self.present_count != 0 {
+            return bad(
+                OFF_PRESENT_COUNT,
+                format!(
+                    "{} vertices with a row without the sparse flag",
+                    self.present_count
+                ),
+            );
+        }
         let packed = self
             .flag(FLAG_PACKED)
             .then(|| self.section(Section::Dsts).len);
@@ -629,6 +693,7 @@ impl Header {
                     weights,
                     packed,
                     pivots: self.pivot_count,
+                    present: sparse.then_some(self.present_count),
                 },
             );
             if e.len != want {

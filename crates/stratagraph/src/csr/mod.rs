@@ -40,7 +40,7 @@ mod writer;
 mod tests;
 
 pub(crate) use format::Section;
-pub(crate) use reader::Segment;
+pub(crate) use reader::{Rows, Segment};
 pub(crate) use storage::SegmentBytes;
 pub use weights::Weights;
 pub(crate) use writer::{write_columns, SegmentWriter};
@@ -55,6 +55,10 @@ pub(crate) struct Encoding {
     /// compaction or a bulk load writes, not for a flush's run, which is
     /// read and merged again soon.
     pub pack_dsts: bool,
+    /// Rows only for the vertices with entries (`FLAG_SPARSE`) where a
+    /// row a vertex would be larger: a flush's run, or a small level,
+    /// holding a few vertices of a range spanning the graph.
+    pub sparse_rows: bool,
 }
 
 impl Encoding {
@@ -62,22 +66,27 @@ impl Encoding {
     pub(crate) const PLAIN: Encoding = Encoding {
         code_weights: false,
         pack_dsts: false,
+        sparse_rows: false,
     };
 
-    /// What a flush writes: weights coded if `opts.compress_levels`.
+    /// What a flush writes: weights coded if `opts.compress_levels`,
+    /// sparse rows where smaller.
     pub(crate) fn flush(opts: &crate::options::Options) -> Encoding {
         Encoding {
             code_weights: opts.compress_levels,
             pack_dsts: false,
+            sparse_rows: true,
         }
     }
 
     /// What a compaction or bulk load writes: weights coded if
-    /// `opts.compress_levels`, destinations packed if `opts.pack_levels`.
+    /// `opts.compress_levels`, destinations packed if `opts.pack_levels`,
+    /// sparse rows where smaller.
     pub(crate) fn level(opts: &crate::options::Options) -> Encoding {
         Encoding {
             code_weights: opts.compress_levels,
             pack_dsts: opts.pack_levels,
+            sparse_rows: true,
         }
     }
 }

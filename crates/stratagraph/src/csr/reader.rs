@@ -9,8 +9,8 @@
 
 use super::format::{
     block_count, corrupt, Extent, Header, Section, WeightForm, FLAG_MULTI, FLAG_PACKED,
-    FLAG_PIVOTS, FLAG_STAMPS, FLAG_TOMBS, FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT, TOMB_BIT,
-    TS_MASK,
+    FLAG_PIVOTS, FLAG_SPARSE, FLAG_STAMPS, FLAG_TOMBS, FLAG_WEIGHTED, HEADER_LEN, MAX_BYTE_DICT,
+    PRESENT_SPAN, TOMB_BIT, TS_MASK,
 };
 use super::pack;
 use super::storage::{self, SegmentBytes, Storage};
@@ -42,7 +42,7 @@ fn with_decoded<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> R {
 /// where each list's bytes start, and those bytes.
 #[derive(Clone, Copy)]
 pub(crate) struct PackedLists<'s> {
-    lo: u32,
+    rows: Rows<'s>,
     offsets: &'s [u32],
     starts: &'s [u32],
     bytes: &'s [u8],
@@ -52,16 +52,16 @@ impl<'s> PackedLists<'s> {
     /// The entries of `v`'s list (0 outside the segment).
     #[inline]
     pub(crate) fn len(&self, v: u32) -> usize {
-        entries_in(self.offsets, self.lo, v).len()
+        entries_in(self.offsets, self.rows, v).len()
     }
 
     /// The bytes from the start of `v`'s list to the end of the section
     /// (its slack included); empty outside the segment.
     #[inline]
     fn bytes_from(&self, v: u32) -> &'s [u8] {
-        let i = v.wrapping_sub(self.lo) as usize;
-        self.starts
-            .get(i)
+        self.rows
+            .row(v)
+            .and_then(|i| self.starts.get(i))
             .and_then(|&s| self.bytes.get(s as usize..))
             .unwrap_or(&[])
     }
@@ -89,14 +89,66 @@ impl<'s> PackedLists<'s> {
     }
 }
 
-/// Entry indices of vertex `v` by a segment's `offsets` (first vertex
-/// `lo`): empty outside the segment, or where damaged offsets decrease.
-#[inline]
-fn entries_in(offsets: &[u32], lo: u32, v: u32) -> Range<usize> {
-    let Some(i) = v.checked_sub(lo) else {
+/// Which row of a segment's per-row columns (`offsets`, `lists`) holds a
+/// vertex's list.
+#[derive(Clone, Copy)]
+pub(crate) enum Rows<'s> {
+    /// Every vertex from `lo` has a row: vertex `lo + i` row `i`.
+    Dense { lo: u32 },
+    /// Only the vertices the `present` records mark (`FLAG_SPARSE`): per
+    /// 64 vertices from `lo`, a word of bits and the rows before it, so a
+    /// vertex's row is that count plus the bits set below its own.
+    Sparse { lo: u32, present: &'s [[u64; 2]] },
+}
+
+impl Rows<'_> {
+    /// `v`'s row, if it has one. A dense index names a row for any vertex
+    /// from `lo` on: the caller's `get` on the column rules out those past
+    /// the end.
+    #[inline(always)]
+    pub(crate) fn row(&self, v: u32) -> Option<usize> {
+        match *self {
+            Rows::Dense { lo } => v.checked_sub(lo).map(|i| i as usize),
+            Rows::Sparse { lo, present } => {
+                let i = u64::from(v.checked_sub(lo)?);
+                let &[bits, before] = present.get((i / PRESENT_SPAN) as usize)?;
+                let bit = 1u64 << (i % PRESENT_SPAN);
+                (bits & bit != 0)
+                    .then(|| before as usize + (bits & (bit - 1)).count_ones() as usize)
+            }
+        }
+    }
+}
+
+impl Rows<'_> {
+    /// How many of the `rows` rows belong to vertices below `v`.
+    #[inline]
+    fn rows_below(&self, v: u32, rows: usize) -> usize {
+        match *self {
+            Rows::Dense { lo } => (v.saturating_sub(lo) as usize).min(rows),
+            Rows::Sparse { lo, present } => {
+                let i = u64::from(v.saturating_sub(lo));
+                match present.get((i / PRESENT_SPAN) as usize) {
+                    Some(&[bits, before]) => {
+                        let below = bits & ((1u64 << (i % PRESENT_SPAN)) - 1);
+                        (before as usize + below.count_ones() as usize).min(rows)
+                    }
+                    None => rows,
+                }
+            }
+        }
+    }
+}
+
+/// Entry indices of vertex `v` by a segment's `offsets` and `rows`: empty
+/// outside the segment, for a vertex without a row, or where damaged
+/// offsets decrease.
+#[inline(always)]
+fn entries_in(offsets: &[u32], rows: Rows<'_>, v: u32) -> Range<usize> {
+    let Some(i) = rows.row(v) else {
         return 0..0;
     };
-    match (offsets.get(i as usize), offsets.get(i as usize + 1)) {
+    match (offsets.get(i), offsets.get(i + 1)) {
         (Some(&a), Some(&b)) if a <= b => a as usize..b as usize,
         _ => 0..0,
     }
@@ -165,6 +217,7 @@ impl Segment {
             }),
         };
         seg.check_table()?;
+        seg.check_present()?;
         seg.check_offsets()?;
         seg.check_lists()?;
         seg.check_stamps()?;
@@ -252,16 +305,24 @@ impl Segment {
         self.check_starts(
             Section::Lists,
             "list start",
+            false,
             end,
             &format!("the end of the packed lists, {end}"),
         )
     }
 
-    /// A column of per-vertex starts (`offsets`, `lists`, named `what`):
-    /// first 0, never decreasing, last `end` (named `end_name`). Damage is
-    /// reported at the value's offset in the file, a decrease with the
-    /// vertex it starts.
-    fn check_starts(&self, s: Section, what: &str, end: u64, end_name: &str) -> Result<()> {
+    /// A column of per-row starts (`offsets`, `lists`, named `what`):
+    /// first 0, never decreasing (increasing if `strict`), last `end`
+    /// (named `end_name`). Damage is reported at the value's offset in the
+    /// file, a decrease with the vertex whose row it starts.
+    fn check_starts(
+        &self,
+        s: Section,
+        what: &str,
+        strict: bool,
+        end: u64,
+        end_name: &str,
+    ) -> Result<()> {
         let base = self.header().section(s).offset;
         let starts: &[u32] = self.col(s);
         let at = |i: usize| base + 4 * i as u64;
@@ -272,14 +333,23 @@ impl Segment {
                 format!("first {what} is not 0"),
             ));
         }
-        if let Some(i) = starts.windows(2).position(|w| w[0] > w[1]) {
+        let wrong = |w: &[u32]| w[0] > w[1] || (strict && w[0] == w[1]);
+        if let Some(i) = starts.windows(2).position(wrong) {
+            let vertex = self
+                .row_vertices()
+                .nth(i + 1)
+                .map_or_else(|| "past the last".to_string(), |v| v.to_string());
             return Err(corrupt(
                 self.name(),
                 at(i + 1),
                 format!(
-                    "{what} {} of vertex {} decreases from {}",
+                    "{what} {} of vertex {vertex} {} {}",
                     starts[i + 1],
-                    self.lo() as u64 + i as u64 + 1,
+                    if starts[i + 1] < starts[i] {
+                        "decreases from"
+                    } else {
+                        "does not increase from"
+                    },
                     starts[i]
                 ),
             ));
@@ -339,15 +409,110 @@ impl Segment {
     }
 
     /// Offsets start at 0, never decrease and end at the entry count: after
-    /// this, every vertex's entry range lies inside the entry columns.
+    /// this, every vertex's entry range lies inside the entry columns. In
+    /// a sparse segment they increase: a vertex has a row only if it has
+    /// entries.
     fn check_offsets(&self) -> Result<()> {
         let n = self.header().entry_count;
         self.check_starts(
             Section::Offsets,
             "offset",
+            self.is_sparse(),
             n,
             &format!("the entry count {n}"),
         )
+    }
+
+    /// A sparse segment's `present` records: each counts the rows before
+    /// it, no bit marks a vertex past the range, and the rows add up to
+    /// the header's count. After this a vertex's row lies inside the
+    /// per-row columns.
+    fn check_present(&self) -> Result<()> {
+        let Rows::Sparse { present, .. } = self.rows() else {
+            return Ok(());
+        };
+        let base = self.header().section(Section::Present).offset;
+        let span = u64::from(self.header().hi - self.lo());
+        let mut rows = 0u64;
+        for (w, &[bits, before]) in present.iter().enumerate() {
+            let at = base + 16 * w as u64;
+            if before != rows {
+                return Err(corrupt(
+                    self.name(),
+                    at + 8,
+                    format!("present record {w} counts {before} rows before it, not {rows}"),
+                ));
+            }
+            let first = w as u64 * PRESENT_SPAN;
+            let inside = (span - first).min(PRESENT_SPAN);
+            if inside < PRESENT_SPAN && bits >> inside != 0 {
+                return Err(corrupt(
+                    self.name(),
+                    at,
+                    format!(
+                        "present record {w} marks a vertex past the end of the range, {}",
+                        self.header().hi
+                    ),
+                ));
+            }
+            rows += u64::from(bits.count_ones());
+        }
+        if rows != self.header().present_count {
+            return Err(corrupt(
+                self.name(),
+                super::format::OFF_PRESENT_COUNT as u64,
+                format!(
+                    "{} vertices with a row, but the present records mark {rows}",
+                    self.header().present_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether only some vertices have rows (`FLAG_SPARSE`).
+    #[inline]
+    pub(crate) fn is_sparse(&self) -> bool {
+        self.header().flag(FLAG_SPARSE)
+    }
+
+    /// Which row holds each vertex's list.
+    #[inline]
+    pub(crate) fn rows(&self) -> Rows<'_> {
+        self.rows_in(self.bytes())
+    }
+
+    /// `rows` read from `bytes` (`bytes()` or `look_up_bytes()`).
+    #[inline(always)]
+    fn rows_in<'a>(&'a self, bytes: &'a [u8]) -> Rows<'a> {
+        if self.is_sparse() {
+            Rows::Sparse {
+                lo: self.lo(),
+                present: self.col_in(bytes, Section::Present),
+            }
+        } else {
+            Rows::Dense { lo: self.lo() }
+        }
+    }
+
+    /// The vertex of each row, ascending: every vertex of the range, or
+    /// in a sparse segment those the `present` records mark.
+    pub(crate) fn row_vertices(&self) -> impl Iterator<Item = u32> + '_ {
+        let lo = self.lo();
+        let (dense, present) = match self.rows() {
+            Rows::Dense { .. } => (self.vertex_range(), &[][..]),
+            Rows::Sparse { present, .. } => (lo..lo, present),
+        };
+        let sparse = present.iter().enumerate().flat_map(move |(w, &[bits, _])| {
+            let first = lo as u64 + w as u64 * PRESENT_SPAN;
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                let b = (rest != 0).then(|| rest.trailing_zeros())?;
+                rest &= rest - 1;
+                Some((first + u64::from(b)) as u32)
+            })
+        });
+        dense.chain(sparse)
     }
 
     /// `stamp_idx` strictly increasing and in range; stamps carry a nonzero
@@ -446,8 +611,7 @@ impl Segment {
         let offs = self.offsets();
         let mut multi = false;
         let mut list = Vec::new();
-        for (k, w) in offs.windows(2).enumerate() {
-            let v = self.lo() + k as u32;
+        for (k, (w, v)) in offs.windows(2).zip(self.row_vertices()).enumerate() {
             let (a, b) = (w[0] as usize, w[1] as usize);
             // Where a wrong entry is: its own four bytes, or the start of
             // its packed list.
@@ -626,7 +790,8 @@ impl Segment {
 
     // ---- whole columns ----
 
-    /// `hi - lo + 1` entry offsets: vertex `lo + i` owns entries
+    /// One entry offset a row and one more: the vertex of row `i`
+    /// (`rows`; vertex `lo + i` unless the segment is sparse) owns entries
     /// `offsets[i]..offsets[i + 1]`.
     #[inline]
     pub(crate) fn offsets(&self) -> &[u32] {
@@ -676,7 +841,7 @@ impl Segment {
     #[inline]
     fn packed_lists_in<'a>(&'a self, bytes: &'a [u8]) -> PackedLists<'a> {
         PackedLists {
-            lo: self.lo(),
+            rows: self.rows_in(bytes),
             offsets: self.col_in(bytes, Section::Offsets),
             starts: self.col_in(bytes, Section::Lists),
             bytes: self.section_in(bytes, Section::Dsts),
@@ -714,7 +879,7 @@ impl Segment {
         }
         let bytes = self.inner.storage.vertex_bytes(v);
         let lists = self.packed_lists_in(bytes);
-        let range = entries_in(lists.offsets, lists.lo, v);
+        let range = entries_in(lists.offsets, lists.rows, v);
         let weights = self
             .weights_in_bytes(bytes)
             .and_then(|w| w.slice(range))
@@ -812,17 +977,28 @@ impl Segment {
     /// the list (`list_dsts`, `weights_in`, `weight`) take the same one.
     #[inline]
     pub(crate) fn entry_range(&self, v: u32) -> Range<usize> {
-        let offsets = self.col_in(self.inner.storage.vertex_bytes(v), Section::Offsets);
-        entries_in(offsets, self.lo(), v)
+        let bytes = self.inner.storage.vertex_bytes(v);
+        entries_in(self.col_in(bytes, Section::Offsets), self.rows_in(bytes), v)
+    }
+
+    /// Entry indices of the vertices `range` (those of the segment's that
+    /// it holds), one after the other.
+    pub(crate) fn entries_within(&self, range: Range<u32>) -> Range<usize> {
+        let offsets = self.offsets();
+        let rows = self.rows();
+        let n = offsets.len().saturating_sub(1);
+        let at = |v| {
+            let row = rows.rows_below(v, n);
+            offsets.get(row).map_or(0, |&o| o as usize)
+        };
+        let (a, b) = (at(range.start), at(range.end));
+        a..b.max(a)
     }
 
     /// Starts loading where `v`'s entries begin (see `util::prefetch`).
     #[inline]
     pub(crate) fn prefetch_range(&self, v: u32) {
-        if let Some(o) = v
-            .checked_sub(self.lo())
-            .and_then(|i| self.offsets().get(i as usize))
-        {
+        if let Some(o) = self.rows().row(v).and_then(|i| self.offsets().get(i)) {
             crate::util::prefetch::line(o);
         }
     }

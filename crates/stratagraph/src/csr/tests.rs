@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 const ALL: Encoding = Encoding {
     code_weights: true,
     pack_dsts: true,
+    sparse_rows: true,
 };
 
 /// What a test asks to store: per vertex, its entries in writer order.
@@ -113,9 +114,10 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
         any::<bool>(),
         any::<bool>(),
         any::<u16>(),
+        any::<bool>(),
     )
         .prop_flat_map(
-            |(versioned, weighted, lo, extra, inn, bs, code, pack, marks)| {
+            |(versioned, weighted, lo, extra, inn, bs, code, pack, marks, sparse)| {
                 let vertex =
                     prop::collection::btree_map(0u32..40, arb_group(versioned, weighted), 0..8);
                 prop::collection::btree_map(lo..lo + 12, vertex, 0..8).prop_map(move |vs| {
@@ -145,6 +147,7 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
                         enc: Encoding {
                             code_weights: code,
                             pack_dsts: pack,
+                            sparse_rows: sparse,
                         },
                         // Any vertex up to the last listed may be marked,
                         // listed itself or not.
@@ -182,12 +185,28 @@ fn check(seg: &Segment, spec: &Spec) {
             .collect::<Vec<_>>()
     );
 
+    // A row a vertex, or (sparse) a row a vertex with entries, when asked,
+    // the entries are fewer than the vertices and the rows are smaller:
+    // 16 bytes per 64 vertices and 4 a row, against 4 a vertex.
+    let n = u64::from(spec.hi - spec.lo);
+    let listed: Vec<u32> = (spec.lo..spec.hi)
+        .filter(|&v| !spec.entries(v).is_empty())
+        .collect();
+    let few = (spec.all().count() as u64) < n;
+    let smaller = 16 * n.div_ceil(64) + 4 * (listed.len() as u64 + 1) < 4 * (n + 1);
+    assert_eq!(seg.is_sparse(), spec.enc.sparse_rows && few && smaller);
+    let row_vertices: Vec<u32> = if seg.is_sparse() {
+        listed
+    } else {
+        (spec.lo..spec.hi).collect()
+    };
+    assert_eq!(seg.row_vertices().collect::<Vec<_>>(), row_vertices);
     let mut offsets = vec![0u32];
     let mut dsts = Vec::new();
     let mut stamp_idx = Vec::new();
     let mut stamps = Vec::new();
     let mut weights = Vec::new();
-    for v in spec.lo..spec.hi {
+    for &v in &row_vertices {
         for e in spec.entries(v) {
             if e.ts != 0 {
                 stamp_idx.push(dsts.len() as u32);
@@ -240,6 +259,25 @@ fn check(seg: &Segment, spec: &Spec) {
     );
     for (i, &w) in weights.iter().enumerate() {
         assert_eq!(seg.weight(i), w);
+    }
+
+    // The entries of any run of vertices: those of the vertices below
+    // its ends, counted from the spec.
+    let below = |v: u32| -> usize {
+        (spec.lo..v.min(spec.hi))
+            .map(|u| spec.entries(u).len())
+            .sum()
+    };
+    let ends: Vec<u32> = (spec.lo.saturating_sub(1)..spec.hi + 2).collect();
+    for (i, &a) in ends.iter().enumerate() {
+        let from = below(a);
+        for &b in ends[i..].iter().step_by(1 + ends.len() / 24) {
+            assert_eq!(
+                seg.entries_within(a..b),
+                from..below(b),
+                "entries of vertices {a}..{b}"
+            );
+        }
     }
 
     for v in spec.lo.saturating_sub(1)..spec.hi + 2 {
@@ -361,6 +399,7 @@ fn sample() -> Spec {
         enc: Encoding {
             code_weights: true,
             pack_dsts: false,
+            sparse_rows: false,
         },
         vertices,
         pivots: BTreeMap::new(),
@@ -513,13 +552,13 @@ fn header_damage_names_the_field() {
     assert_corrupt_at(&Segment::from_bytes(b, "m").unwrap_err(), "m", 0);
 
     let mut b = full.clone();
-    b.as_bytes_mut()[format::OFF_VERSION] = 5;
+    b.as_bytes_mut()[format::OFF_VERSION] = 6;
     assert_eq!(
         Segment::from_bytes(b, "v").unwrap_err(),
         Error::UnsupportedFormat {
             file: "v".into(),
-            found: 5,
-            supported: 4
+            found: 6,
+            supported: 5
         }
     );
     let mut b = full.clone();
@@ -727,7 +766,7 @@ fn format_is_stable() {
     let b = sample().build();
     let bytes = b.as_bytes();
     assert_eq!(&bytes[..8], &MAGIC);
-    assert_eq!(&bytes[8..12], &4u32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &5u32.to_le_bytes());
     assert_eq!(&bytes[12..16], &(HEADER_LEN as u32).to_le_bytes());
     // flags: weighted | stamps | tombs | multi | coded
     assert_eq!(&bytes[16..20], &0b111110u32.to_le_bytes());
@@ -740,9 +779,9 @@ fn format_is_stable() {
     // (offset, len) of offsets (8 of 4 bytes), dsts (25), stamp_idx (2),
     // stamps (2 of 8 bytes), the dictionary (0.5, 1.0, 2.5), the table
     // (448 data bytes in 64-byte blocks: 7 crcs), codes (25 of 1 byte),
-    // then the empty lists section (the destinations are not packed) and
-    // the empty pivots section.
-    let dir: [(usize, u64, u64); 9] = [
+    // then the empty lists section (the destinations are not packed), the
+    // empty pivots section and the empty present section (a row a vertex).
+    let dir: [(usize, u64, u64); 10] = [
         (64, 256, 32),
         (80, 320, 100),
         (96, 448, 8),
@@ -752,6 +791,7 @@ fn format_is_stable() {
         (168, 640, 25),
         (184, 704, 0),
         (200, 704, 0),
+        (224, 704, 0),
     ];
     for (at, o, l) in dir {
         assert_eq!(&bytes[at..at + 8], &o.to_le_bytes(), "pair at {at}: offset");
@@ -763,6 +803,7 @@ fn format_is_stable() {
     }
     assert_eq!(&bytes[164..168], &3u32.to_le_bytes(), "dict_count");
     assert_eq!(&bytes[216..224], &0u64.to_le_bytes(), "pivot_count");
+    assert_eq!(&bytes[240..248], &0u64.to_le_bytes(), "present_count");
     let dict: Vec<u8> = [0.5f64, 1.0, 2.5]
         .iter()
         .flat_map(|w| w.to_le_bytes())
@@ -804,7 +845,8 @@ proptest! {
         pack in any::<bool>(),
     ) {
         let hi = lo + lists.len() as u32 + 2;
-        let enc = Encoding { code_weights: code, pack_dsts: pack };
+        // Whole columns have a row a vertex: so must the pushed ones here.
+        let enc = Encoding { code_weights: code, pack_dsts: pack, sparse_rows: false };
         let mut pushed = SegmentWriter::new(lo, Direction::In).encoding(enc);
         let (mut offsets, mut dsts, mut weights) = (vec![0u32], Vec::new(), Vec::new());
         for (i, l) in lists.iter().enumerate() {
@@ -936,6 +978,7 @@ fn many_weights(n: u32, distinct: u32, code: bool) -> (Spec, Vec<f64>) {
         enc: Encoding {
             code_weights: code,
             pack_dsts: false,
+            sparse_rows: false,
         },
         vertices: BTreeMap::from([(0, entries)]),
         pivots: BTreeMap::new(),
@@ -1127,6 +1170,8 @@ fn fuzz_the_segment_reader() {
         raw,
         packed,
         plain,
+        sparse_sample(false),
+        sparse_sample(true),
         many_weights(400, 20, true).0,
         many_weights(1200, 300, true).0,
     ]
@@ -1208,6 +1253,7 @@ fn many_lists(pack: bool) -> Spec {
         enc: Encoding {
             code_weights: true,
             pack_dsts: pack,
+            sparse_rows: false,
         },
         vertices,
         pivots: BTreeMap::new(),
@@ -1424,4 +1470,194 @@ fn damaged_pivot_marks_are_refused_at_open_naming_their_offset() {
         "f",
         format::OFF_FLAGS as u64,
     );
+}
+
+/// A version-4 file (pivot marks, a row a vertex) is a version-5 file
+/// without the `present` pair and count: rewriting a version-5 image so
+/// gives what the previous build wrote, and it opens and reads the same.
+#[test]
+fn a_version_4_segment_still_opens() {
+    let spec = Spec {
+        enc: ALL,
+        ..with_pivots()
+    };
+    let mut b = spec.build().as_bytes().to_vec();
+    b[format::OFF_VERSION..][..4].copy_from_slice(&4u32.to_le_bytes());
+    b[format::OFF_PRESENT..format::OFF_RESERVED].fill(0);
+    reseal(&mut b);
+    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v4").unwrap();
+    check(&seg, &spec);
+    assert!(seg.has_pivots() && !seg.is_sparse());
+    // In version 4 the present pair and count are reserved and stay zero,
+    // and the sparse flag is unknown.
+    for at in [format::OFF_PRESENT, format::OFF_PRESENT_COUNT] {
+        let mut d = b.clone();
+        d[at] = 1;
+        reseal(&mut d);
+        assert_corrupt_at(
+            &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "r").unwrap_err(),
+            "r",
+            at as u64,
+        );
+    }
+    let mut d = b.clone();
+    d[format::OFF_FLAGS + 1] |= 1;
+    reseal(&mut d);
+    assert_corrupt_at(
+        &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "f").unwrap_err(),
+        "f",
+        format::OFF_FLAGS as u64,
+    );
+}
+
+/// A few vertices of a range of 300, as a flush's run holds them, with
+/// stamps, weights, a vertex pushed without entries, pivot marks, and
+/// vertices at both ends of words of the `present` section.
+fn sparse_sample(pack: bool) -> Spec {
+    let e = |dst, ts, tomb, weight| SegEntry {
+        dst,
+        ts,
+        tomb,
+        weight,
+    };
+    let vertices = BTreeMap::from([
+        (
+            5,
+            vec![e(1, 0, false, 1.0), e(4, 9, true, 1.0), e(4, 0, false, 2.5)],
+        ),
+        (63, vec![]),
+        (64, (0..140).map(|d| SegEntry::plain(d * 2)).collect()),
+        (127, vec![e(0, 12, false, 0.5)]),
+        (200, vec![e(7, 0, false, 1.0), e(8, 0, false, 1.0)]),
+        (299, vec![e(3, 0, false, 1.0)]),
+    ]);
+    Spec {
+        lo: 0,
+        hi: 300,
+        dir: Direction::Out,
+        block_size: 64,
+        enc: Encoding {
+            code_weights: true,
+            pack_dsts: pack,
+            sparse_rows: true,
+        },
+        vertices,
+        pivots: BTreeMap::from([(63, 4), (200, 7)]),
+    }
+}
+
+/// A flush's run over a range much larger than what it holds keeps rows
+/// for its vertices with entries only: its row index is a few bytes a
+/// vertex held plus a bit a vertex of the range, its file a fraction of
+/// the dense one, and every list reads as in the dense one, packed or not,
+/// from an image or streamed into a file.
+#[test]
+fn a_sparse_segment_keeps_rows_for_its_vertices_only() {
+    let dir = tempfile::tempdir().unwrap();
+    for pack in [false, true] {
+        let spec = sparse_sample(pack);
+        let seg = Segment::from_bytes(spec.build(), "sparse").unwrap();
+        check(&seg, &spec);
+        assert!(seg.is_sparse());
+        assert_eq!(seg.is_packed(), pack);
+        assert_eq!(seg.offsets().len(), 6, "five vertices with entries");
+        // The records of the example in FORMAT.md §1.5.2.
+        let records: [[u64; 2]; 5] = [
+            [1 << 5, 0],
+            [1 | 1 << 63, 1],
+            [0, 3],
+            [1 << 8, 3],
+            [1 << 43, 4],
+        ];
+        assert_eq!(
+            seg.section_bytes(format::Section::Present),
+            bytemuck::cast_slice::<[u64; 2], u8>(&records)
+        );
+        assert_eq!(
+            seg.header_section(format::Section::Present).len,
+            16 * 5,
+            "a record per 64 vertices"
+        );
+        let path = dir.path().join(format!("s{pack}.seg"));
+        spec.writer().finish_file(spec.hi, &path).unwrap();
+        check(&Segment::open(&path).unwrap(), &spec);
+    }
+    // The same lists over 2^20 vertices: a row a vertex takes 4 MiB, the
+    // sparse rows 256 KiB (with a checksum per 64 bytes in both).
+    let wide = |sparse_rows| {
+        let spec = Spec {
+            hi: 1 << 20,
+            enc: Encoding {
+                sparse_rows,
+                ..sparse_sample(false).enc
+            },
+            ..sparse_sample(false)
+        };
+        let seg = Segment::from_bytes(spec.build(), "wide").unwrap();
+        seg.verify().unwrap();
+        seg
+    };
+    let (sparse, dense) = (wide(true), wide(false));
+    assert!(sparse.is_sparse() && !dense.is_sparse());
+    assert!(dense.byte_len() > 4 << 20);
+    assert!(
+        sparse.byte_len() * 10 < dense.byte_len(),
+        "{} bytes against {}",
+        sparse.byte_len(),
+        dense.byte_len()
+    );
+    for v in (0..1 << 20).step_by(7).chain(0..400) {
+        assert_eq!(sparse.entries_of(v), dense.entries_of(v), "vertex {v}");
+        assert_eq!(sparse.degree(v, 10), dense.degree(v, 10), "vertex {v}");
+    }
+}
+
+/// Damage to a sparse segment's row index is refused at open, naming the
+/// byte: a record's count of the rows before it, a bit past the range, a
+/// header count that disagrees, a vertex given a row without entries, and
+/// the sparse flag taken away (then the sections no longer fit).
+#[test]
+fn damaged_sparse_rows_are_refused_at_open_naming_their_offset() {
+    let good = sparse_sample(false).build().as_bytes().to_vec();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let present = u64_at(&good, format::OFF_PRESENT) as usize;
+    let offsets = u64_at(&good, format::OFF_SECTIONS) as usize;
+    let refused_at = |b: &mut Vec<u8>, at: usize| {
+        reseal(b);
+        assert_corrupt_at(
+            &Segment::from_bytes(SegmentBytes::copy_from_slice(b), "d").unwrap_err(),
+            "d",
+            at as u64,
+        );
+    };
+    // Record 2 (vertices 128..192) counts the rows before it: 3.
+    assert_eq!(u64_at(&good, present + 32 + 8), 3);
+    let mut b = good.clone();
+    b[present + 32 + 8] = 4;
+    refused_at(&mut b, present + 32 + 8);
+    // The last record covers 256..300: bit 44 would be vertex 300.
+    let mut b = good.clone();
+    b[present + 64 + 5] |= 1 << 4;
+    refused_at(&mut b, present + 64);
+    // A count that disagrees with the records.
+    let mut b = good.clone();
+    b[format::OFF_PRESENT_COUNT] = 4;
+    refused_at(&mut b, format::OFF_PRESENT_COUNT);
+    // Row 1 (vertex 64) given no entries: its offset equals row 0's end.
+    let mut b = good.clone();
+    let first_end = u32::from_le_bytes(b[offsets + 4..offsets + 8].try_into().unwrap());
+    b[offsets + 8..offsets + 12].copy_from_slice(&first_end.to_le_bytes());
+    refused_at(&mut b, offsets + 8);
+    // Without the flag the offsets are too short for a row a vertex.
+    let mut b = good.clone();
+    b[format::OFF_FLAGS + 1] &= !1;
+    let err = Segment::from_bytes(
+        SegmentBytes::copy_from_slice(&{
+            reseal(&mut b);
+            b
+        }),
+        "f",
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
 }

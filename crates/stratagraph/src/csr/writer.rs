@@ -8,8 +8,8 @@
 
 use super::format::{
     self, Header, Section, WeightForm, ALIGN, DEFAULT_BLOCK_SIZE, FLAG_IN, FLAG_MULTI, FLAG_PACKED,
-    FLAG_PIVOTS, FLAG_STAMPS, FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT, MAX_DICT,
-    MIN_BLOCK_SIZE, TOMB_BIT, TS_MASK,
+    FLAG_PIVOTS, FLAG_SPARSE, FLAG_STAMPS, FLAG_TOMBS, HEADER_LEN, MAX_BLOCK_SIZE, MAX_BYTE_DICT,
+    MAX_DICT, MIN_BLOCK_SIZE, PRESENT_SPAN, TOMB_BIT, TS_MASK,
 };
 use super::storage::SegmentBytes;
 use super::{pack, Encoding, SegEntry};
@@ -30,8 +30,10 @@ pub(crate) struct SegmentWriter {
     /// between them are empty. A flush pushes the few vertices it has
     /// versions of into a segment spanning every vertex, so a column of one
     /// offset a vertex would cost 4 bytes a vertex of the graph (67 MB at
-    /// 2^24 vertices) where this costs 8 bytes a vertex pushed; the file's
-    /// offset column is laid out from it as it is written (`Offsets`).
+    /// 2^24 vertices) where this costs 8 bytes a vertex pushed; the file
+    /// gets rows for these vertices only (`FLAG_SPARSE`) when that is
+    /// smaller, else one offset a vertex, laid out as it is written
+    /// (`Offsets`).
     starts: Vec<[u32; 2]>,
     /// The first vertex not yet pushed or skipped.
     next: u64,
@@ -316,6 +318,50 @@ impl Offsets<'_> {
         Ok(())
     }
 
+    /// The rows of a sparse layout (`FLAG_SPARSE`): the vertices pushed
+    /// with entries, when the segment holds fewer entries than its range
+    /// has vertices and the rows take fewer bytes than one offset a vertex.
+    /// Only then are the offsets most of the segment's bytes: a flush's
+    /// run, or a level holding a few runs. Where the entries outnumber the
+    /// vertices (the deep levels), a vertex's row found through the
+    /// `present` section would cost its reads a step (scans about a fifth
+    /// more, at k20) to save a minor share of the file. Never for whole
+    /// columns, which have a row for every vertex.
+    fn sparse(&self) -> Option<SparseRows> {
+        let Offsets::Sparse {
+            starts,
+            vertices,
+            total,
+        } = *self
+        else {
+            return None;
+        };
+        // Vertex `k` of `starts` has entries up to where the next starts.
+        let ends = starts.iter().skip(1).map(|s| s[1]).chain([total]);
+        let listed = || {
+            starts
+                .iter()
+                .zip(ends.clone())
+                .filter(|(s, end)| s[1] < *end)
+        };
+        let n = u64::from(vertices);
+        if u64::from(total) >= n {
+            return None;
+        }
+        let rows = listed().count() as u64;
+        if format::present_bytes(n) + 4 * (rows + 1) >= 4 * (n + 1) {
+            return None;
+        }
+        let (vertices_of_rows, mut offsets): (Vec<u32>, Vec<u32>) =
+            listed().map(|(s, _)| (s[0], s[1])).unzip();
+        offsets.push(total);
+        Some(SparseRows {
+            vertices: vertices_of_rows,
+            offsets,
+            span: vertices,
+        })
+    }
+
     /// The whole column (borrowed if it is one already).
     fn dense(&self) -> Cow<'_, [u32]> {
         match *self {
@@ -329,6 +375,56 @@ impl Offsets<'_> {
                 Cow::Owned(all)
             }
         }
+    }
+}
+
+/// The rows of a sparse segment: which vertices have one, and their
+/// offsets.
+struct SparseRows {
+    /// Each row's vertex, as `v - lo`, ascending.
+    vertices: Vec<u32>,
+    /// One offset a row and one more.
+    offsets: Vec<u32>,
+    /// The vertices of the segment's range.
+    span: u32,
+}
+
+impl SparseRows {
+    /// Records of the `present` section laid out at a time.
+    const CHUNK: usize = 1 << 10;
+
+    /// Calls `put` with the `present` section in order, in chunks: per 64
+    /// vertices of the range, the word of bits of those with a row, and
+    /// the rows before it.
+    fn each_present_chunk(
+        &self,
+        mut put: impl FnMut(&[[u64; 2]]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let words = u64::from(self.span).div_ceil(PRESENT_SPAN) as usize;
+        let mut buf: Vec<[u64; 2]> = Vec::with_capacity(Self::CHUNK.min(words));
+        let mut rows = self.vertices.iter().peekable();
+        let mut before = 0u64;
+        for w in 0..words {
+            let end = (w as u64 + 1) * PRESENT_SPAN;
+            let mut bits = 0u64;
+            while let Some(&&i) = rows.peek() {
+                if u64::from(i) >= end {
+                    break;
+                }
+                bits |= 1 << (u64::from(i) % PRESENT_SPAN);
+                rows.next();
+            }
+            buf.push([bits, before]);
+            before += u64::from(bits.count_ones());
+            if buf.len() == Self::CHUNK {
+                put(&buf)?;
+                buf.clear();
+            }
+        }
+        if !buf.is_empty() {
+            put(&buf)?;
+        }
+        Ok(())
     }
 }
 
@@ -394,11 +490,14 @@ impl Columns<'_> {
     /// The destinations packed, with where each vertex's list starts and
     /// the slack after the last (`pack.rs`), when asked and smaller than
     /// four bytes an entry.
-    fn packed_dsts(&self) -> Option<(Vec<u8>, Vec<u32>)> {
+    fn packed_dsts(&self, sparse: Option<&SparseRows>) -> Option<(Vec<u8>, Vec<u32>)> {
         if !self.encoding.pack_dsts || self.dsts.is_empty() {
             return None;
         }
-        let offsets = self.offsets.dense();
+        let offsets = match sparse {
+            Some(rows) => Cow::Borrowed(&rows.offsets[..]),
+            None => self.offsets.dense(),
+        };
         let mut bytes = Vec::with_capacity(self.dsts.len() * 5 / 2);
         let mut lists = Vec::with_capacity(offsets.len());
         for w in offsets.windows(2) {
@@ -410,10 +509,26 @@ impl Columns<'_> {
         (bytes.len() + 4 * lists.len() < 4 * self.dsts.len()).then_some((bytes, lists))
     }
 
+    /// The rows of a sparse layout, when asked and smaller (see
+    /// `Offsets::sparse`).
+    fn sparse_rows(&self) -> Option<SparseRows> {
+        self.encoding
+            .sparse_rows
+            .then(|| self.offsets.sparse())
+            .flatten()
+    }
+
     /// The header of the segment ending at `hi`, every field but the
     /// table crc. The block size has been checked. `packed`: the byte
-    /// length of packed destinations.
-    fn header(&self, hi: u32, weights: WeightForm, packed: Option<u64>) -> Header {
+    /// length of packed destinations; `present`: the rows of a sparse
+    /// layout.
+    fn header(
+        &self,
+        hi: u32,
+        weights: WeightForm,
+        packed: Option<u64>,
+        present: Option<u64>,
+    ) -> Header {
         let pivot_count = self.pivots.len() as u64;
         let (sections, table, file_len) = format::layout(
             format::Counts {
@@ -423,6 +538,7 @@ impl Columns<'_> {
                 weights,
                 packed,
                 pivots: pivot_count,
+                present,
             },
             self.block_size,
         );
@@ -436,6 +552,7 @@ impl Columns<'_> {
             (self.tombs, FLAG_TOMBS),
             (self.multi, FLAG_MULTI),
             (pivot_count > 0, FLAG_PIVOTS),
+            (present.is_some(), FLAG_SPARSE),
         ] {
             if on {
                 flags |= f;
@@ -455,6 +572,7 @@ impl Columns<'_> {
             table_crc: 0,
             dict_count: weights.dict_count(),
             pivot_count,
+            present_count: present.unwrap_or(0),
         }
     }
 
@@ -465,6 +583,7 @@ impl Columns<'_> {
         h: &Header,
         stored: &Stored,
         packed: Option<&(Vec<u8>, Vec<u32>)>,
+        sparse: Option<&SparseRows>,
         out: W,
     ) -> std::io::Result<u32> {
         let mut w = BlockWriter::new(out, h.block_size);
@@ -485,15 +604,20 @@ impl Columns<'_> {
             codes,
             lists,
             bytemuck::cast_slice(self.pivots),
+            &[], // laid out below, a chunk at a time
         ];
         for s in Section::ALL {
             let e = h.section(s);
             w.pad_to(e.offset)?;
-            if s == Section::Offsets {
-                self.offsets
-                    .each_chunk(|c| w.put(bytemuck::cast_slice(c)))?;
-            } else {
-                w.put(cols[s as usize])?;
+            match (s, sparse) {
+                (Section::Offsets, Some(rows)) => w.put(bytemuck::cast_slice(&rows.offsets))?,
+                (Section::Offsets, None) => self
+                    .offsets
+                    .each_chunk(|c| w.put(bytemuck::cast_slice(c)))?,
+                (Section::Present, Some(rows)) => {
+                    rows.each_present_chunk(|c| w.put(bytemuck::cast_slice(c)))?
+                }
+                _ => w.put(cols[s as usize])?,
             }
         }
         w.pad_to(h.table.offset)?;
@@ -508,12 +632,24 @@ impl Columns<'_> {
     /// cover every vertex up to `hi`; the block size has been checked).
     fn bytes(&self, hi: u32) -> Result<SegmentBytes> {
         let (form, stored) = self.stored_weights();
-        let packed = self.packed_dsts();
-        let mut h = self.header(hi, form, packed.as_ref().map(|p| p.0.len() as u64));
+        let sparse = self.sparse_rows();
+        let packed = self.packed_dsts(sparse.as_ref());
+        let mut h = self.header(
+            hi,
+            form,
+            packed.as_ref().map(|p| p.0.len() as u64),
+            sparse.as_ref().map(|r| r.vertices.len() as u64),
+        );
         let mut buf = SegmentBytes::zeroed(h.file_len as usize);
         let body = &mut buf.as_bytes_mut()[HEADER_LEN..];
         h.table_crc = self
-            .emit(&h, &stored, packed.as_ref(), std::io::Cursor::new(body))
+            .emit(
+                &h,
+                &stored,
+                packed.as_ref(),
+                sparse.as_ref(),
+                std::io::Cursor::new(body),
+            )
             .map_err(|e| refuse(h.hi, format!("internal layout error: {e}")))?;
         buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
         Ok(buf)
@@ -522,15 +658,21 @@ impl Columns<'_> {
     /// `bytes`, streamed into the file `path` instead; returns its length.
     fn write_file(&self, hi: u32, path: &Path) -> Result<u64> {
         let (form, stored) = self.stored_weights();
-        let packed = self.packed_dsts();
-        let mut h = self.header(hi, form, packed.as_ref().map(|p| p.0.len() as u64));
+        let sparse = self.sparse_rows();
+        let packed = self.packed_dsts(sparse.as_ref());
+        let mut h = self.header(
+            hi,
+            form,
+            packed.as_ref().map(|p| p.0.len() as u64),
+            sparse.as_ref().map(|r| r.vertices.len() as u64),
+        );
         write_atomically(path, |f| {
             // The header goes last: its table crc is known once the body
             // is written.
             f.write_all(&[0u8; HEADER_LEN]).map_err(|e| (e, "write"))?;
             let mut body = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
             h.table_crc = self
-                .emit(&h, &stored, packed.as_ref(), &mut body)
+                .emit(&h, &stored, packed.as_ref(), sparse.as_ref(), &mut body)
                 .map_err(|e| (e, "write"))?;
             drop(body);
             // `bytes` leaves the image's tail as zeros: the same here.

@@ -59,14 +59,7 @@ impl FlushedRun {
     /// Entries of vertices `range` in both directions (O(1): two offsets
     /// per segment).
     pub(crate) fn entries_within(&self, range: &Range<u32>) -> u64 {
-        let one = |s: &Segment| {
-            let vr = s.vertex_range();
-            let (a, b) = (range.start.max(vr.start), range.end.min(vr.end));
-            if a >= b {
-                return 0;
-            }
-            (s.entry_range(b - 1).end - s.entry_range(a).start) as u64
-        };
+        let one = |s: &Segment| s.entries_within(range.clone()).len() as u64;
         one(&self.out) + self.inn.as_ref().map_or(0, one)
     }
 }

@@ -22,6 +22,9 @@ use std::ops::Range;
 pub struct SharedLists {
     seg: Segment,
     vertices: Range<u32>,
+    /// The segment rows of `vertices` (`Segment::rows`): consecutive,
+    /// since a sparse segment's vertices without a row end a run.
+    rows: Range<usize>,
 }
 
 impl std::fmt::Debug for SharedLists {
@@ -43,11 +46,9 @@ impl SharedLists {
     /// `vertices().start + i` has entries `offsets[i]..offsets[i + 1]`.
     /// The first is `entries().start`, not necessarily 0.
     pub fn offsets(&self) -> &[u32] {
-        let lo = self.seg.vertex_range().start;
-        let (a, b) = (self.vertices.start - lo, self.vertices.end - lo);
         self.seg
             .offsets()
-            .get(a as usize..=b as usize)
+            .get(self.rows.start..=self.rows.end)
             .unwrap_or(&[])
     }
 
@@ -134,25 +135,35 @@ impl Snapshot {
         let mut runs = Vec::new();
         for part in self.layers().sole_parts() {
             let seg = &part.out;
+            let rows = seg.rows();
             let range = seg.vertex_range();
-            let mut start = None;
+            // The run open so far: its first vertex and row, and the row
+            // after its last.
+            let mut open: Option<(u32, usize, usize)> = None;
             for v in range.clone() {
-                match (self.out_list_is_column(v, seg), start) {
-                    (true, None) => start = Some(v),
-                    (false, Some(a)) => {
+                // A vertex without a row (sparse segment) has no offsets
+                // to hand out: it ends a run, and its empty list is read
+                // as usual.
+                let row = rows.row(v).filter(|_| self.out_list_is_column(v, seg));
+                match (row, open) {
+                    (Some(r), None) => open = Some((v, r, r + 1)),
+                    (Some(r), Some((a, first, _))) => open = Some((a, first, r + 1)),
+                    (None, Some((a, first, end))) => {
                         runs.push(SharedLists {
                             seg: seg.clone(),
                             vertices: a..v,
+                            rows: first..end,
                         });
-                        start = None;
+                        open = None;
                     }
-                    _ => {}
+                    (None, None) => {}
                 }
             }
-            if let Some(a) = start {
+            if let Some((a, first, end)) = open {
                 runs.push(SharedLists {
                     seg: seg.clone(),
                     vertices: a..range.end,
+                    rows: first..end,
                 });
             }
         }

@@ -6,7 +6,7 @@ use super::merge::{self, Merger};
 use super::scan::{self, Neighbors, WeightedNeighbors};
 use super::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use super::KeptReads;
-use crate::csr::{Segment, Weights};
+use crate::csr::{Rows, Segment, Weights};
 use crate::direction::Direction;
 use crate::error::VertexId;
 use crate::lsm::layers::Layers;
@@ -1175,7 +1175,7 @@ impl Snapshot {
                 continue;
             };
             // Each segment's columns, found once per page.
-            let cols = segs.map(|s| (s.offsets(), s.dsts(), s.vertex_range().start));
+            let cols = segs.map(|s| (s.offsets(), s.dsts(), s.rows()));
             let cols = cols.get(..count).unwrap_or(&[]);
             // The MemGraph page, looked up at the first vertex needing it.
             let mut looked_up = None;
@@ -1422,12 +1422,13 @@ impl Snapshot {
     }
 }
 
-/// `v`'s list in a segment's columns `(offsets, destinations, first
-/// vertex)`. `open` checked the offsets; `get` keeps a damaged file from
+/// `v`'s list in a segment's columns `(offsets, destinations, rows)`. `open` checked the offsets; `get` keeps a damaged file from
 /// panicking all the same.
 #[inline]
-fn column_list<'s>((offs, dsts, lo): (&'s [u32], &'s [u32], u32), v: u32) -> &'s [u32] {
-    let i = v.wrapping_sub(lo) as usize;
+fn column_list<'s>((offs, dsts, rows): (&'s [u32], &'s [u32], Rows<'s>), v: u32) -> &'s [u32] {
+    let Some(i) = rows.row(v) else {
+        return &[];
+    };
     match (offs.get(i), offs.get(i + 1)) {
         (Some(&a), Some(&b)) => dsts.get(a as usize..b as usize).unwrap_or(&[]),
         _ => &[],
