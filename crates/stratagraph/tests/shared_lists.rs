@@ -145,6 +145,13 @@ fn check_runs(snap: &Snapshot, runs: &[SharedLists], model: &Model) -> Vec<u32> 
     covered
 }
 
+/// The internal ids of the vertices with out-edges at `snap`.
+fn with_out_edges(snap: &Snapshot) -> Vec<u32> {
+    snap.vertices()
+        .filter(|&v| snap.out_degree_of(v) > 0)
+        .collect()
+}
+
 #[test]
 fn after_a_full_compaction_every_list_is_shared_and_exact() {
     for directed in [true, false] {
@@ -161,10 +168,7 @@ fn after_a_full_compaction_every_list_is_shared_and_exact() {
         let snap = g.snapshot();
         let runs = snap.shared_out_lists();
         let covered = check_runs(&snap, &runs, &model);
-        let with_edges: Vec<u32> = snap
-            .vertices()
-            .filter(|&v| snap.out_degree_of(v) > 0)
-            .collect();
+        let with_edges = with_out_edges(&snap);
         for v in with_edges {
             assert!(covered.binary_search(&v).is_ok(), "vertex {v} not shared");
         }
@@ -287,10 +291,7 @@ fn a_sparse_run_shares_the_lists_of_the_vertices_it_holds() {
     let snap = g.snapshot();
     let runs = snap.shared_out_lists();
     let covered = check_runs(&snap, &runs, &model);
-    let with_edges: Vec<u32> = snap
-        .vertices()
-        .filter(|&v| snap.out_degree_of(v) > 0)
-        .collect();
+    let with_edges = with_out_edges(&snap);
     assert_eq!(with_edges.len(), 40);
     assert_eq!(covered, with_edges);
     let shared: usize = runs.iter().map(|r| r.dsts().len()).sum();

@@ -1355,24 +1355,34 @@ fn a_version_3_segment_still_opens() {
     assert!(!seg.has_pivots());
     // In version 3 the pivots pair and count are reserved and stay zero,
     // and the pivot flag is unknown.
-    for at in [format::OFF_PIVOTS, format::OFF_PIVOT_COUNT] {
-        let mut d = b.clone();
-        d[at] = 1;
-        reseal(&mut d);
+    refuses_what_its_version_lacks(
+        &b,
+        &[format::OFF_PIVOTS, format::OFF_PIVOT_COUNT],
+        format::FLAG_PIVOTS,
+    );
+}
+
+/// An older version's image `b` with any of the header bytes `reserved`
+/// set, or flag `flag` (unknown to that version), is refused at that
+/// byte.
+fn refuses_what_its_version_lacks(b: &[u8], reserved: &[usize], flag: u32) {
+    let refused_at = |d: &mut Vec<u8>, at: usize| {
+        reseal(d);
         assert_corrupt_at(
-            &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "r").unwrap_err(),
+            &Segment::from_bytes(SegmentBytes::copy_from_slice(d), "r").unwrap_err(),
             "r",
             at as u64,
         );
+    };
+    for &at in reserved {
+        let mut d = b.to_vec();
+        d[at] = 1;
+        refused_at(&mut d, at);
     }
-    let mut d = b.clone();
-    d[format::OFF_FLAGS] |= 1 << 7;
-    reseal(&mut d);
-    assert_corrupt_at(
-        &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "f").unwrap_err(),
-        "f",
-        format::OFF_FLAGS as u64,
-    );
+    let mut d = b.to_vec();
+    let flags = u32::from_le_bytes(d[format::OFF_FLAGS..][..4].try_into().unwrap()) | flag;
+    d[format::OFF_FLAGS..][..4].copy_from_slice(&flags.to_le_bytes());
+    refused_at(&mut d, format::OFF_FLAGS);
 }
 
 /// `sample()` with vertices 3 and 6 marked pivots (and 4, which has no
@@ -1490,23 +1500,10 @@ fn a_version_4_segment_still_opens() {
     assert!(seg.has_pivots() && !seg.is_sparse());
     // In version 4 the present pair and count are reserved and stay zero,
     // and the sparse flag is unknown.
-    for at in [format::OFF_PRESENT, format::OFF_PRESENT_COUNT] {
-        let mut d = b.clone();
-        d[at] = 1;
-        reseal(&mut d);
-        assert_corrupt_at(
-            &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "r").unwrap_err(),
-            "r",
-            at as u64,
-        );
-    }
-    let mut d = b.clone();
-    d[format::OFF_FLAGS + 1] |= 1;
-    reseal(&mut d);
-    assert_corrupt_at(
-        &Segment::from_bytes(SegmentBytes::copy_from_slice(&d), "f").unwrap_err(),
-        "f",
-        format::OFF_FLAGS as u64,
+    refuses_what_its_version_lacks(
+        &b,
+        &[format::OFF_PRESENT, format::OFF_PRESENT_COUNT],
+        format::FLAG_SPARSE,
     );
 }
 

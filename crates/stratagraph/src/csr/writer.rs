@@ -448,6 +448,14 @@ struct Columns<'a> {
     pivots: &'a [[u64; 2]],
 }
 
+/// A segment file's layout as `Columns::plan` chose it.
+struct Plan {
+    header: Header,
+    stored: Stored,
+    packed: Option<(Vec<u8>, Vec<u32>)>,
+    sparse: Option<SparseRows>,
+}
+
 /// The weights as a file keeps them.
 enum Stored {
     /// None (every weight 1.0) or one `f64` per entry.
@@ -576,16 +584,11 @@ impl Columns<'_> {
         }
     }
 
-    /// Streams the data sections and checksum table after the header;
-    /// returns the table's crc.
-    fn emit<W: Write>(
-        &self,
-        h: &Header,
-        stored: &Stored,
-        packed: Option<&(Vec<u8>, Vec<u32>)>,
-        sparse: Option<&SparseRows>,
-        out: W,
-    ) -> std::io::Result<u32> {
+    /// Streams the data sections and checksum table after the header, as
+    /// `plan` lays them out; returns the table's crc.
+    fn emit<W: Write>(&self, plan: &Plan, out: W) -> std::io::Result<u32> {
+        let (h, stored) = (&plan.header, &plan.stored);
+        let (packed, sparse) = (plan.packed.as_ref(), plan.sparse.as_ref());
         let mut w = BlockWriter::new(out, h.block_size);
         let (weights, codes): (&[u8], &[u8]) = match stored {
             Stored::AsIs => (bytemuck::cast_slice(self.weights), &[]),
@@ -628,59 +631,56 @@ impl Columns<'_> {
         Ok(crc32c::crc32c(table))
     }
 
-    /// The whole image of the segment ending at `hi` (offsets already
-    /// cover every vertex up to `hi`; the block size has been checked).
-    fn bytes(&self, hi: u32) -> Result<SegmentBytes> {
+    /// What the file of the segment ending at `hi` will hold, each choice
+    /// of the writer's made: the weights as stored, the rows, the packed
+    /// destinations, and the header they give (all but its table crc).
+    fn plan(&self, hi: u32) -> Plan {
         let (form, stored) = self.stored_weights();
         let sparse = self.sparse_rows();
         let packed = self.packed_dsts(sparse.as_ref());
-        let mut h = self.header(
+        let header = self.header(
             hi,
             form,
             packed.as_ref().map(|p| p.0.len() as u64),
             sparse.as_ref().map(|r| r.vertices.len() as u64),
         );
-        let mut buf = SegmentBytes::zeroed(h.file_len as usize);
+        Plan {
+            header,
+            stored,
+            packed,
+            sparse,
+        }
+    }
+
+    /// The whole image of the segment ending at `hi` (offsets already
+    /// cover every vertex up to `hi`; the block size has been checked).
+    fn bytes(&self, hi: u32) -> Result<SegmentBytes> {
+        let mut plan = self.plan(hi);
+        let mut buf = SegmentBytes::zeroed(plan.header.file_len as usize);
         let body = &mut buf.as_bytes_mut()[HEADER_LEN..];
-        h.table_crc = self
-            .emit(
-                &h,
-                &stored,
-                packed.as_ref(),
-                sparse.as_ref(),
-                std::io::Cursor::new(body),
-            )
-            .map_err(|e| refuse(h.hi, format!("internal layout error: {e}")))?;
-        buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&h.encode());
+        plan.header.table_crc = self
+            .emit(&plan, std::io::Cursor::new(body))
+            .map_err(|e| refuse(hi, format!("internal layout error: {e}")))?;
+        buf.as_bytes_mut()[..HEADER_LEN].copy_from_slice(&plan.header.encode());
         Ok(buf)
     }
 
     /// `bytes`, streamed into the file `path` instead; returns its length.
     fn write_file(&self, hi: u32, path: &Path) -> Result<u64> {
-        let (form, stored) = self.stored_weights();
-        let sparse = self.sparse_rows();
-        let packed = self.packed_dsts(sparse.as_ref());
-        let mut h = self.header(
-            hi,
-            form,
-            packed.as_ref().map(|p| p.0.len() as u64),
-            sparse.as_ref().map(|r| r.vertices.len() as u64),
-        );
+        let mut plan = self.plan(hi);
         write_atomically(path, |f| {
             // The header goes last: its table crc is known once the body
             // is written.
             f.write_all(&[0u8; HEADER_LEN]).map_err(|e| (e, "write"))?;
             let mut body = std::io::BufWriter::with_capacity(1 << 20, &mut *f);
-            h.table_crc = self
-                .emit(&h, &stored, packed.as_ref(), sparse.as_ref(), &mut body)
-                .map_err(|e| (e, "write"))?;
+            plan.header.table_crc = self.emit(&plan, &mut body).map_err(|e| (e, "write"))?;
             drop(body);
             // `bytes` leaves the image's tail as zeros: the same here.
-            f.set_len(h.file_len).map_err(|e| (e, "write"))?;
+            f.set_len(plan.header.file_len).map_err(|e| (e, "write"))?;
             f.rewind().map_err(|e| (e, "seek"))?;
-            f.write_all(&h.encode()).map_err(|e| (e, "write"))
+            f.write_all(&plan.header.encode()).map_err(|e| (e, "write"))
         })?;
-        Ok(h.file_len)
+        Ok(plan.header.file_len)
     }
 }
 
