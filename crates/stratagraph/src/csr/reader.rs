@@ -113,14 +113,11 @@ impl Rows<'_> {
                 let i = u64::from(v.checked_sub(lo)?);
                 let &[bits, before] = present.get((i / PRESENT_SPAN) as usize)?;
                 let bit = 1u64 << (i % PRESENT_SPAN);
-                (bits & bit != 0)
-                    .then(|| before as usize + (bits & (bit - 1)).count_ones() as usize)
+                (bits & bit != 0).then(|| rank(bits, before, bit))
             }
         }
     }
-}
 
-impl Rows<'_> {
     /// How many of the `rows` rows belong to vertices below `v`.
     #[inline]
     fn rows_below(&self, v: u32, rows: usize) -> usize {
@@ -129,15 +126,19 @@ impl Rows<'_> {
             Rows::Sparse { lo, present } => {
                 let i = u64::from(v.saturating_sub(lo));
                 match present.get((i / PRESENT_SPAN) as usize) {
-                    Some(&[bits, before]) => {
-                        let below = bits & ((1u64 << (i % PRESENT_SPAN)) - 1);
-                        (before as usize + below.count_ones() as usize).min(rows)
-                    }
+                    Some(&[bits, before]) => rank(bits, before, 1 << (i % PRESENT_SPAN)).min(rows),
                     None => rows,
                 }
             }
         }
     }
+}
+
+/// The rows before the vertex of bit `bit` of a `present` record: the
+/// record's count, and its bits set below that one.
+#[inline(always)]
+fn rank(bits: u64, before: u64, bit: u64) -> usize {
+    before as usize + (bits & (bit - 1)).count_ones() as usize
 }
 
 /// Entry indices of vertex `v` by a segment's `offsets` and `rows`: empty

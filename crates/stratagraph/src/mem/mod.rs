@@ -383,10 +383,11 @@ impl MemGraph {
 
     /// `alive_at(v, ts)` of every vertex below `bound`, 64 to a word (bit
     /// `b` of word `i` for vertex `64 * i + b`; bits from `bound` on clear),
-    /// in order, read as the iterator is. Only the vertices holding a slot are looked at one by one;
-    /// the others are read a word of bits at a time. The caller holds the
-    /// flush lock, so no clean-up gives a slot back or folds a layer
-    /// meanwhile, and keeps the watermark at or below `ts`.
+    /// in order, read as the iterator is. Only the vertices holding a slot
+    /// are looked at one by one; the others are read a word of bits at a
+    /// time. The caller holds the flush lock, so no clean-up gives a slot
+    /// back or folds a layer meanwhile, and keeps the watermark at or
+    /// below `ts`.
     pub(crate) fn alive_words_at(&self, ts: u64, bound: u32) -> impl Iterator<Item = u64> + '_ {
         let layers = self.existence.layers();
         (0..bound.div_ceil(64)).map(move |i| {
