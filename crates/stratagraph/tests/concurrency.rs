@@ -127,6 +127,7 @@ fn writers_and_readers_on(g: &Graph) -> Arc<Vec<Log>> {
     let commits = AtomicU64::new(0);
     let reads = AtomicU64::new(0);
     let deadline = Instant::now() + Duration::from_secs(3);
+    let last_call = Instant::now() + Duration::from_secs(60);
     std::thread::scope(|s| {
         for w in 0..WRITERS {
             let (g, stop, logs, commits) = (&g, &stop, &logs, &commits);
@@ -179,7 +180,10 @@ fn writers_and_readers_on(g: &Graph) -> Arc<Vec<Log>> {
                 }
             });
         }
-        while Instant::now() < deadline {
+        // At least 3 s, and on a loaded machine until both sides made the
+        // progress checked below (at most a minute).
+        let enough = || commits.load(Ordering::Relaxed) > 1000 && reads.load(Ordering::Relaxed) > 5;
+        while Instant::now() < deadline || (!enough() && Instant::now() < last_call) {
             std::thread::sleep(Duration::from_millis(20));
         }
         stop.store(true, Ordering::Relaxed);

@@ -982,18 +982,13 @@ impl Segment {
         entries_in(self.col_in(bytes, Section::Offsets), self.rows_in(bytes), v)
     }
 
-    /// Entry indices of the vertices `range` (those of the segment's that
-    /// it holds), one after the other.
-    pub(crate) fn entries_within(&self, range: Range<u32>) -> Range<usize> {
+    /// The index of the first entry of `v` or of the first vertex after it
+    /// with a row: the entries below `v`, nondecreasing in `v` on an intact
+    /// file. One present record and one offset.
+    pub(crate) fn entries_below(&self, v: u32) -> usize {
         let offsets = self.offsets();
-        let rows = self.rows();
-        let n = offsets.len().saturating_sub(1);
-        let at = |v| {
-            let row = rows.rows_below(v, n);
-            offsets.get(row).map_or(0, |&o| o as usize)
-        };
-        let (a, b) = (at(range.start), at(range.end));
-        a..b.max(a)
+        let row = self.rows().rows_below(v, offsets.len().saturating_sub(1));
+        offsets.get(row).map_or(0, |&o| o as usize)
     }
 
     /// Starts loading where `v`'s entries begin (see `util::prefetch`).

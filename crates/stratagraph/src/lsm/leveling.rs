@@ -85,10 +85,6 @@ fn pages_of(r: &Range<u32>) -> Range<u32> {
     (r.start / PAGE)..r.end.div_ceil(PAGE)
 }
 
-fn vertices_of(pages: &Range<u32>) -> Range<u32> {
-    pages.start.saturating_mul(PAGE)..pages.end.saturating_mul(PAGE)
-}
-
 /// A merge's outcome: the target level as it is to be, and the ids of the
 /// parts of it that were rewritten (their files go once it is published).
 pub(crate) struct Merged {
@@ -111,13 +107,32 @@ pub(crate) fn merge_into(
 ) -> Result<Merged> {
     let geo = Geometry::of(sink.options());
     let watermark = sink.watermark();
+    // Entries per index page, counted once for each input, one file at a
+    // time (see `FlushedRun::add_entries_by_page`): first what arrives from
+    // `upper`, then the rewritten parts' own.
+    let pages = upper
+        .iter()
+        .chain(lower.parts())
+        .flat_map(|r| std::iter::once(&r.out).chain(&r.inn))
+        .map(|s| s.vertex_range().end.div_ceil(PAGE))
+        .max()
+        .unwrap_or(0);
+    let mut counts = vec![0u64; pages as usize];
+    for u in upper {
+        u.add_entries_by_page(&mut counts);
+    }
+    let arriving = |pages: &Range<u32>| {
+        let (a, b) = (pages.start as usize, pages.end as usize);
+        counts
+            .get(a..b.min(counts.len()))
+            .is_some_and(|c| c.iter().any(|&n| n > 0))
+    };
     let mut kept = Vec::new();
     let mut rewritten: Vec<Arc<FlushedRun>> = Vec::new();
     for p in lower.parts() {
         let pages = pages_of(&p.range());
         let overlaps = pages.start < span.end && span.start < pages.end;
-        let full = vertices_of(&pages);
-        if overlaps && (force || upper.iter().any(|u| u.entries_within(&full) > 0)) {
+        if overlaps && (force || arriving(&pages)) {
             rewritten.push(Arc::clone(p));
         } else {
             kept.push(Arc::clone(p));
@@ -131,7 +146,10 @@ pub(crate) fn merge_into(
         .map(|r| r.range().end)
         .max()
         .unwrap_or(0);
-    let plan = plan_parts(&geo, upper, &rewritten, &kept, &span, limit);
+    for p in &rewritten {
+        p.add_entries_by_page(&mut counts);
+    }
+    let plan = plan_parts(&geo, &counts, &rewritten, &kept, &span, limit);
     let cut = upper
         .iter()
         .chain(&rewritten)
@@ -165,11 +183,12 @@ fn overlap(a: &Range<u32>, b: &Range<u32>) -> bool {
 
 /// The vertex ranges of the parts a merge writes: the pages of `span` and
 /// of the `rewritten` parts, minus the `kept` parts' pages, cut into runs
-/// of pages holding about `geo.part` entries (counted before merging, an
-/// upper bound). Pages with nothing before a part starts are skipped.
+/// of pages holding about `geo.part` entries (`counts`: the inputs'
+/// entries per page, counted before merging, an upper bound). Pages with
+/// nothing before a part starts are skipped.
 fn plan_parts(
     geo: &Geometry,
-    upper: &[Arc<FlushedRun>],
+    counts: &[u64],
     rewritten: &[Arc<FlushedRun>],
     kept: &[Arc<FlushedRun>],
     span: &Range<u32>,
@@ -204,12 +223,7 @@ fn plan_parts(
             }
             continue;
         }
-        let vertices = vertices_of(&(p..p + 1));
-        let here: u64 = upper
-            .iter()
-            .chain(rewritten)
-            .map(|r| r.entries_within(&vertices))
-            .sum();
+        let here = counts.get(p as usize).copied().unwrap_or(0);
         let (first, acc) = match open {
             Some(o) => o,
             None if here == 0 => continue,
