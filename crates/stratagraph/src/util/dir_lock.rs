@@ -141,11 +141,16 @@ fn take(dir: &Path, path: &Path, file: File, exclusive: bool) -> Result<DirLock>
 
 /// Whether the kernel lists an `flock` on the file `key` (device, inode)
 /// taken by this process. `false` where it cannot tell (no `/proc/locks`).
+///
+/// The kernel hands `/proc/locks` out in pieces, and a line can be missed
+/// while other locks come and go between them (seen with tests taking
+/// locks in parallel), so "no" takes `READINGS` readings.
 fn locked_by_this_process(key: (u64, u64)) -> bool {
-    let Ok(locks) = std::fs::read_to_string("/proc/locks") else {
-        return false;
-    };
-    lists_flock_by(&locks, std::process::id(), key)
+    const READINGS: usize = 3;
+    (0..READINGS).any(|_| {
+        std::fs::read_to_string("/proc/locks")
+            .is_ok_and(|locks| lists_flock_by(&locks, std::process::id(), key))
+    })
 }
 
 /// Whether `locks` (the text of `/proc/locks`) lists an `flock` taken by
