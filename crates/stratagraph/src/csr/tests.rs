@@ -1312,11 +1312,7 @@ fn damage_to_a_packed_list_is_found_by_verify_at_its_list() {
 #[test]
 fn a_version_2_segment_still_opens() {
     let spec = sample();
-    let mut b = spec.build().as_bytes().to_vec();
-    b[format::OFF_VERSION..][..4].copy_from_slice(&2u32.to_le_bytes());
-    b[format::OFF_LISTS..format::OFF_RESERVED].fill(0);
-    reseal(&mut b);
-    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v2").unwrap();
+    let (mut b, seg) = as_version(&spec, 2, format::OFF_LISTS);
     check(&seg, &spec);
     assert!(seg.weights_coded());
     // In version 2 the lists pair is reserved and must stay zero.
@@ -1335,11 +1331,7 @@ fn a_version_3_segment_still_opens() {
         enc: ALL,
         ..sample()
     };
-    let mut b = spec.build().as_bytes().to_vec();
-    b[format::OFF_VERSION..][..4].copy_from_slice(&3u32.to_le_bytes());
-    b[format::OFF_PIVOTS..format::OFF_RESERVED].fill(0);
-    reseal(&mut b);
-    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v3").unwrap();
+    let (b, seg) = as_version(&spec, 3, format::OFF_PIVOTS);
     check(&seg, &spec);
     assert!(!seg.has_pivots());
     // In version 3 the pivots pair and count are reserved and stay zero,
@@ -1349,6 +1341,19 @@ fn a_version_3_segment_still_opens() {
         &[format::OFF_PIVOTS, format::OFF_PIVOT_COUNT],
         format::FLAG_PIVOTS,
     );
+}
+
+/// `spec`'s image rewritten as format `version`, whose header holds
+/// nothing from byte `from` up to the reserved bytes, and the segment it
+/// opens as.
+fn as_version(spec: &Spec, version: u32, from: usize) -> (Vec<u8>, Segment) {
+    let mut b = spec.build().as_bytes().to_vec();
+    b[format::OFF_VERSION..][..4].copy_from_slice(&version.to_le_bytes());
+    b[from..format::OFF_RESERVED].fill(0);
+    reseal(&mut b);
+    let name = format!("v{version}");
+    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), &name).unwrap();
+    (b, seg)
 }
 
 /// An older version's image `b` with any of the header bytes `reserved`
@@ -1480,11 +1485,7 @@ fn a_version_4_segment_still_opens() {
         enc: ALL,
         ..with_pivots()
     };
-    let mut b = spec.build().as_bytes().to_vec();
-    b[format::OFF_VERSION..][..4].copy_from_slice(&4u32.to_le_bytes());
-    b[format::OFF_PRESENT..format::OFF_RESERVED].fill(0);
-    reseal(&mut b);
-    let seg = Segment::from_bytes(SegmentBytes::copy_from_slice(&b), "v4").unwrap();
+    let (b, seg) = as_version(&spec, 4, format::OFF_PRESENT);
     check(&seg, &spec);
     assert!(seg.has_pivots() && !seg.is_sparse());
     // In version 4 the present pair and count are reserved and stay zero,

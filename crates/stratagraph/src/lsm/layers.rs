@@ -61,9 +61,8 @@ impl FlushedRun {
     ///
     /// Each segment's rows are read once, front to back. A compaction
     /// plans from these counts for every input: asked page by page, input
-    /// after input, the reads of many files interleaved, and under a memory
-    /// cap each file's read-around was evicted before its next page came
-    /// (a k24 load read 1.8 TB for a 2 GB store that way).
+    /// after input, the reads of many files interleave, and under a memory
+    /// cap each file's read-around is evicted before its next page comes.
     pub(crate) fn add_entries_by_page(&self, counts: &mut [u64]) {
         for seg in std::iter::once(&self.out).chain(&self.inn) {
             let r = seg.vertex_range();
