@@ -144,6 +144,10 @@ pub fn run(args: &CappedArgs) -> Res<()> {
                 format!("{} bytes", args.memory)
             }
         ),
+        format!(
+            "# threads: {} for writes and reads; compactions merge on all cores (Options::compaction_threads), as RocksDB's background jobs run beside its writers",
+            args.threads.max(1)
+        ),
         "# durability: commits logged and written to the OS (SyncPolicy::Never), synced at flushes and close; a phase that writes ends with close (flush and merge), which its time includes where said".into(),
     ]);
     let mut phase = Phase {

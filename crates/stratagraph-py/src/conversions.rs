@@ -176,6 +176,16 @@ pub fn threads(value: i64) -> PyResult<usize> {
     stratagraph_algo::params::threads(i128::from(value)).map_err(value_error)
 }
 
+/// `threads`' bounds for ``compaction_threads``, named so in the error.
+pub fn compaction_threads(value: i64) -> PyResult<usize> {
+    stratagraph_algo::params::threads(i128::from(value)).map_err(|e| {
+        value_error(stratagraph_algo::InvalidParameter {
+            name: "compaction_threads",
+            ..e
+        })
+    })
+}
+
 /// PageRank's damping factor, checked as every front end checks it.
 pub fn damping(value: f64) -> PyResult<f64> {
     stratagraph_algo::params::damping(value).map_err(value_error)

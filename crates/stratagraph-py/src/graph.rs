@@ -156,7 +156,9 @@ impl PyGraph {
 impl PyGraph {
     /// A store held entirely in memory.
     ///
-    /// ``threads`` bounds the threads batch writes use (0 = all cores).
+    /// ``threads`` bounds the threads batch writes use (0 = all cores);
+    /// ``compaction_threads`` those a compaction merges on (0 = all cores),
+    /// a pool apart, so that batches never wait for a merge's workers.
     /// With ``allow_self_loops=False`` an edge ``(v, v)`` raises
     /// ``InvalidInput``; with ``auto_create_vertices=False`` an edge to a
     /// missing vertex raises ``NotFound`` instead of creating it.
@@ -172,15 +174,18 @@ impl PyGraph {
         directed = true,
         *,
         threads = 0,
+        compaction_threads = 0,
         allow_self_loops = true,
         auto_create_vertices = true,
         max_vertex_ids = None,
         string_ids = false,
         _stamp_window = None
     ))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn in_memory(
         directed: bool,
         threads: i64,
+        compaction_threads: i64,
         allow_self_loops: bool,
         auto_create_vertices: bool,
         max_vertex_ids: Option<i64>,
@@ -194,6 +199,7 @@ impl PyGraph {
             auto_create_vertices,
             max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
             threads: conv::threads(threads)?,
+            compaction_threads: conv::compaction_threads(compaction_threads)?,
             ..Options::default()
         };
         if let Some(w) = _stamp_window {
@@ -251,7 +257,8 @@ impl PyGraph {
     /// file raises
     /// ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as
     /// for ``in_memory`` and is not stored: a store holding more ids than
-    /// it keeps them but takes no new one.
+    /// it keeps them but takes no new one. ``threads`` and
+    /// ``compaction_threads`` are as for ``in_memory``.
     ///
     /// ``compress_levels`` (on by default) keeps the level files' weights
     /// dictionary-coded, one or two bytes an edge instead of eight; off,
@@ -278,6 +285,7 @@ impl PyGraph {
         sync = "always",
         *,
         threads = 0,
+        compaction_threads = 0,
         allow_self_loops = true,
         auto_create_vertices = true,
         max_vertex_ids = None,
@@ -295,6 +303,7 @@ impl PyGraph {
         directed: Option<bool>,
         sync: &str,
         threads: i64,
+        compaction_threads: i64,
         allow_self_loops: bool,
         auto_create_vertices: bool,
         max_vertex_ids: Option<i64>,
@@ -325,6 +334,7 @@ impl PyGraph {
             auto_create_vertices,
             max_vertex_ids: conv::max_vertex_ids(max_vertex_ids)?,
             threads: conv::threads(threads)?,
+            compaction_threads: conv::compaction_threads(compaction_threads)?,
             create_if_missing: create && !read_only,
             read_only,
             string_ids,

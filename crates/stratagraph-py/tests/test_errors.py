@@ -157,6 +157,8 @@ def test_closed():
         # with the bound `stratagraph algo --threads` uses too.
         (lambda g: sg.Graph.in_memory(threads=65536), ValueError, r"threads: expected an integer in 0\.\.=1024 \(0: all cores\), got 65536"),
         (lambda g: sg.Graph.open("/nonexistent-dir", threads=1025), ValueError, "got 1025"),
+        (lambda g: sg.Graph.in_memory(compaction_threads=-1), ValueError, r"^compaction_threads: expected an integer in 0\.\.=1024"),
+        (lambda g: sg.Graph.open("/nonexistent-dir", compaction_threads=1025), ValueError, r"^compaction_threads: .*got 1025"),
         (lambda g: g.snapshot().pagerank(threads=2**40), ValueError, "threads: expected an integer in 0..=1024"),
         (lambda g: g.snapshot().pagerank(damping=float("nan")), ValueError, r"damping: expected a number in \[0, 1\], got NaN"),
         (lambda g: g.snapshot().pagerank(damping=5), ValueError, r"damping: expected a number in \[0, 1\], got 5"),

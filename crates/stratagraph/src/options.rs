@@ -61,6 +61,12 @@ pub struct Options {
     /// Threads used by batch writes (0 = all cores; at most
     /// [`MAX_THREADS`], larger counts are used as `MAX_THREADS`).
     pub threads: usize,
+    /// Threads a compaction merges level parts on (0 = all cores; at most
+    /// [`MAX_THREADS`]). A pool apart from `threads`' so that a batch never
+    /// waits behind a compaction's merge for a worker, and so that a store
+    /// written by one thread still merges on every core while its writers
+    /// wait for room (as RocksDB's background jobs do).
+    pub compaction_threads: usize,
     /// How many commits the in-memory timestamp encoding may span before a
     /// container re-bases its stamps (default 2^30). Small values are only
     /// useful to exercise re-basing in tests.
@@ -200,6 +206,7 @@ impl Default for Options {
             memgraph_bytes: 64 << 20,
             level_ratio: 10,
             threads: 0,
+            compaction_threads: 0,
             stamp_window: 1 << 30,
             sync: SyncPolicy::Always,
             bulk_load_min_edges: 1 << 16,

@@ -165,6 +165,7 @@ class Graph:
         directed: bool = True,
         *,
         threads: int = 0,
+        compaction_threads: int = 0,
         allow_self_loops: bool = True,
         auto_create_vertices: bool = True,
         max_vertex_ids: Optional[int] = None,
@@ -172,7 +173,9 @@ class Graph:
         _stamp_window: Optional[int] = None,
     ) -> Graph:
         """A store held entirely in memory. ``threads`` bounds batch-write
-        threads (0 = all cores); ``allow_self_loops=False`` refuses ``(v, v)``
+        threads (0 = all cores), ``compaction_threads`` those a compaction
+        merges on (0 = all cores; a pool apart from the batches');
+        ``allow_self_loops=False`` refuses ``(v, v)``
         edges with ``InvalidInput``; ``auto_create_vertices=False`` makes an
         edge to a missing vertex raise ``NotFound``; ``max_vertex_ids`` caps
         the vertex ids the store takes in (each id ever seen holds one, even
@@ -186,6 +189,7 @@ class Graph:
         sync: str = "always",
         *,
         threads: int = 0,
+        compaction_threads: int = 0,
         allow_self_loops: bool = True,
         auto_create_vertices: bool = True,
         max_vertex_ids: Optional[int] = None,
@@ -215,7 +219,8 @@ class Graph:
         directory raises ``StoreLocked``; a damaged file raises
         ``Corruption`` naming it and the offset. ``max_vertex_ids`` is as for
         ``in_memory`` but not stored: a store holding more ids keeps them
-        and takes no new one. ``create=False`` refuses a directory holding
+        and takes no new one; ``threads`` and ``compaction_threads`` are as
+        for ``in_memory``. ``create=False`` refuses a directory holding
         no store (``InvalidInput``) instead of creating one; a directory of
         other files is never made a store (``InvalidInput``), and one whose
         MANIFEST is lost while it holds store data raises ``Corruption``,

@@ -259,8 +259,13 @@ fn write_part(
         let segs: Vec<_> = inputs.iter().map(|r| r.seg(dir)).collect();
         compact_direction(&segs, range.clone(), dir, watermark, bottom, encoding)
     };
-    let out = one(Direction::Out)?;
-    let inn = directed.then(|| one(Direction::In)).transpose()?;
+    // The two directions read and write apart: a merge of one part (the
+    // usual step below L1) still uses two workers.
+    let (out, inn) = rayon::join(
+        || one(Direction::Out),
+        || directed.then(|| one(Direction::In)).transpose(),
+    );
+    let (out, inn) = (out?, inn?);
     if out.is_empty_segment() && inn.as_ref().is_none_or(|b| b.is_empty_segment()) {
         return Ok(None);
     }

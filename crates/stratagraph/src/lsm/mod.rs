@@ -37,7 +37,7 @@ pub(crate) trait LevelSink: Sync {
     /// The oldest timestamp any reader may still ask for: versions
     /// superseded at or before it may go.
     fn watermark(&self) -> Timestamp;
-    /// Runs `f`, which uses rayon, on the store's thread pool.
+    /// Runs `f`, which uses rayon, on the pool the store builds levels on.
     fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R;
     /// Makes finished segments (out-edges, and in-edges of a directed
     /// graph) a readable run holding versions up to `cut`, under a fresh

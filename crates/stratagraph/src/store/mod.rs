@@ -86,6 +86,9 @@ pub(crate) struct Store {
     /// after it, and `close` writes nothing.
     read_only: OnceLock<usize>,
     pool: Option<rayon::ThreadPool>,
+    /// Compaction's merges (`Options::compaction_threads`), built on the
+    /// first compaction: most in-memory stores never need it.
+    merge_pool: OnceLock<Option<rayon::ThreadPool>>,
 }
 
 /// The most commits a MemGraph stamp offset can span (31 bits, less one
@@ -138,6 +141,7 @@ impl Store {
             closed: AtomicBool::new(false),
             read_only: OnceLock::new(),
             pool,
+            merge_pool: OnceLock::new(),
         }
     }
 
@@ -312,6 +316,22 @@ impl Store {
         }
     }
 
+    /// Runs `f`, which uses rayon, on the pool compactions merge on (see
+    /// `Options::compaction_threads`); the calling thread waits.
+    pub(crate) fn merge_par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        let pool = self.merge_pool.get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(self.opts.compaction_threads.min(MAX_THREADS))
+                .thread_name(|i| format!("stratagraph-merge-{i}"))
+                .build()
+                .ok()
+        });
+        match pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+
     /// The stamping context for commit `ts`, or `SnapshotTooOld` if the
     /// oldest open snapshot lags more than the stamp window behind it.
     ///
@@ -403,7 +423,7 @@ impl LevelSink for Store {
     }
 
     fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        Store::par(self, f)
+        self.merge_par(f)
     }
 
     fn new_run(
