@@ -919,6 +919,12 @@ impl Segment {
         self.col(Section::Stamps)
     }
 
+    /// `(timestamp, tombstone)` of the `k`-th stamped entry, the one
+    /// `stamp_index()[k]` names; `(0, false)` past the end.
+    pub(crate) fn nth_stamp(&self, k: usize) -> (u64, bool) {
+        unstamp(self.stamps().get(k).copied().unwrap_or(0))
+    }
+
     /// One weight per entry, or `None` when every weight is 1.0.
     #[inline]
     pub(crate) fn weights(&self) -> Option<Weights<'_>> {

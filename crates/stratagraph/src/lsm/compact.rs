@@ -37,24 +37,48 @@ pub(super) fn versions_of<'s>(
     out: &mut Vec<Version>,
 ) {
     out.clear();
+    let mut sources = 0;
     for (seg, s) in segs.into_iter().enumerate() {
         let range = s.entry_range(v);
-        s.with_list(v, |dsts| {
-            for (k, &dst) in dsts.iter().enumerate() {
-                let entry = range.start + k;
-                let (ts, tomb) = s.stamp_of(entry);
+        if range.is_empty() {
+            continue;
+        }
+        sources += 1;
+        // The stamped entries are a sorted index: find this list's first
+        // once and walk along, rather than search it for every entry.
+        let stamped = s.stamp_index();
+        let mut k = stamped.partition_point(|&i| (i as usize) < range.start);
+        s.with_weighted_list(v, |dsts, weights| {
+            for (i, &dst) in dsts.iter().enumerate() {
+                let entry = range.start + i;
+                let (ts, tomb) = match stamped.get(k) {
+                    Some(&at) if at as usize == entry => {
+                        k += 1;
+                        s.nth_stamp(k - 1)
+                    }
+                    _ => (0, false),
+                };
                 out.push(Version {
                     dst,
                     seg,
                     entry,
                     ts,
                     tomb,
-                    weight: s.weight(entry),
+                    weight: weights.get(i).unwrap_or(1.0),
                 });
             }
         });
     }
-    out.sort_unstable_by_key(|x| (x.dst, x.seg, x.entry));
+    // Each source's list is sorted by destination, newest first within
+    // one, and sources come newest first: a stable sort by destination
+    // alone merges them into (destination, source, entry) order, and one
+    // source needs none.
+    if sources > 1 {
+        out.sort_by_key(|x| x.dst);
+    }
+    debug_assert!(out
+        .windows(2)
+        .all(|w| (w[0].dst, w[0].seg, w[0].entry) < (w[1].dst, w[1].seg, w[1].entry)));
 }
 
 /// Merges `segs` (one direction) over vertices `range` into one segment
@@ -173,6 +197,88 @@ mod tests {
             w.mark_pivot(v, ts).unwrap();
         }
         Segment::from_bytes(w.finish(8).unwrap(), "test").unwrap()
+    }
+
+    /// A segment over vertices 0..64 from a seed: lists of stamped,
+    /// tombstoned, re-weighted and plain versions, several per destination
+    /// (newest first), written as `encoding`.
+    fn versioned_seg(seed: u64, encoding: Encoding) -> Segment {
+        let mut x = seed;
+        let mut next = move |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let mut w = SegmentWriter::new(0, Direction::Out).encoding(encoding);
+        for v in 0..64u32 {
+            if next(3) == 0 {
+                continue;
+            }
+            let mut entries = Vec::new();
+            let mut dst = next(4) as u32;
+            for _ in 0..next(12) {
+                // Newest first: stamps fall along one destination's run,
+                // and an unstamped (old) version can only come last.
+                let mut ts = 1000 + next(100);
+                for _ in 0..=next(3) {
+                    let plain = next(4) == 0;
+                    entries.push(SegEntry {
+                        dst,
+                        ts: if plain { 0 } else { ts },
+                        tomb: !plain && next(3) == 0,
+                        weight: [1.0, 0.5, 2.0, 7.25][next(4) as usize],
+                    });
+                    if plain {
+                        break;
+                    }
+                    ts -= 1 + next(5);
+                }
+                dst += 1 + next(6) as u32;
+            }
+            w.push_vertex(v, &entries).unwrap();
+        }
+        Segment::from_bytes(w.finish(64).unwrap(), "versioned").unwrap()
+    }
+
+    #[test]
+    fn versions_come_merged_by_destination_newest_first_with_their_stamps_and_weights() {
+        let encodings = [
+            Encoding::PLAIN,
+            Encoding {
+                code_weights: true,
+                pack_dsts: true,
+                sparse_rows: true,
+            },
+        ];
+        for seed in 0..20u64 {
+            let segs: Vec<Segment> = (0..1 + seed % 4)
+                .map(|i| versioned_seg(seed * 7 + i, encodings[((seed + i) % 2) as usize]))
+                .collect();
+            let mut got = Vec::new();
+            for v in 0..64u32 {
+                versions_of(&segs, v, &mut got);
+                // The reference: every entry of every source looked up on
+                // its own, sorted by (destination, source, entry).
+                let mut want = Vec::new();
+                for (seg, s) in segs.iter().enumerate() {
+                    let range = s.entry_range(v);
+                    s.with_list(v, |dsts| {
+                        for (k, &dst) in dsts.iter().enumerate() {
+                            let entry = range.start + k;
+                            let (ts, tomb) = s.stamp_of(entry);
+                            want.push((dst, seg, entry, ts, tomb, s.weight(entry)));
+                        }
+                    });
+                }
+                want.sort_by_key(|x| (x.0, x.1, x.2));
+                let got: Vec<_> = got
+                    .iter()
+                    .map(|x| (x.dst, x.seg, x.entry, x.ts, x.tomb, x.weight))
+                    .collect();
+                assert_eq!(got, want, "seed {seed}, vertex {v}");
+            }
+        }
     }
 
     #[test]
