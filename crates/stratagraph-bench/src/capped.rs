@@ -18,7 +18,8 @@
 //! - `insert_single`: the remaining 20%, one edge per commit, in file
 //!   order; checks the edge count against the reference; closes.
 //! - `reads`: opens read-only; search_edge, scan_seq, scan_rand, then BFS,
-//!   PageRank, WCC and SSSP, each checked against the references.
+//!   PageRank, WCC and SSSP, each checked against the references, each
+//!   with a row of the bytes it had read from storage (`OP_read_bytes`).
 //! - `delete_mixed`: applies `kS.ops.bin`; checks the edge count after it.
 //! - `mix`: Aster's mixes (Poly-LSM paper §5) on the store `load` leaves:
 //!   a given share of GetNeighbors (a uniformly drawn vertex's out-list,
@@ -29,7 +30,7 @@
 //!   a copy of the loaded store.
 
 use crate::algo::kernel_run;
-use crate::rows::{Row, Table};
+use crate::rows::{storage_read_bytes, Row, Table};
 use crate::w1_files::{stream_u32s, w1_weight, Reference, W1Files};
 use crate::w1_reads::{check_identity, scan_rand, scan_seq, search};
 use crate::w1_store::dir_bytes;
@@ -357,6 +358,7 @@ impl Phase<'_> {
             .internal_id(r.bfs_source)
             .ok_or("the BFS source is not a vertex of the store")?;
         for read in READS.iter().filter(|r| wants(r)) {
+            let read_before = storage_read_bytes();
             let start = Instant::now();
             let (value, unit, check) = match *read {
                 "search_edge" => {
@@ -390,6 +392,12 @@ impl Phase<'_> {
                 }
             };
             self.push(read, value, unit, check);
+            // What the read cost the disk: under a cap, the part of the
+            // store it had to fetch again.
+            if let (Some(a), Some(b)) = (read_before, storage_read_bytes()) {
+                let op = format!("{read}_read_bytes");
+                self.push(&op, b.saturating_sub(a) as f64, "bytes", String::new());
+            }
         }
         Ok(())
     }

@@ -175,6 +175,17 @@ pub fn rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// Bytes this process has had read from storage so far (Linux's
+/// `/proc/self/io` `read_bytes`: page-cache misses, of files read and of
+/// mapped pages alike), or `None` where that is not available.
+pub fn storage_read_bytes() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/io").ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("read_bytes:"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +195,15 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
         assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn storage_reads_are_read_from_proc() {
+        assert!(
+            storage_read_bytes().is_some(),
+            "/proc/self/io has no read_bytes line"
+        );
     }
 
     #[test]
