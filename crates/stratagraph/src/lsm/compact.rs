@@ -203,13 +203,8 @@ mod tests {
     /// tombstoned, re-weighted and plain versions, several per destination
     /// (newest first), written as `encoding`.
     fn versioned_seg(seed: u64, encoding: Encoding) -> Segment {
-        let mut x = seed;
-        let mut next = move |n: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rng = crate::util::fuzz::Rng::new(seed);
+        let mut next = move |n: u64| rng.below(n as usize) as u64;
         let mut w = SegmentWriter::new(0, Direction::Out).encoding(encoding);
         for v in 0..64u32 {
             if next(3) == 0 {

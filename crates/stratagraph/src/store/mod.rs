@@ -91,6 +91,24 @@ pub(crate) struct Store {
     merge_pool: OnceLock<Option<rayon::ThreadPool>>,
 }
 
+/// A pool of `threads` workers (0: rayon's default count, one a core)
+/// named `NAME-i`; `None` if the system would not start one.
+fn build_pool(threads: usize, name: &'static str) -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.min(MAX_THREADS))
+        .thread_name(move |i| format!("{name}-{i}"))
+        .build()
+        .ok()
+}
+
+/// `f` on `pool` (the calling thread waits), or right here without one.
+fn run_on<R: Send>(pool: Option<&rayon::ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
 /// The most commits a MemGraph stamp offset can span (31 bits, less one
 /// value kept for saturation).
 const MAX_STAMP_SPAN: u64 = (1 << 31) - 2;
@@ -113,11 +131,7 @@ impl Store {
         // Always a pool of its own (0 threads: rayon's default count), so
         // no caller of a batch is ever one of the threads that run it (see
         // `batch::insert_edges`).
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(opts.threads.min(MAX_THREADS))
-            .thread_name(|i| format!("stratagraph-{i}"))
-            .build()
-            .ok();
+        let pool = build_pool(opts.threads, "stratagraph");
         let sketch = DegreeSketch::default();
         if matches!(opts.update_policy, UpdatePolicy::Adaptive { .. }) {
             sketch.seed(&layers);
@@ -310,26 +324,16 @@ impl Store {
     /// calling thread waits). Callers must not hold the writers' gate
     /// inside `f`'s jobs; see `batch::insert_edges`.
     pub(crate) fn par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        match &self.pool {
-            Some(pool) => pool.install(f),
-            None => f(),
-        }
+        run_on(self.pool.as_ref(), f)
     }
 
     /// Runs `f`, which uses rayon, on the pool compactions merge on (see
     /// `Options::compaction_threads`); the calling thread waits.
     pub(crate) fn merge_par<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        let pool = self.merge_pool.get_or_init(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(self.opts.compaction_threads.min(MAX_THREADS))
-                .thread_name(|i| format!("stratagraph-merge-{i}"))
-                .build()
-                .ok()
-        });
-        match pool {
-            Some(pool) => pool.install(f),
-            None => f(),
-        }
+        let pool = self
+            .merge_pool
+            .get_or_init(|| build_pool(self.opts.compaction_threads, "stratagraph-merge"));
+        run_on(pool.as_ref(), f)
     }
 
     /// The stamping context for commit `ts`, or `SnapshotTooOld` if the
