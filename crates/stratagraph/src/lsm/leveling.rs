@@ -5,12 +5,15 @@
 //!   than `L0_RUNS`, all of them go to L1 together.
 //! - L1..Ln each hold one CSR split into *parts* by vertex range, starting
 //!   on index pages. Level `i` holds up to `budget x ratio^i` entries; when
-//!   it holds more, one of its parts (round robin over the vertex space)
-//!   goes down, merged with the parts of the next level it overlaps.
+//!   it holds more, consecutive parts holding the excess (round robin over
+//!   the vertex space) go down, merged with the parts of the next level
+//!   they overlap.
 //! - A merge rewrites only the lower parts that receive data. A part with
 //!   nothing arriving in its pages is kept as it is, so an update stream that
 //!   touches a corner of the graph rewrites that corner, not the level.
 //! - Tombstones go only when nothing older lies below the target level.
+//! - When more than one of these is due, the one furthest past its size
+//!   goes first (`pick`), so a backlog in L0 cannot keep L1 from draining.
 //!
 //! Every function here only *builds* segments and the levels they form,
 //! through a [`LevelSink`] (the store); the caller (`store::maintain`)
@@ -162,7 +165,8 @@ pub(crate) fn merge_into(
             .map(|range| {
                 let inputs: Vec<&FlushedRun> = upper
                     .iter()
-                    .chain(rewritten.iter().filter(|p| overlap(&p.range(), range)))
+                    .chain(&rewritten)
+                    .filter(|p| overlap(&p.range(), range))
                     .map(|r| &**r)
                     .collect();
                 write_part(sink, &inputs, range, directed, watermark, bottom, cut)
@@ -286,41 +290,66 @@ pub(crate) struct Step {
     pub dropped: Vec<u64>,
 }
 
-/// The next compaction `layers` needs, done: L0 into L1 when L0 is full,
-/// else one part of the first over-full level into the level below it.
-/// `None` when every level is within its capacity. `cursors[i]` is where
-/// the round robin over level `i`'s parts resumes.
+/// A compaction that is due: what `next_step` works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pick {
+    /// Every L0 run into L1.
+    L0,
+    /// One part of `levels[i]` (L(i+1)) into the level below it.
+    Level(usize),
+}
+
+/// The compaction to run next, given L0's run count and each level's
+/// entries: of L0 (when it holds more than `L0_RUNS` runs) and the levels
+/// holding more than their capacity, the one furthest past its size,
+/// scored as RocksDB's leveled compaction scores them (runs over
+/// `L0_RUNS`, entries over capacity); L0 on a tie, else the shallower
+/// level. `None` when nothing is due.
+///
+/// Scores, not "L0 first": when writes outrun compaction, L0 holds more
+/// than `L0_RUNS` runs every time a step starts, so with L0 always first
+/// no part ever went down; L1 grew with everything written and each L0
+/// step rewrote all of it, so the bytes a load wrote grew with the square
+/// of its size (a k20 load under a memory cap: L1 at 3.3 times its
+/// capacity after 14 steps, none of which moved a part down).
+pub(crate) fn pick(l0_runs: usize, level_entries: &[u64], geo: &Geometry) -> Option<Pick> {
+    // Scores compared as fractions (a / b against c / d as a * d against
+    // c * b) in u128, exact for any sizes.
+    let mut best: Option<(Pick, u128, u128)> =
+        (l0_runs > L0_RUNS).then_some((Pick::L0, l0_runs as u128, L0_RUNS as u128));
+    for (i, &entries) in level_entries.iter().enumerate() {
+        let cap = geo.capacity(i).max(1);
+        if entries <= cap {
+            continue;
+        }
+        let ahead = match best {
+            None => true,
+            Some((_, num, den)) => u128::from(entries) * den > num * u128::from(cap),
+        };
+        if ahead {
+            best = Some((Pick::Level(i), u128::from(entries), u128::from(cap)));
+        }
+    }
+    best.map(|(p, _, _)| p)
+}
+
+/// The next compaction `layers` needs (see `pick`), done: L0 into L1, or
+/// one part of an over-full level into the level below it. `None` when L0
+/// and every level are within their sizes. `cursors[i]` is where the round
+/// robin over level `i`'s parts resumes.
 pub(crate) fn next_step(
     sink: &impl LevelSink,
     layers: &Layers,
     cursors: &mut Vec<u32>,
 ) -> Result<Option<Step>> {
     let geo = Geometry::of(sink.options());
-    if layers.runs.len() > L0_RUNS {
-        let lower = layers.levels.first().cloned().unwrap_or_default();
-        let bottom = layers.levels.iter().skip(1).all(Level::is_empty);
-        let limit = layers.runs.iter().map(|r| r.range().end).max().unwrap_or(0);
-        let merged = merge_into(
-            sink,
-            &layers.runs,
-            &lower,
-            pages_of(&(0..limit)),
-            bottom,
-            false,
-        )?;
-        let mut levels = layers.levels.clone();
-        set_level(&mut levels, 0, merged.level);
-        let mut dropped: Vec<u64> = layers.runs.iter().map(|r| r.id).collect();
-        dropped.extend(merged.replaced);
-        return Ok(Some(Step {
-            consumed: layers.runs.iter().map(|r| r.id).collect(),
-            levels,
-            dropped,
-        }));
-    }
-    let Some(i) = (0..layers.levels.len()).find(|&i| layers.levels[i].entries() > geo.capacity(i))
-    else {
+    let entries: Vec<u64> = layers.levels.iter().map(Level::entries).collect();
+    let Some(chosen) = pick(layers.runs.len(), &entries, &geo) else {
         return Ok(None);
+    };
+    let i = match chosen {
+        Pick::L0 => return merge_l0(sink, layers).map(Some),
+        Pick::Level(i) => i,
     };
     let level = &layers.levels[i];
     if cursors.len() <= i {
@@ -331,29 +360,66 @@ pub(crate) fn next_step(
         .iter()
         .position(|p| p.range().start >= cursors[i])
         .unwrap_or(0);
-    let part = Arc::clone(&parts[k]);
-    cursors[i] = part.range().end;
+    let sizes: Vec<u64> = parts.iter().map(|p| p.entries()).collect();
+    let excess = level.entries().saturating_sub(geo.capacity(i));
+    let going = parts[parts_to_move(&sizes, k, excess)].to_vec();
+    let span = going[0].range().start..going[going.len() - 1].range().end;
+    cursors[i] = span.end;
     let lower = layers.levels.get(i + 1).cloned().unwrap_or_default();
     let bottom = layers.levels.iter().skip(i + 2).all(Level::is_empty);
-    let merged = merge_into(
-        sink,
-        std::slice::from_ref(&part),
-        &lower,
-        pages_of(&part.range()),
-        bottom,
-        false,
-    )?;
+    let merged = merge_into(sink, &going, &lower, pages_of(&span), bottom, false)?;
     let mut levels = layers.levels.clone();
-    let rest: Vec<Arc<FlushedRun>> = parts.iter().filter(|p| p.id != part.id).cloned().collect();
+    let gone = |id: u64| going.iter().any(|p| p.id == id);
+    let rest: Vec<Arc<FlushedRun>> = parts.iter().filter(|p| !gone(p.id)).cloned().collect();
     set_level(&mut levels, i, level_of(rest)?);
     set_level(&mut levels, i + 1, merged.level);
-    let mut dropped = vec![part.id];
+    let mut dropped: Vec<u64> = going.iter().map(|p| p.id).collect();
     dropped.extend(merged.replaced);
     Ok(Some(Step {
         consumed: Vec::new(),
         levels,
         dropped,
     }))
+}
+
+/// Which of a level's parts (`sizes`: their entries, in vertex order) go
+/// down, starting at part `first` (the round robin's cursor): consecutive
+/// parts holding at least `excess` entries, what the level holds past its
+/// capacity; at least one part, and none past the last, where the round
+/// robin starts over. One part a step drained too slowly: a part is a
+/// quarter of a flush's entries, while one L0 step brings several flushes.
+fn parts_to_move(sizes: &[u64], first: usize, excess: u64) -> Range<usize> {
+    let mut moved = 0u64;
+    let mut end = first;
+    while end < sizes.len() && (end == first || moved < excess) {
+        moved += sizes[end];
+        end += 1;
+    }
+    first..end
+}
+
+/// Every L0 run merged into L1.
+fn merge_l0(sink: &impl LevelSink, layers: &Layers) -> Result<Step> {
+    let lower = layers.levels.first().cloned().unwrap_or_default();
+    let bottom = layers.levels.iter().skip(1).all(Level::is_empty);
+    let limit = layers.runs.iter().map(|r| r.range().end).max().unwrap_or(0);
+    let merged = merge_into(
+        sink,
+        &layers.runs,
+        &lower,
+        pages_of(&(0..limit)),
+        bottom,
+        false,
+    )?;
+    let mut levels = layers.levels.clone();
+    set_level(&mut levels, 0, merged.level);
+    let mut dropped: Vec<u64> = layers.runs.iter().map(|r| r.id).collect();
+    dropped.extend(merged.replaced);
+    Ok(Step {
+        consumed: layers.runs.iter().map(|r| r.id).collect(),
+        levels,
+        dropped,
+    })
 }
 
 /// Everything in `layers` merged into one level, rewritten whole (stamps
@@ -399,4 +465,67 @@ pub(crate) fn level_of(parts: Vec<Arc<FlushedRun>>) -> Result<Level> {
         offset: 0,
         what,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry() -> Geometry {
+        // 1,000 entries a flush, ratio 10: L1 holds 10,000, L2 100,000.
+        Geometry::of(&Options {
+            memgraph_bytes: 1000 * BYTES_PER_VERSION,
+            level_ratio: 10,
+            ..Options::default()
+        })
+    }
+
+    #[test]
+    fn nothing_is_due_within_sizes() {
+        let geo = geometry();
+        assert_eq!(geo.capacity(0), 10_000);
+        assert_eq!(pick(L0_RUNS, &[10_000, 100_000], &geo), None);
+        assert_eq!(pick(0, &[], &geo), None);
+    }
+
+    #[test]
+    fn an_over_full_l0_goes_when_the_levels_are_within_sizes() {
+        let geo = geometry();
+        assert_eq!(pick(L0_RUNS + 1, &[10_000, 5], &geo), Some(Pick::L0));
+    }
+
+    /// The case "L0 first" got wrong: writes outrunning compaction keep L0
+    /// past its size at every step, and L1 must still drain.
+    #[test]
+    fn a_level_further_past_its_size_than_l0_goes_first() {
+        let geo = geometry();
+        // L0 at 1.25 times its size, L1 at 3.
+        assert_eq!(pick(5, &[30_000], &geo), Some(Pick::Level(0)));
+        // L0 at its stop (3 times) against L1 at 2: L0.
+        assert_eq!(pick(3 * L0_RUNS, &[20_000], &geo), Some(Pick::L0));
+        // A tie goes to L0.
+        assert_eq!(pick(2 * L0_RUNS, &[20_000], &geo), Some(Pick::L0));
+    }
+
+    #[test]
+    fn of_the_levels_the_one_furthest_past_its_size_goes() {
+        let geo = geometry();
+        assert_eq!(pick(0, &[12_000, 150_000], &geo), Some(Pick::Level(1)));
+        assert_eq!(pick(0, &[16_000, 150_000], &geo), Some(Pick::Level(0)));
+        // Equal scores: the shallower level.
+        assert_eq!(pick(0, &[15_000, 150_000], &geo), Some(Pick::Level(0)));
+        assert_eq!(pick(0, &[0, 100_001], &geo), Some(Pick::Level(1)));
+    }
+
+    #[test]
+    fn parts_holding_the_excess_go_down_together() {
+        let sizes = [100, 200, 300, 400];
+        assert_eq!(parts_to_move(&sizes, 0, 250), 0..2);
+        assert_eq!(parts_to_move(&sizes, 1, 200), 1..2);
+        assert_eq!(parts_to_move(&sizes, 1, 201), 1..3);
+        // At least one part, and none past the last.
+        assert_eq!(parts_to_move(&sizes, 2, 0), 2..3);
+        assert_eq!(parts_to_move(&sizes, 2, 10_000), 2..4);
+        assert_eq!(parts_to_move(&sizes, 3, 10_000), 3..4);
+    }
 }
