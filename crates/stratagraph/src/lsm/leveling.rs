@@ -334,9 +334,10 @@ pub(crate) fn pick(l0_runs: usize, level_entries: &[u64], geo: &Geometry) -> Opt
 }
 
 /// The next compaction `layers` needs (see `pick`), done: L0 into L1, or
-/// one part of an over-full level into the level below it. `None` when L0
-/// and every level are within their sizes. `cursors[i]` is where the round
-/// robin over level `i`'s parts resumes.
+/// the parts holding an over-full level's excess (`parts_to_move`) into
+/// the level below it. `None` when L0 and every level are within their
+/// sizes. `cursors[i]` is where the round robin over level `i`'s parts
+/// resumes.
 pub(crate) fn next_step(
     sink: &impl LevelSink,
     layers: &Layers,

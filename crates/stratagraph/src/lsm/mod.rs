@@ -6,9 +6,10 @@
 //! - `flush` writes the MemGraph's versions up to a cut as an L0 run
 //!   (a CSR segment per direction, `crate::csr`).
 //! - `leveling` chooses what a compaction merges: all L0 runs into L1, or
-//!   one part of an over-full level into the parts of the next level it
-//!   overlaps (LSMGraph's vertex-aware compaction), and plans the vertex
-//!   ranges of the parts it writes.
+//!   the parts holding an over-full level's excess into the parts of the
+//!   next level they overlap (LSMGraph's vertex-aware compaction), the
+//!   most over-full first, and plans the vertex ranges of the parts it
+//!   writes.
 //! - `compact` merges the versions of several segments over one vertex
 //!   range, keeping what snapshots at or after the watermark need.
 //! - `layers` is the immutable picture readers and writers hold: L0 runs
