@@ -295,7 +295,8 @@ pub(crate) struct Step {
 pub(crate) enum Pick {
     /// Every L0 run into L1.
     L0,
-    /// One part of `levels[i]` (L(i+1)) into the level below it.
+    /// The parts holding `levels[i]`'s (L(i+1)'s) excess into the level
+    /// below it (`parts_to_move`).
     Level(usize),
 }
 

@@ -1256,7 +1256,7 @@ mod tests {
         }
         g.wait_idle();
         let store = g.store();
-        // (`stats` counts edges, which settles: read the ledger first.)
+        // (A count settles: read the ledger first.)
         let deferred = store.blind.settler().deferred_flushes();
         assert!(store.layers.read().runs.is_empty(), "L0 went down");
         assert!(deferred > 0, "the step settled what was not yet due");
