@@ -83,26 +83,69 @@ impl Waiting {
     }
 }
 
-/// Every insert of `groups[g]` as `(key, g)`, put in order by `sort`, and
-/// for each whether `belows[g]` holds the edge live (`live_below`).
+/// How a settling pass cuts its inserts into slices of sources, sorted and
+/// searched one after another: each of at most `keys` keys, unless one
+/// bucket of `1 << shift` consecutive sources holds more. A key takes 16
+/// bytes sorted, twice what the insert takes in the ledger: sorted all at
+/// once, a pass over a load's deferred inserts at k24 took the process past
+/// its 545 MiB cap (`bench/NOTES.md`, session 53).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slicing {
+    keys: usize,
+    shift: u32,
+}
+
+/// 16 MiB of keys a slice.
+const SLICING: Slicing = Slicing {
+    keys: 1 << 20,
+    shift: 12,
+};
+
+/// Searches every insert of `groups[g]` as `(key, g)` in `belows[g]`
+/// (`live_below`, given each slice's keys put in order by `sort`): returns
+/// how many inserts there were and the keys of those the levels held live.
 fn search<B>(
     groups: &[Waiting],
     belows: &[B],
-    sort: impl FnOnce(&mut [(u64, u32)]),
-    live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
-) -> (Vec<(u64, u32)>, Vec<bool>) {
-    let total: usize = groups.iter().map(|g| g.pairs.len()).sum();
-    if total == 0 {
-        return (Vec::new(), Vec::new());
+    slicing: Slicing,
+    mut sort: impl FnMut(&mut [(u64, u32)]),
+    mut live_below: impl FnMut(&[(u64, u32)], &[B]) -> Vec<bool>,
+) -> (usize, HashSet<(u64, u32)>) {
+    let bucket = |s: u32| (s >> slicing.shift) as usize;
+    let mut counts: Vec<usize> = Vec::new();
+    for &(s, _) in groups.iter().flat_map(|w| &w.pairs) {
+        let b = bucket(s);
+        if b >= counts.len() {
+            counts.resize(b + 1, 0);
+        }
+        counts[b] += 1;
     }
-    let mut keys: Vec<(u64, u32)> = Vec::with_capacity(total);
-    for (g, w) in groups.iter().enumerate() {
-        let g = g as u32;
-        keys.extend(w.pairs.iter().map(|&(s, d)| (key(s, d), g)));
+    let mut live_keys = HashSet::new();
+    let mut keys: Vec<(u64, u32)> = Vec::new();
+    let mut next = 0;
+    while next < counts.len() {
+        let (first, mut n) = (next, 0);
+        while next < counts.len() && (n == 0 || n + counts[next] <= slicing.keys) {
+            n += counts[next];
+            next += 1;
+        }
+        if n == 0 {
+            continue;
+        }
+        keys.clear();
+        keys.reserve_exact(n);
+        for (g, w) in groups.iter().enumerate() {
+            let of_slice = w
+                .pairs
+                .iter()
+                .filter(|&&(s, _)| (first..next).contains(&bucket(s)));
+            keys.extend(of_slice.map(|&(s, d)| (key(s, d), g as u32)));
+        }
+        sort(&mut keys);
+        let live = live_below(&keys, belows);
+        live_keys.extend(keys.iter().zip(live).filter(|(_, l)| *l).map(|(&k, _)| k));
     }
-    sort(&mut keys);
-    let live = live_below(&keys, belows);
-    (keys, live)
+    (counts.iter().sum(), live_keys)
 }
 
 #[derive(Default)]
@@ -130,6 +173,7 @@ pub(crate) struct BlindLedger<B> {
     /// The re-weights found, and the inserts flushed before they were
     /// settled, each flush's with the levels below its run.
     settled: Mutex<(Settled, Vec<(Waiting, B)>)>,
+    slicing: Slicing,
 }
 
 impl<B> Default for BlindLedger<B> {
@@ -140,11 +184,22 @@ impl<B> Default for BlindLedger<B> {
             deferred_bytes: AtomicUsize::new(0),
             pass: Mutex::new(()),
             settled: Mutex::new((Settled::default(), Vec::new())),
+            slicing: SLICING,
         }
     }
 }
 
 impl<B> BlindLedger<B> {
+    /// A ledger whose passes cut their inserts as `keys` and `shift` say
+    /// (`Slicing`), for tests of small passes in many slices.
+    #[cfg(test)]
+    fn sliced(keys: usize, shift: u32) -> Self {
+        BlindLedger {
+            slicing: Slicing { keys, shift },
+            ..BlindLedger::default()
+        }
+    }
+
     /// Records the blind inserts of the commit at `ts`, before it is
     /// published (so a snapshot that sees the commit finds them here).
     pub(crate) fn record(&self, ts: u64, pairs: &[(u32, u32)]) {
@@ -207,14 +262,14 @@ impl<B> BlindLedger<B> {
     /// levels from disk under a memory cap.
     pub(crate) fn settle_deferred_apart(
         &self,
-        sort: impl FnOnce(&mut [(u64, u32)]),
-        live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
+        sort: impl FnMut(&mut [(u64, u32)]),
+        live_below: impl FnMut(&[(u64, u32)], &[B]) -> Vec<bool>,
     ) -> usize {
         let _pass = self.pass.lock();
         let (groups, belows) = self.settler().take_deferred();
-        let (keys, live) = search(&groups, &belows, sort, live_below);
+        let (n, live) = search(&groups, &belows, self.slicing, sort, live_below);
         drop(belows);
-        self.settler().record(&groups, &keys, &live)
+        self.settler().record(&groups, n, &live)
     }
 
     /// Takes out the inserts at or before `ts`: all of them, as a flush
@@ -274,19 +329,20 @@ impl<B> Settler<'_, B> {
         self.guard.1.iter().any(|(w, _)| w.oldest <= ts) || self.ledger.waiting_upto(ts)
     }
 
-    /// Settles every deferred insert, each against its flush's levels.
-    /// `sort` orders `(key, flush)` pairs by key first (the caller may do
-    /// it in parallel), so the levels are read in order; `live_below` says
-    /// for each whether that flush's levels hold the edge live. Returns
-    /// how many were settled.
+    /// Settles every deferred insert, each against its flush's levels, in
+    /// slices of sources in vertex order (`Slicing`). `sort` orders a
+    /// slice's `(key, flush)` pairs by key first (the caller may do it in
+    /// parallel), so the levels are read in order; `live_below` says for
+    /// each whether that flush's levels hold the edge live. Returns how
+    /// many were settled.
     pub(crate) fn settle_deferred(
         &mut self,
-        sort: impl FnOnce(&mut [(u64, u32)]),
-        live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
+        sort: impl FnMut(&mut [(u64, u32)]),
+        live_below: impl FnMut(&[(u64, u32)], &[B]) -> Vec<bool>,
     ) -> usize {
         let (groups, belows) = self.take_deferred();
-        let (keys, live) = search(&groups, &belows, sort, live_below);
-        self.record(&groups, &keys, &live)
+        let (n, live) = search(&groups, &belows, self.ledger.slicing, sort, live_below);
+        self.record(&groups, n, &live)
     }
 
     /// Settles the inserts waiting at or before `ts` against `current`,
@@ -297,8 +353,8 @@ impl<B> Settler<'_, B> {
         &mut self,
         ts: u64,
         current: B,
-        sort: impl FnOnce(&mut [(u64, u32)]),
-        live_below: impl FnOnce(&[(u64, u32)], &[B]) -> Vec<bool>,
+        sort: impl FnMut(&mut [(u64, u32)]),
+        live_below: impl FnMut(&[(u64, u32)], &[B]) -> Vec<bool>,
     ) -> usize {
         self.defer_upto(ts, || current);
         self.settle_deferred(sort, live_below)
@@ -310,17 +366,11 @@ impl<B> Settler<'_, B> {
         std::mem::take(&mut self.guard.1).into_iter().unzip()
     }
 
-    /// Records the re-weights among `groups`' inserts, whose keys `search`
-    /// gave with `live`; returns how many inserts were settled.
-    fn record(&mut self, groups: &[Waiting], keys: &[(u64, u32)], live: &[bool]) -> usize {
+    /// Records the re-weights among `groups`' `n` inserts, those whose keys
+    /// `search` found live below (`reweighted`); returns `n`.
+    fn record(&mut self, groups: &[Waiting], n: usize, reweighted: &HashSet<(u64, u32)>) -> usize {
         // Re-weights are the rare case (a load writes new edges): find
         // their commits only when there are some.
-        let reweighted: HashSet<(u64, u32)> = keys
-            .iter()
-            .zip(live)
-            .filter(|(_, &l)| l)
-            .map(|(&k, _)| k)
-            .collect();
         if !reweighted.is_empty() {
             let mut by_ts: Vec<(u64, u64)> = Vec::new();
             for (g, w) in groups.iter().enumerate() {
@@ -337,11 +387,11 @@ impl<B> Settler<'_, B> {
                 );
             }
             by_ts.sort_unstable();
-            for (t, n) in by_ts {
-                self.add(t, n);
+            for (t, k) in by_ts {
+                self.add(t, k);
             }
         }
-        keys.len()
+        n
     }
 
     /// `n` more re-weights at `ts`.
@@ -455,6 +505,65 @@ mod tests {
         assert_eq!([5, 9].map(|t| s.reweights_upto(t)), [1, 1]);
         assert!(!s.unsettled_upto(5) && s.unsettled_upto(6));
         assert_eq!(s.settle_deferred(by_vertex, live), 0);
+    }
+
+    /// A pass cut into slices of sources looks each insert up once, in
+    /// vertex order within each slice and slice after slice, in slices no
+    /// larger than asked unless one bucket is, and settles as one uncut
+    /// pass does.
+    #[test]
+    fn a_pass_in_slices_settles_as_one_pass() {
+        let below: Levels = Box::leak(
+            (0..30u32)
+                .flat_map(|s| (0..4).map(move |d| (s, d)))
+                .filter(|&(s, d)| (s + d) % 3 == 0)
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        );
+        let fill = |l: &BlindLedger<Levels>| {
+            for f in 0..3u32 {
+                for i in 0..20u32 {
+                    let (s, d) = ((i * 7 + f * 3) % 30, (i + f) % 4);
+                    l.record(u64::from(f * 100 + i + 1), &[(s, d)]);
+                }
+                l.settler().defer_upto(u64::from(f * 100 + 50), || below);
+            }
+        };
+        let whole = BlindLedger::<Levels>::default();
+        fill(&whole);
+        let mut calls = 0;
+        assert_eq!(
+            whole.settle_deferred_apart(by_vertex, |k, b| {
+                calls += 1;
+                live(k, b)
+            }),
+            60
+        );
+        assert_eq!(calls, 1);
+
+        let cut = BlindLedger::<Levels>::sliced(5, 1);
+        fill(&cut);
+        let mut seen: Vec<(u64, u32)> = Vec::new();
+        let mut sizes = Vec::new();
+        let settled = cut.settle_deferred_apart(by_vertex, |k, b| {
+            assert!(seen.last() < k.first(), "slices in vertex order, apart");
+            seen.extend_from_slice(k);
+            sizes.push(k.len());
+            live(k, b)
+        });
+        assert_eq!(settled, 60);
+        assert_eq!(seen.len(), 60);
+        // Sources 2b and 2b+1 share a bucket; no bucket here holds more
+        // than 5 inserts, so no slice does.
+        assert!(
+            sizes.len() >= 12 && sizes.iter().all(|&n| n <= 5),
+            "{sizes:?}"
+        );
+        let (a, b) = (whole.settler(), cut.settler());
+        for t in [0, 1, 20, 50, 101, 150, 220, 300] {
+            assert_eq!(a.reweights_upto(t), b.reweights_upto(t), "at {t}");
+        }
+        assert!(a.reweights_upto(300) > 0);
     }
 
     #[test]

@@ -115,12 +115,13 @@ pub struct Options {
     /// written without searching the levels below for it (a blind write).
     /// The search only tells a new edge from a re-weight of one already
     /// there, which matters for the edge count alone; blind, the count is
-    /// settled later, many flushes' inserts at once in vertex order: before
-    /// a compaction replaces the levels they were written over, once they
-    /// take twice the MemGraph's budget (8 bytes each, 16 a commit), or when a
-    /// snapshot's `edge_count` needs them first (see `blind.rs`). Counts and reads are exact either way. Off, every such
-    /// insert searches at once, as under a memory cap that search is a
-    /// random page read. Not stored. Default on.
+    /// settled later, many flushes' inserts at once in vertex order: once
+    /// they take the MemGraph's budget (8 bytes each, 16 a commit) or come
+    /// from 16 flushes, or when a snapshot's `edge_count` needs them first
+    /// (see `blind.rs`). So blind inserts take up to one more MemGraph
+    /// budget of memory. Counts and reads are exact either way. Off, every
+    /// such insert searches at once, as under a memory cap that search is
+    /// a random page read. Not stored. Default on.
     pub blind_inserts: bool,
     /// Whether level files keep their weights compressed
     /// (`docs/FORMAT.md` §1.5): a segment with at most 65536 distinct

@@ -1227,6 +1227,104 @@ impl Segment {
         self.deciding(v, dst, ts).map(|(_, tomb)| !tomb)
     }
 
+    /// Asks the kernel to start reading every byte a look-up of an edge of
+    /// `vertices` reads here (rows, offsets, list starts, destinations,
+    /// stamps), in large requests, and returns at once: for a pass of
+    /// look-ups in vertex order (settling blind inserts). Faulted in one
+    /// by one, the pages would each be a read of their own; through the
+    /// read-ahead mapping each fault reads a window around it that on some
+    /// disks is 8 MiB, and under a memory cap the windows of the segments
+    /// such a pass reads side by side evict each other before they are
+    /// read (`store/settle.rs`). Only the column ends are read here,
+    /// through the mapping without read-ahead.
+    pub(crate) fn will_need(&self, vertices: Range<u32>) {
+        let storage = &self.inner.storage;
+        let bytes = storage.point_bytes();
+        let offsets: &[u32] = self.col_in(bytes, Section::Offsets);
+        let n = offsets.len().saturating_sub(1);
+        let rows = self.rows_in(bytes);
+        let (r0, r1) = (
+            rows.rows_below(vertices.start, n),
+            rows.rows_below(vertices.end, n),
+        );
+        if r0 >= r1 {
+            return;
+        }
+        let (e0, e1) = (
+            offsets.get(r0).map_or(0, |&e| e as usize),
+            offsets.get(r1).map_or(0, |&e| e as usize),
+        );
+        let ask = |s: Section, from: usize, to: usize| {
+            let at = self.header().section(s).offset as usize;
+            storage.will_need(at.saturating_add(from)..at.saturating_add(to));
+        };
+        ask(Section::Offsets, 4 * r0, 4 * (r1 + 1));
+        if self.is_sparse() {
+            let lo = self.vertex_range().start;
+            let span = |v: u32| (v.saturating_sub(lo) as usize / 64) * 16;
+            ask(
+                Section::Present,
+                span(vertices.start),
+                span(vertices.end) + 16,
+            );
+        }
+        if self.is_packed() {
+            ask(Section::Lists, 4 * r0, 4 * (r1 + 1));
+            let starts: &[u32] = self.col_in(bytes, Section::Lists);
+            let at = |r: usize| starts.get(r).map_or(0, |&x| x as usize);
+            ask(Section::Dsts, at(r0), at(r1) + pack::SLACK);
+        } else {
+            ask(Section::Dsts, 4 * e0, 4 * e1);
+        }
+        if self.has_stamps() {
+            let idx: &[u32] = self.col_in(bytes, Section::StampIdx);
+            let below = |e: usize| idx.partition_point(|&i| (i as usize) < e);
+            let (k0, k1) = (below(e0), below(e1));
+            ask(Section::StampIdx, 4 * k0, 4 * k1);
+            ask(Section::Stamps, 8 * k0, 8 * k1);
+        }
+    }
+
+    /// `decided_live` for each of `dsts` (ascending) at once: calls
+    /// `f(k, live)` for each `dsts[k]` this segment decides. A packed list
+    /// is decoded once, up to the last of them. Asked one at a time, each
+    /// look-up decodes half the list on average, and the look-ups a
+    /// settling pass makes in vertex order come most often to the longest
+    /// lists (an edge's source is a hub in proportion to its degree): at
+    /// k24, 3,800 entries a look-up on average.
+    pub(crate) fn decided_live_each(
+        &self,
+        v: u32,
+        dsts: &[u32],
+        ts: u64,
+        mut f: impl FnMut(usize, bool),
+    ) {
+        let Some(&last) = dsts.last() else {
+            return;
+        };
+        let r = self.entry_range(v);
+        if r.is_empty() {
+            return;
+        }
+        let bytes = self.look_up_bytes();
+        let mut each = |d: &[u32]| {
+            for (k, &dst) in dsts.iter().enumerate() {
+                if let Some((_, tomb)) = self.deciding_in(bytes, r.clone(), d, dst, ts) {
+                    f(k, !tomb);
+                }
+            }
+        };
+        if !self.is_packed() {
+            let d: &[u32] = self.col_in(bytes, Section::Dsts);
+            return each(d.get(r.clone()).unwrap_or(&[]));
+        }
+        with_decoded(|buf| {
+            let lists = self.packed_lists_in(bytes);
+            pack::decode_through(lists.bytes_from(v), r.len(), last, buf);
+            each(buf);
+        })
+    }
+
     /// The entry of the version of `v -> dst` a snapshot at `ts` sees, and
     /// whether it is a tombstone. Its reads go through the mapping
     /// `entry_range` picks, as a list read's do: a look-up at random reads

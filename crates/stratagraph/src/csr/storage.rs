@@ -150,8 +150,22 @@ impl Storage {
         }
     }
 
-    /// The same bytes, through the mapping without read-ahead.
-    #[cfg(test)] // used by the tests only: reads choose with `vertex_bytes`
+    /// Asks the kernel to start reading `span` (byte offsets, clamped to
+    /// the file) into the page cache, in requests as large as it likes,
+    /// and returns at once; nothing for owned bytes.
+    pub(crate) fn will_need(&self, span: Range<usize>) {
+        if let Storage::Mapped { points, .. } = self {
+            let end = span.end.min(points.len());
+            if span.start < end {
+                // A hint: a kernel that refuses it faults page by page.
+                let _ =
+                    points.advise_range(memmap2::Advice::WillNeed, span.start, end - span.start);
+            }
+        }
+    }
+
+    /// The same bytes, through the mapping without read-ahead: for a few
+    /// reads at known places that must not fault in the pages around them.
     pub(crate) fn point_bytes(&self) -> &[u8] {
         match self {
             Storage::Owned(b) => b.as_bytes(),

@@ -69,6 +69,15 @@ impl Spec {
             .collect()
     }
 
+    /// Whether the newest version of `v -> dst` with timestamp <= ts is
+    /// live; `None` without one.
+    fn decided_live(&self, v: u32, dst: u32, ts: u64) -> Option<bool> {
+        self.entries(v)
+            .iter()
+            .find(|e| e.dst == dst && e.ts <= ts)
+            .map(|e| !e.tomb)
+    }
+
     fn all(&self) -> impl Iterator<Item = &SegEntry> {
         self.vertices.values().flatten()
     }
@@ -167,6 +176,17 @@ const SNAPSHOTS: [u64; 9] = [0, 1, 7, 20, 35, 59, 60, 1000, TS_MASK];
 /// Compares every column and every read call with the spec.
 fn check(seg: &Segment, spec: &Spec) {
     seg.verify().unwrap();
+    // Reading ahead is a hint: any range, inside the segment or not,
+    // changes none of the answers below.
+    for r in [
+        0..0,
+        spec.lo..spec.hi,
+        spec.lo + 1..spec.lo,
+        spec.hi..u32::MAX,
+        0..u32::MAX,
+    ] {
+        seg.will_need(r);
+    }
     assert_eq!(seg.vertex_range(), spec.lo..spec.hi);
     assert_eq!(seg.direction(), spec.dir);
     assert_eq!(seg.has_pivots(), !spec.pivots.is_empty());
@@ -293,6 +313,22 @@ fn check(seg: &Segment, spec: &Spec) {
                     model.get(&dst).copied(),
                     "edge {v}->{dst} at {ts}"
                 );
+            }
+            // Many destinations asked at once (ascending, some twice, or a
+            // few ending before the list does) answer as the spec says.
+            let every: Vec<u32> = (0..42)
+                .flat_map(|d| [d, d].into_iter().take(1 + (d % 3 == 0) as usize))
+                .collect();
+            let few: Vec<u32> = (0..42).filter(|d| d % 7 == 2).take(3).collect();
+            for asked in [every, few, Vec::new()] {
+                let mut got = vec![None; asked.len()];
+                seg.decided_live_each(v, &asked, ts, |k, live| {
+                    assert!(got[k].is_none(), "{v}->{} reported twice", asked[k]);
+                    got[k] = Some(live);
+                });
+                let want: Vec<Option<bool>> =
+                    asked.iter().map(|&d| spec.decided_live(v, d, ts)).collect();
+                assert_eq!(got, want, "vertex {v} at ts {ts}, asked {asked:?}");
             }
         }
     }

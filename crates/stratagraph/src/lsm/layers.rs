@@ -401,6 +401,65 @@ impl Layers {
             .and_then(Decided::weight)
     }
 
+    /// `latest(v, d, dir).is_some()`, without reading the weight.
+    pub(crate) fn is_live(&self, v: u32, d: u32, dir: Direction) -> bool {
+        self.segments_at(v, dir, u64::MAX)
+            .find_map(|seg| seg.decided_live(v, d, u64::MAX))
+            .unwrap_or(false)
+    }
+
+    /// Starts reading what look-ups of edges of `vertices` read in every
+    /// segment (`Segment::will_need`).
+    pub(crate) fn will_need(&self, vertices: Range<u32>, dir: Direction) {
+        let overlaps = |r: &Arc<FlushedRun>| {
+            let range = r.range();
+            range.start < vertices.end && vertices.start < range.end
+        };
+        for r in self.all().filter(|r| overlaps(r)) {
+            r.seg(dir).will_need(vertices.clone());
+        }
+    }
+
+    /// One past the last vertex any run or level part covers.
+    pub(crate) fn vertex_end(&self) -> u32 {
+        self.all().map(|r| r.range().end).max().unwrap_or(0)
+    }
+
+    /// `latest(v, d, dir).is_some()` for each `d` of `dsts` (ascending),
+    /// asking each segment about all the destinations still undecided at
+    /// once (`Segment::decided_live_each`): for the many look-ups of one
+    /// vertex a settling pass makes (`crate::blind`).
+    pub(crate) fn live_each(&self, v: u32, dsts: &[u32], dir: Direction) -> Vec<bool> {
+        let mut live = vec![false; dsts.len()];
+        if let [d] = dsts {
+            live[0] = self.is_live(v, *d, dir);
+            return live;
+        }
+        // `open[j]`: the index in `dsts` of the j-th destination no
+        // segment has decided yet; `asked`, their destinations.
+        let mut open: Vec<usize> = (0..dsts.len()).collect();
+        let mut asked: Vec<u32> = dsts.to_vec();
+        for seg in self.segments_at(v, dir, u64::MAX) {
+            let mut decided = vec![false; open.len()];
+            seg.decided_live_each(v, &asked, u64::MAX, |j, l| {
+                live[open[j]] = l;
+                decided[j] = true;
+            });
+            let still = |(j, _): &(usize, _)| !decided[*j];
+            open = open
+                .into_iter()
+                .enumerate()
+                .filter(still)
+                .map(|x| x.1)
+                .collect();
+            asked = open.iter().map(|&k| dsts[k]).collect();
+            if open.is_empty() {
+                break;
+            }
+        }
+        live
+    }
+
     /// Starts loading where `v`'s lists begin below the MemGraph, for a
     /// write that will look there (see `util::prefetch`).
     pub(crate) fn prefetch_lists(&self, v: u32, dir: Direction) {
@@ -411,7 +470,7 @@ impl Layers {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::csr::{Encoding, SegEntry, SegmentWriter};
     use crate::direction::Direction;
@@ -489,6 +548,91 @@ mod tests {
                     .map(|v| u64::from(few(v) + most(v)))
                     .sum();
                 assert_eq!(got, 7 + want, "page {p} of {range:?}");
+            }
+        }
+    }
+
+    /// A run over `0..n` holding `lists[v]` at each vertex `v`.
+    pub(crate) fn run_of(id: u64, n: u32, pack: bool, lists: &[Vec<SegEntry>]) -> Arc<FlushedRun> {
+        let encoding = Encoding {
+            pack_dsts: pack,
+            ..Encoding::PLAIN
+        };
+        let mut w = SegmentWriter::new(0, Direction::Out).encoding(encoding);
+        for (v, list) in lists.iter().enumerate() {
+            if !list.is_empty() {
+                w.push_vertex(v as u32, list).unwrap();
+            }
+        }
+        let out = Segment::from_bytes(w.finish(n).unwrap(), "test").unwrap();
+        Arc::new(FlushedRun {
+            id,
+            out,
+            inn: None,
+            cut: 1,
+        })
+    }
+
+    #[test]
+    fn many_look_ups_of_one_vertex_answer_as_the_newest_version_says() {
+        // Two runs of versions and tombstones (the newer packed) over a
+        // packed level of plain edges; long lists so a packed one spans
+        // several chunks.
+        const N: u32 = 6;
+        const DSTS: u32 = 700;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        // sources[s][v]: source s's versions of v's edges (0: newest).
+        let mut sources: Vec<Vec<Vec<SegEntry>>> = vec![vec![Vec::new(); N as usize]; 3];
+        for v in 0..N {
+            for d in 0..DSTS {
+                for (s, ts) in [(0usize, 30u64), (1, 20), (2, 0)] {
+                    let r = next() % 4;
+                    if s == 2 && r < 2 {
+                        sources[s][v as usize].push(SegEntry::plain(d));
+                    } else if s < 2 && r == 0 {
+                        let mut e = SegEntry::plain(d);
+                        e.ts = ts + u64::from(next() % 5);
+                        e.tomb = next() % 2 == 0;
+                        sources[s][v as usize].push(e);
+                    }
+                }
+            }
+        }
+        let layers = Layers::new(
+            vec![
+                run_of(3, N, true, &sources[0]),
+                run_of(2, N, false, &sources[1]),
+            ],
+            vec![Level::new(vec![run_of(1, N, true, &sources[2])]).unwrap()],
+        );
+        // The model: the newest source holding a version of the edge
+        // decides, live unless that version is a tombstone.
+        let model = |v: u32, d: u32| {
+            sources
+                .iter()
+                .find_map(|s| s.get(v as usize)?.iter().find(|e| e.dst == d))
+                .is_some_and(|e| !e.tomb)
+        };
+        for v in 0..N + 1 {
+            for step in [1, 3, 17, 350] {
+                let asked: Vec<u32> = (0..DSTS + 5).step_by(step).collect();
+                let want: Vec<bool> = asked.iter().map(|&d| model(v, d)).collect();
+                assert_eq!(
+                    layers.live_each(v, &asked, Direction::Out),
+                    want,
+                    "{v} by {step}"
+                );
+                let one: Vec<bool> = asked
+                    .iter()
+                    .map(|&d| layers.latest(v, d, Direction::Out).is_some())
+                    .collect();
+                assert_eq!(one, want, "latest, {v} by {step}");
             }
         }
     }

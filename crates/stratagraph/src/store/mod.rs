@@ -15,6 +15,7 @@
 
 pub mod checkpoint;
 pub(crate) mod maintain;
+mod settle;
 
 use crate::blind::BlindLedger;
 use crate::conflict::Conflicts;
@@ -34,18 +35,10 @@ use crate::version::{Clock, Timestamp};
 use crate::wal::Wal;
 use maintain::LsmState;
 use parking_lot::{Mutex, RwLock};
+use settle::live_below;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-
-/// Whether the levels of deferred flush `g`, `belows[g]`, hold the edge of
-/// `key` live (`blind.rs`).
-fn live_below(belows: &[Arc<Layers>], &(key, g): &(u64, u32)) -> bool {
-    let (src, dst) = ((key >> 32) as u32, key as u32);
-    belows[g as usize]
-        .latest(src, dst, Direction::Out)
-        .is_some()
-}
 
 /// State shared by a graph's handles, transactions and snapshots.
 pub(crate) struct Store {
@@ -293,11 +286,12 @@ impl Store {
                 current,
                 |k| self.par(|| k.par_sort_unstable()),
                 |k, belows| {
+                    // A chunk boundary inside one source's keys only
+                    // costs its lists a second read.
                     self.par(|| {
-                        k.par_iter()
-                            .with_min_len(GRAIN)
-                            .map(|x| live_below(belows, x))
-                            .collect()
+                        let parts: Vec<Vec<bool>> =
+                            k.par_chunks(GRAIN).map(|c| live_below(belows, c)).collect();
+                        parts.concat()
                     })
                 },
             );
@@ -314,10 +308,8 @@ impl Store {
     /// background one, which must not take the pool from writers), without
     /// holding up flushes meanwhile (`BlindLedger::settle_deferred_apart`).
     pub(crate) fn settle_deferred(&self) {
-        self.blind.settle_deferred_apart(
-            |k| k.sort_unstable(),
-            |k, belows| k.iter().map(|x| live_below(belows, x)).collect(),
-        );
+        self.blind
+            .settle_deferred_apart(|k| k.sort_unstable(), |k, belows| live_below(belows, k));
     }
 
     /// Runs `f`, which uses rayon, on the store's own thread pool (the
