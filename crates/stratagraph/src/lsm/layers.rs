@@ -475,17 +475,22 @@ pub(crate) mod tests {
     use crate::csr::{Encoding, SegEntry, SegmentWriter};
     use crate::direction::Direction;
 
-    /// A part covering `range` with one edge at its first vertex.
-    fn part(id: u64, range: Range<u32>) -> Arc<FlushedRun> {
-        let mut w = SegmentWriter::new(range.start, Direction::Out);
-        w.push_vertex(range.start, &[SegEntry::plain(0)]).unwrap();
-        let out = Segment::from_bytes(w.finish(range.end).unwrap(), "test").unwrap();
+    /// A run of out-lists `out`, flushed at timestamp 1.
+    fn run(id: u64, out: Segment) -> Arc<FlushedRun> {
         Arc::new(FlushedRun {
             id,
             out,
             inn: None,
             cut: 1,
         })
+    }
+
+    /// A part covering `range` with one edge at its first vertex.
+    fn part(id: u64, range: Range<u32>) -> Arc<FlushedRun> {
+        let mut w = SegmentWriter::new(range.start, Direction::Out);
+        w.push_vertex(range.start, &[SegEntry::plain(0)]).unwrap();
+        let out = Segment::from_bytes(w.finish(range.end).unwrap(), "test").unwrap();
+        run(id, out)
     }
 
     #[test]
@@ -565,12 +570,7 @@ pub(crate) mod tests {
             }
         }
         let out = Segment::from_bytes(w.finish(n).unwrap(), "test").unwrap();
-        Arc::new(FlushedRun {
-            id,
-            out,
-            inn: None,
-            cut: 1,
-        })
+        run(id, out)
     }
 
     #[test]
@@ -580,13 +580,8 @@ pub(crate) mod tests {
         // several chunks.
         const N: u32 = 6;
         const DSTS: u32 = 700;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as u32
-        };
+        let mut rng = crate::util::fuzz::Rng::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = move || (rng.next() >> 32) as u32;
         // sources[s][v]: source s's versions of v's edges (0: newest).
         let mut sources: Vec<Vec<Vec<SegEntry>>> = vec![vec![Vec::new(); N as usize]; 3];
         for v in 0..N {

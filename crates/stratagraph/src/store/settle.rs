@@ -123,13 +123,8 @@ mod tests {
         // Two deferred flushes' levels: the older a packed level alone, the
         // newer the same level under a run of re-inserts and tombstones.
         const N: u32 = 40;
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as u32
-        };
+        let mut rng = crate::util::fuzz::Rng::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = move || (rng.next() >> 32) as u32;
         let mut level = vec![Vec::new(); N as usize];
         let mut run = vec![Vec::new(); N as usize];
         for v in 0..N {
