@@ -1098,8 +1098,14 @@ impl WriteTxn {
                 store.mem.prefetch_entry(v);
             }
         }
-        for &(s, _) in self.edges.keys() {
-            layers.prefetch_lists(s, Direction::Out);
+        // Only deletes, and inserts when blind writes are off, look their
+        // edge up in the levels (`edge_rules`); under a memory cap the
+        // prefetch's own look-up of a list's row is a page read.
+        let blind = store.opts.blind_inserts;
+        for (&(s, _), w) in &self.edges {
+            if w.is_none() || !blind {
+                layers.prefetch_lists(s, Direction::Out);
+            }
         }
         if !ahead {
             for &v in &ids {
