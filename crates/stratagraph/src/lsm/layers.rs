@@ -445,13 +445,11 @@ impl Layers {
                 live[open[j]] = l;
                 decided[j] = true;
             });
-            let still = |(j, _): &(usize, _)| !decided[*j];
-            open = open
-                .into_iter()
-                .enumerate()
-                .filter(still)
-                .map(|x| x.1)
-                .collect();
+            let mut j = 0;
+            open.retain(|_| {
+                j += 1;
+                !decided[j - 1]
+            });
             asked = open.iter().map(|&k| dsts[k]).collect();
             if open.is_empty() {
                 break;
