@@ -7,7 +7,9 @@
 #       --memory 256M --store /work/k24capped --out bench/results/capped-k24
 #
 # --cap is the cgroup's limit (page cache counts); --memory is what the
-# store sizes its MemGraph and load batches by (stratagraph load --memory).
+# store sizes its MemGraph and load batches by (stratagraph load --memory);
+# --reads picks the reads phase's reads (`bench capped --reads`; all by
+# default: scan_rand alone takes about half an hour at k24 under 545 MiB).
 # Writes OUT-<phase>.tsv (rows), OUT-reads-uncapped.tsv, and OUT-memcap.tsv
 # (one memcap line a phase: wall time, the cgroup's peak, whether the cap
 # killed it). It first waits for the machine's load average to fall below
@@ -20,7 +22,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
-scale=20 data="${STRATAGRAPH_W1_DATA:-/work/data}" cap=128M memory=64M store="" out="" threads=1 max_load=1.5
+scale=20 data="${STRATAGRAPH_W1_DATA:-/work/data}" cap=128M memory=64M store="" out="" threads=1 max_load=1.5 reads=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --scale) scale="$2"; shift 2 ;;
@@ -31,12 +33,20 @@ while [ $# -gt 0 ]; do
         --out) out="$2"; shift 2 ;;
         --threads) threads="$2"; shift 2 ;;
         --max-load) max_load="$2"; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        --reads) reads="$2"; shift 2 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "run_capped.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 [ -n "$store" ] && [ -n "$out" ] || { echo "run_capped.sh: --store and --out are required" >&2; exit 2; }
 cd "$ROOT"
+# The reads and delete_mixed check against kS.ref_extra.json (PageRank's
+# top vertex, the sum after the operations): fail now, not after the load.
+[ -f "$data/k$scale.ref_extra.json" ] || {
+    echo "run_capped.sh: no $data/k$scale.ref_extra.json; write it first:" \
+        "python3 bench/ref_extra.py --scales $scale --no-triangles --data $data" >&2
+    exit 2
+}
 build_cli
 bin="$ROOT/target/release/stratagraph"
 rm -rf "$store"
@@ -59,7 +69,9 @@ phase() {
 quiet "$max_load" | tee "$out-machine-load.txt"
 phase load load "$cap"
 phase insert_single insert_single "$cap"
-phase reads reads "$cap"
-phase reads reads-uncapped none
-phase reads reads-uncapped none
+read_args=()
+[ -n "$reads" ] && read_args=(--reads "$reads")
+phase reads reads "$cap" "${read_args[@]}"
+phase reads reads-uncapped none "${read_args[@]}"
+phase reads reads-uncapped none "${read_args[@]}"
 phase delete_mixed delete_mixed "$cap"
