@@ -5,13 +5,19 @@
 //! vertex look for a parent among its in-neighbours and stop at the first hit, which skips
 //! most edge checks on low-diameter graphs. Semantics follow Graphalytics: depth along
 //! out-edges on directed graphs, source at depth 0.
+//!
+//! A bottom-up step reads whole the in-lists of the vertices it finds no parent for; when
+//! those fit in a budget it keeps them, and the search ends on them in memory (`residual`)
+//! instead of reading the graph at every later level.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::pool::{par_ranges, run_in_pool, MIN_VERTICES_PER_TASK, ORDERED_FRONTIER};
+use crate::pool::{run_in_pool, MIN_VERTICES_PER_TASK, ORDERED_FRONTIER};
 use crate::view::GraphView;
+
+mod residual;
 
 /// Depth reported for vertices the source cannot reach, and for holes.
 ///
@@ -51,6 +57,14 @@ fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
 /// vertices and holes), found direction-optimising on the current rayon
 /// pool: the first pass of betweenness as well.
 pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u32> {
+    levels_keeping(g, source, residual::BUDGET_IDS_PER_VERTEX)
+}
+
+/// `levels_in_pool` where a bottom-up step may keep `ids_per_vertex`
+/// neighbour ids a vertex of the graph to end the search on (see
+/// `residual`): 0 keeps none unless nothing is left, so that tests can
+/// take every path.
+fn levels_keeping<G: GraphView>(g: &G, source: u32, ids_per_vertex: usize) -> Vec<u32> {
     let n = g.id_bound() as usize;
     let depth: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
@@ -58,7 +72,7 @@ pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u32> {
         .collect();
     if g.contains(source) {
         depth[source as usize].store(0, Relaxed);
-        traverse(g, source, &depth);
+        traverse(g, source, &depth, n.saturating_mul(ids_per_vertex));
     }
     depth
         .into_par_iter()
@@ -69,7 +83,7 @@ pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u32> {
         .collect()
 }
 
-fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
+fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32], budget: usize) {
     let n = depth.len();
     // The stored edges, as GAP counts them (each undirected edge both ways;
     // an undirected self-loop is counted twice, which only nudges the
@@ -84,8 +98,13 @@ fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
             let mut awake = frontier.len() as u64;
             loop {
                 let old_awake = awake;
-                awake = bottom_up_step(g, depth, level);
+                let kept;
+                (awake, kept) = residual::bottom_up_keeping(g, depth, level, budget);
                 level += 1;
+                if let Some(res) = kept {
+                    residual::finish(depth, &res, level, awake, old_awake);
+                    return;
+                }
                 if awake == 0 || (awake < old_awake && awake <= n as u64 / BETA) {
                     break;
                 }
@@ -105,14 +124,34 @@ fn traverse<G: GraphView>(g: &G, source: u32, depth: &[AtomicU32]) {
             if frontier.len() >= ORDERED_FRONTIER {
                 frontier.par_sort_unstable();
             }
-            scout = frontier
-                .par_iter()
-                .map(|&v| u64::from(g.out_degree(v)))
-                .sum();
+            scout = scout_upto(g, &frontier, edges_to_check / ALPHA);
             level += 1;
         }
     }
 }
+
+/// The frontier's out-edges, counted in vertex order only until they pass
+/// `limit`: past it the next step is bottom-up whatever the rest come to,
+/// and on a store a degree may read the vertex's list (at scale 24 under a
+/// memory cap, counting a first frontier of 239,330 vertices whole read
+/// 1.39 GB).
+fn scout_upto<G: GraphView>(g: &G, frontier: &[u32], limit: u64) -> u64 {
+    let mut sum = 0u64;
+    for chunk in frontier.chunks(SCOUT_CHUNK) {
+        sum += chunk
+            .par_iter()
+            .map(|&v| u64::from(g.out_degree(v)))
+            .sum::<u64>();
+        if sum > limit {
+            break;
+        }
+    }
+    sum
+}
+
+/// Frontier vertices whose degrees `scout_upto` sums between two looks at
+/// the limit: enough to keep the threads busy.
+const SCOUT_CHUNK: usize = 4096;
 
 /// Claims unvisited out-neighbours of the frontier with a CAS so each vertex enters the
 /// next frontier exactly once.
@@ -146,32 +185,6 @@ fn top_down_step<G: GraphView>(
         })
 }
 
-/// Every unvisited vertex scans its in-neighbours for one at `level`. Only the vertex itself
-/// writes its depth, and it writes `level + 1`, which no reader compares against, so the
-/// step needs no CAS. Returns how many vertices were discovered.
-fn bottom_up_step<G: GraphView>(g: &G, depth: &[AtomicU32], level: u32) -> u64 {
-    par_ranges(depth.len() as u32)
-        .map(|range| {
-            let mut found = 0;
-            // Any in-neighbour at `level` will do, so order is not needed,
-            // and the search of a list ends there; visited vertices' lists
-            // are not needed at all.
-            let unvisited = |v: u32| depth[v as usize].load(Relaxed) == UNVISITED;
-            g.scan_in_until(range, unvisited, |v, piece| {
-                let hit = piece
-                    .iter()
-                    .any(|&u| depth[u as usize].load(Relaxed) == level);
-                if hit {
-                    depth[v as usize].store(level + 1, Relaxed);
-                    found += 1;
-                }
-                hit
-            });
-            found
-        })
-        .sum()
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests may panic on bad fixtures
 mod tests {
@@ -201,6 +214,79 @@ mod tests {
         assert_eq!(d[201], 2); // external 300
         assert_eq!(d[202], 3); // external 301
         assert_eq!(d[203], U); // isolated 999
+    }
+
+    /// Levels by a plain queue, the reference the search must match.
+    fn queue_levels(g: &CsrGraph, source: u32) -> Vec<u32> {
+        let mut depth = vec![UNVISITED; g.id_bound() as usize];
+        depth[source as usize] = 0;
+        let mut queue = std::collections::VecDeque::from([source]);
+        while let Some(u) = queue.pop_front() {
+            for w in g.out_neighbors(u) {
+                if depth[w as usize] == UNVISITED {
+                    depth[w as usize] = depth[u as usize] + 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+        depth
+    }
+
+    /// Every budget: none (the search reads the graph to its end), one id
+    /// a vertex (the default), and enough for any residual.
+    fn check_every_budget(g: &CsrGraph, source: u32) {
+        let want = queue_levels(g, source);
+        for ids_per_vertex in [0, residual::BUDGET_IDS_PER_VERTEX, 1 << 20] {
+            for threads in [1, 2] {
+                let got = run_in_pool(threads, || levels_keeping(g, source, ids_per_vertex));
+                assert_eq!(
+                    got, want,
+                    "{ids_per_vertex} ids a vertex, {threads} threads"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn residual_search_takes_every_turn() {
+        // A hub whose leaves start the search bottom-up (and keep the rest),
+        // a chain the residual walks top-down, and a second hub at its end
+        // that turns it bottom-up again; both ways round.
+        let mut edges: Vec<(u64, u64)> = (1..=200).map(|i| (0, i)).collect();
+        edges.extend((200..260).map(|i| (i, i + 1)));
+        edges.push((260, 300));
+        edges.extend((301..=700).map(|i| (300, i)));
+        edges.extend([(701, 702), (702, 701)]); // never reached
+        for directed in [false, true] {
+            let g = CsrGraph::from_pairs(&edges, Some(&[703]), directed).unwrap();
+            check_every_budget(&g, 0);
+            check_every_budget(&g, 230);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn residual_search_matches_a_queue(
+            edges in proptest::collection::vec((0u64..60, 0u64..60), 1..240),
+            directed: bool,
+            source in 0u32..60,
+        ) {
+            let g = CsrGraph::from_pairs(&edges, Some(&(0..60).collect::<Vec<_>>()), directed).unwrap();
+            check_every_budget(&g, source);
+        }
+    }
+
+    #[test]
+    fn scout_counts_up_to_its_limit() {
+        let edges: Vec<(u64, u64)> = (0..10_000u64).map(|i| (i, (i + 1) % 10_000)).collect();
+        let g = CsrGraph::from_pairs(&edges, None, true).unwrap();
+        let frontier: Vec<u32> = (0..10_000).collect();
+        assert_eq!(scout_upto(&g, &frontier, 10_000), 10_000);
+        assert_eq!(scout_upto(&g, &frontier, 9_999), 10_000);
+        // One chunk is enough to pass a small limit.
+        assert_eq!(scout_upto(&g, &frontier, 10), SCOUT_CHUNK as u64);
     }
 
     #[test]
