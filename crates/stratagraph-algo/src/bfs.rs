@@ -57,14 +57,13 @@ fn bfs_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u64> {
 /// vertices and holes), found direction-optimising on the current rayon
 /// pool: the first pass of betweenness as well.
 pub(crate) fn levels_in_pool<G: GraphView>(g: &G, source: u32) -> Vec<u32> {
-    levels_keeping(g, source, residual::BUDGET_IDS_PER_VERTEX)
+    levels_keeping(g, source, residual::BUDGET_BYTES_PER_VERTEX)
 }
 
-/// `levels_in_pool` where a bottom-up step may keep `ids_per_vertex`
-/// neighbour ids a vertex of the graph to end the search on (see
-/// `residual`): 0 keeps none unless nothing is left, so that tests can
-/// take every path.
-fn levels_keeping<G: GraphView>(g: &G, source: u32, ids_per_vertex: usize) -> Vec<u32> {
+/// `levels_in_pool` where a bottom-up step may keep `bytes_per_vertex`
+/// bytes a vertex of the graph to end the search on (see `residual`): 0
+/// keeps none unless nothing is left, so that tests can take every path.
+fn levels_keeping<G: GraphView>(g: &G, source: u32, bytes_per_vertex: usize) -> Vec<u32> {
     let n = g.id_bound() as usize;
     let depth: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
@@ -72,7 +71,7 @@ fn levels_keeping<G: GraphView>(g: &G, source: u32, ids_per_vertex: usize) -> Ve
         .collect();
     if g.contains(source) {
         depth[source as usize].store(0, Relaxed);
-        traverse(g, source, &depth, n.saturating_mul(ids_per_vertex));
+        traverse(g, source, &depth, n.saturating_mul(bytes_per_vertex));
     }
     depth
         .into_par_iter()
@@ -232,16 +231,16 @@ mod tests {
         depth
     }
 
-    /// Every budget: none (the search reads the graph to its end), one id
-    /// a vertex (the default), and enough for any residual.
+    /// Every budget: none (the search reads the graph to its end), the
+    /// default, and enough for any residual.
     fn check_every_budget(g: &CsrGraph, source: u32) {
         let want = queue_levels(g, source);
-        for ids_per_vertex in [0, residual::BUDGET_IDS_PER_VERTEX, 1 << 20] {
+        for bytes_per_vertex in [0, residual::BUDGET_BYTES_PER_VERTEX, 1 << 20] {
             for threads in [1, 2] {
-                let got = run_in_pool(threads, || levels_keeping(g, source, ids_per_vertex));
+                let got = run_in_pool(threads, || levels_keeping(g, source, bytes_per_vertex));
                 assert_eq!(
                     got, want,
-                    "{ids_per_vertex} ids a vertex, {threads} threads"
+                    "{bytes_per_vertex} bytes a vertex, {threads} threads"
                 );
             }
         }

@@ -11,7 +11,7 @@
 //! every level. That is what matters for a store larger than memory, where
 //! each dense step otherwise reads a whole side of the store from disk.
 //!
-//! The residual is kept only within a budget (`BUDGET_IDS_PER_VERTEX`); a
+//! The residual is kept only within a budget (`BUDGET_BYTES_PER_VERTEX`); a
 //! step whose residual would be larger keeps none, and the next bottom-up
 //! step, which leaves fewer vertices behind, tries again.
 
@@ -23,11 +23,19 @@ use super::{ALPHA, BETA, UNVISITED};
 use crate::pool::{par_ranges, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
-/// At most this many neighbour ids a vertex of the graph are kept: with
-/// one, the residual's lists take as much memory as the search's level
-/// array, and its reverse (built for top-down steps) twice that while it is
-/// sorted.
-pub(super) const BUDGET_IDS_PER_VERTEX: usize = 1;
+/// The residual may take this many bytes a vertex of the graph (its
+/// vertices 12 each, their lists' ids 4 each): as much memory as the
+/// search's level array. Its reverse, built for top-down steps from the
+/// lists still unvisited, takes at most three times the ids' share while
+/// it is sorted.
+pub(super) const BUDGET_BYTES_PER_VERTEX: usize = 4;
+
+/// What keeping a vertex and its ids costs, as the budget counts it.
+fn cost(verts: usize, ids: usize) -> usize {
+    verts
+        .saturating_mul(4 + std::mem::size_of::<usize>())
+        .saturating_add(ids.saturating_mul(4))
+}
 
 /// Unvisited vertices with their whole in-lists, as the tasks of one step
 /// collected them.
@@ -59,7 +67,7 @@ pub(super) struct Residual {
     ids: usize,
 }
 
-/// A bottom-up step that keeps the residual if it fits in `budget` ids:
+/// A bottom-up step that keeps the residual if it fits in `budget` bytes:
 /// every vertex unvisited before the step scans its in-list for one at
 /// `level` and takes `level + 1` if it finds one. Returns how many it
 /// found, and the residual if kept.
@@ -75,7 +83,7 @@ pub(super) fn bottom_up_keeping<G: GraphView>(
         .fold(
             || (0u64, Part::default()),
             |(mut found, mut part), range| {
-                let before = part.ids.len();
+                let before = cost(part.verts.len(), part.ids.len());
                 let keep = !over.load(Relaxed);
                 let unvisited = |v: u32| depth[v as usize].load(Relaxed) == UNVISITED;
                 // The vertex whose pieces are coming, and where its ids
@@ -102,8 +110,8 @@ pub(super) fn bottom_up_keeping<G: GraphView>(
                 });
                 close(&mut part, cur);
                 if keep {
-                    let total = held.fetch_add(part.ids.len() - before, Relaxed);
-                    if total + part.ids.len() - before > budget {
+                    let grown = cost(part.verts.len(), part.ids.len()) - before;
+                    if held.fetch_add(grown, Relaxed) + grown > budget {
                         over.store(true, Relaxed);
                     }
                 }
@@ -350,11 +358,17 @@ mod tests {
         assert_eq!(lists(&res), vec![(3, vec![1]), (4, vec![2, 3])]);
         assert_eq!((res.vertices, res.ids), (2, 3));
 
-        // Over budget: nothing kept, the same vertices found.
+        // Two vertices and three ids cost 36 bytes: a budget of 36 keeps
+        // them, and over budget nothing is kept and the same vertices are
+        // found.
         let depth = fresh();
         depth[1].store(UNVISITED, Relaxed);
         depth[2].store(UNVISITED, Relaxed);
-        let (found, kept) = bottom_up_keeping(&g, &depth, 0, 2);
+        assert!(bottom_up_keeping(&g, &depth, 0, 36).1.is_some());
+        let depth = fresh();
+        depth[1].store(UNVISITED, Relaxed);
+        depth[2].store(UNVISITED, Relaxed);
+        let (found, kept) = bottom_up_keeping(&g, &depth, 0, 35);
         assert_eq!(found, 2);
         assert!(kept.is_none());
         let levels: Vec<u32> = depth.iter().map(|d| d.load(Relaxed)).collect();
