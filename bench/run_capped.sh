@@ -10,19 +10,24 @@
 # store sizes its MemGraph and load batches by (stratagraph load --memory);
 # --reads picks the reads phase's reads (`bench capped --reads`; all by
 # default: scan_rand alone takes about half an hour at k24 under 545 MiB).
+# --from PHASE (load, insert_single, reads, reads-uncapped, delete_mixed)
+# skips the phases before it and keeps the store: to finish a sitting that
+# stopped partway, on the store it left. The load phase checks first that
+# every reference the later phases need is in --data (PageRank's top vertex
+# is in kS.ref_extra.json).
 # Writes OUT-<phase>.tsv (rows), OUT-reads-uncapped.tsv, and OUT-memcap.tsv
 # (one memcap line a phase: wall time, the cgroup's peak, whether the cap
 # killed it). It first waits for the machine's load average to fall below
 # --max-load (1.5; at most 20 minutes), noted in OUT-machine-load.txt.
 # The uncapped reads run twice and the second, on a warm page cache, is
-# kept. The store is removed first and left afterwards. Needs
+# kept. The store is removed first (unless --from) and left afterwards. Needs
 # root and cgroup v1 (memcap.py); the W1 files of the scale in --data
 # (bench/gen_graph_lowmem.py writes scale 24 on this machine; PageRank's
 # reference needs bench/ref_extra.py --no-triangles).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
-scale=20 data="${STRATAGRAPH_W1_DATA:-/work/data}" cap=128M memory=64M store="" out="" threads=1 max_load=1.5 reads=""
+scale=20 data="${STRATAGRAPH_W1_DATA:-/work/data}" cap=128M memory=64M store="" out="" threads=1 max_load=1.5 reads="" from=load
 while [ $# -gt 0 ]; do
     case "$1" in
         --scale) scale="$2"; shift 2 ;;
@@ -34,22 +39,27 @@ while [ $# -gt 0 ]; do
         --threads) threads="$2"; shift 2 ;;
         --max-load) max_load="$2"; shift 2 ;;
         --reads) reads="$2"; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        --from) from="$2"; shift 2 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) echo "run_capped.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 [ -n "$store" ] && [ -n "$out" ] || { echo "run_capped.sh: --store and --out are required" >&2; exit 2; }
+labels=(load insert_single reads reads-uncapped delete_mixed)
+case " ${labels[*]} " in
+    *" $from "*) ;;
+    *) echo "run_capped.sh: --from $from is not a phase (one of ${labels[*]})" >&2; exit 2 ;;
+esac
 cd "$ROOT"
-# The reads and delete_mixed check against kS.ref_extra.json (PageRank's
-# top vertex, the sum after the operations): fail now, not after the load.
-[ -f "$data/k$scale.ref_extra.json" ] || {
-    echo "run_capped.sh: no $data/k$scale.ref_extra.json; write it first:" \
-        "python3 bench/ref_extra.py --scales $scale --no-triangles --data $data" >&2
-    exit 2
-}
 build_cli
 bin="$ROOT/target/release/stratagraph"
-rm -rf "$store"
+[ "$from" = load ] && rm -rf "$store"
+# Whether the phase labelled $1 runs: from --from on.
+started=false
+due() {
+    [ "$1" = "$from" ] && started=true
+    [ "$started" = true ]
+}
 phase() {
     local name="$1" label="$2" limit="$3"
     shift 3
@@ -67,11 +77,13 @@ phase() {
     fi
 }
 quiet "$max_load" | tee "$out-machine-load.txt"
-phase load load "$cap"
-phase insert_single insert_single "$cap"
 read_args=()
 [ -n "$reads" ] && read_args=(--reads "$reads")
-phase reads reads "$cap" "${read_args[@]}"
-phase reads reads-uncapped none "${read_args[@]}"
-phase reads reads-uncapped none "${read_args[@]}"
-phase delete_mixed delete_mixed "$cap"
+if due load; then phase load load "$cap" "${read_args[@]}"; fi
+if due insert_single; then phase insert_single insert_single "$cap"; fi
+if due reads; then phase reads reads "$cap" "${read_args[@]}"; fi
+if due reads-uncapped; then
+    phase reads reads-uncapped none "${read_args[@]}"
+    phase reads reads-uncapped none "${read_args[@]}"
+fi
+if due delete_mixed; then phase delete_mixed delete_mixed "$cap"; fi

@@ -129,6 +129,11 @@ pub fn run(args: &CappedArgs) -> Res<()> {
     }
     let files = W1Files::new(&args.data, args.scale);
     let reference = files.reference()?;
+    // A sitting that lacks a reference stops before its load, not after an
+    // hour of it.
+    for (value, what) in references_ahead(args, &reference) {
+        Reference::require(value, what)?;
+    }
     let mut table = Table::with_notes(vec![
         format!(
             "# workload: W1 {} from {}, phase {} on the store {}",
@@ -169,6 +174,28 @@ pub fn run(args: &CappedArgs) -> Res<()> {
         println!("rows written to {}", out.display());
     }
     Ok(())
+}
+
+/// The references that `args.phase` and the phases after it in the
+/// usual order (load, insert_single, reads, delete_mixed; `mix` stands
+/// alone) check against and the generator's `kS.ref.json` may lack: the
+/// reads' PageRank top vertex (if `args.reads` takes PageRank) and the
+/// edge count after the operations.
+fn references_ahead(args: &CappedArgs, r: &Reference) -> Vec<(Option<u64>, &'static str)> {
+    let order = ["load", "insert_single", "reads", "delete_mixed"];
+    let Some(at) = order.iter().position(|p| *p == args.phase) else {
+        return Vec::new();
+    };
+    let ahead = |phase: &str| order.iter().skip(at).any(|p| *p == phase);
+    let pagerank = args.reads.is_empty() || args.reads.iter().any(|x| x == "pr");
+    let mut needed = Vec::new();
+    if ahead("reads") && pagerank {
+        needed.push((r.pagerank_top, "PageRank top vertex"));
+    }
+    if ahead("delete_mixed") {
+        needed.push((r.edges_after_ops, "edge count after the ops"));
+    }
+    needed
 }
 
 struct Phase<'a> {

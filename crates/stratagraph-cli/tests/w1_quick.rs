@@ -223,6 +223,23 @@ fn capped_phases_run_in_order_and_check_against_the_reference() {
         "{}",
         String::from_utf8_lossy(&early.stderr)
     );
+    // Without PageRank's reference the load is refused before it starts,
+    // unless the reads leave PageRank out.
+    let extra = data.path().join("k14.ref_extra.json");
+    let aside = data.path().join("aside.json");
+    std::fs::rename(&extra, &aside).unwrap();
+    let refused = phase("load").output().unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("PageRank top vertex"), "{stderr}");
+    assert!(!store.exists(), "a refused load wrote {}", store.display());
+    let bfs_only = phase("reads").args(["--reads", "bfs"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&bfs_only.stderr).contains("no store"),
+        "{}",
+        String::from_utf8_lossy(&bfs_only.stderr)
+    );
+    std::fs::rename(&aside, &extra).unwrap();
     // op -> checksum, over every phase's rows.
     let mut rows = BTreeMap::new();
     for name in ["load", "insert_single", "reads", "delete_mixed"] {
