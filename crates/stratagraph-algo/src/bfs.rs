@@ -160,21 +160,56 @@ fn top_down_step<G: GraphView>(
     frontier: &[u32],
     level: u32,
 ) -> Vec<u32> {
+    // Order does not matter: a store hands a list over in pieces.
+    claim_from(depth, frontier, level, |u, next| {
+        g.for_each_out_unordered(u, |w| next.take(w));
+    })
+}
+
+/// One task's part of the next frontier in a top-down step.
+struct Claims<'a> {
+    depth: &'a [AtomicU32],
+    level: u32,
+    next: Vec<u32>,
+}
+
+impl Claims<'_> {
+    /// Gives `w` the next level if it has none, and then the next frontier.
+    #[inline]
+    fn take(&mut self, w: u32) {
+        let d = &self.depth[w as usize];
+        if d.load(Relaxed) == UNVISITED
+            && d.compare_exchange(UNVISITED, self.level + 1, Relaxed, Relaxed)
+                .is_ok()
+        {
+            self.next.push(w);
+        }
+    }
+}
+
+/// A top-down step: `targets(u, claims)` hands every out-neighbour of
+/// the frontier vertex `u` (on the graph, or on a residual's reverse) to
+/// `claims.take`. Returns the next frontier, each vertex once.
+fn claim_from(
+    depth: &[AtomicU32],
+    frontier: &[u32],
+    level: u32,
+    targets: impl Fn(u32, &mut Claims<'_>) + Sync,
+) -> Vec<u32> {
     frontier
         .par_iter()
-        .fold(Vec::new, |mut next, &u| {
-            // Order does not matter: a store hands a list over in pieces.
-            g.for_each_out_unordered(u, |w| {
-                let d = &depth[w as usize];
-                if d.load(Relaxed) == UNVISITED
-                    && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)
-                        .is_ok()
-                {
-                    next.push(w);
-                }
-            });
-            next
-        })
+        .fold(
+            || Claims {
+                depth,
+                level,
+                next: Vec::new(),
+            },
+            |mut claims, &u| {
+                targets(u, &mut claims);
+                claims
+            },
+        )
+        .map(|claims| claims.next)
         .reduce(Vec::new, |mut a, mut b| {
             if a.len() < b.len() {
                 std::mem::swap(&mut a, &mut b);

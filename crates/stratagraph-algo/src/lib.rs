@@ -17,6 +17,7 @@ pub mod bfs;
 pub mod cdlp;
 pub mod csr;
 pub mod graphalytics;
+mod kept;
 pub mod lcc;
 mod neighborhood;
 pub mod pagerank;

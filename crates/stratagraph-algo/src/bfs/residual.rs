@@ -19,49 +19,21 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::{ALPHA, BETA, UNVISITED};
+use super::{claim_from, ALPHA, BETA, UNVISITED};
+use crate::kept::KeptLists;
 use crate::pool::{par_ranges, MIN_VERTICES_PER_TASK};
 use crate::view::GraphView;
 
-/// The residual may take this many bytes a vertex of the graph (its
-/// vertices 12 each, their lists' ids 4 each): as much memory as the
+/// The residual may take this many bytes a vertex of the graph
+/// (`KeptLists::cost`: 12 a vertex, 4 an id): as much memory as the
 /// search's level array. Its reverse, built for top-down steps from the
 /// lists still unvisited, takes at most three times the ids' share while
 /// it is sorted.
 pub(super) const BUDGET_BYTES_PER_VERTEX: usize = 4;
 
-/// What keeping a vertex and its ids costs, as the budget counts it.
-fn cost(verts: usize, ids: usize) -> usize {
-    verts
-        .saturating_mul(4 + std::mem::size_of::<usize>())
-        .saturating_add(ids.saturating_mul(4))
-}
-
-/// Unvisited vertices with their whole in-lists, as the tasks of one step
-/// collected them.
-#[derive(Default)]
-struct Part {
-    /// The vertices, ascending.
-    verts: Vec<u32>,
-    /// `verts[i]`'s list ends at `ends[i]` in `ids` (and starts where
-    /// `verts[i - 1]`'s ends).
-    ends: Vec<usize>,
-    ids: Vec<u32>,
-}
-
-impl Part {
-    fn lists(&self) -> impl Iterator<Item = (u32, &[u32])> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        self.verts
-            .iter()
-            .zip(starts.zip(self.ends.iter()))
-            .map(|(&v, (s, &e))| (v, self.ids.get(s..e).unwrap_or(&[])))
-    }
-}
-
 /// The residual of one bottom-up step.
 pub(super) struct Residual {
-    parts: Vec<Part>,
+    parts: Vec<KeptLists>,
     /// Vertices and list entries in all parts.
     vertices: usize,
     ids: usize,
@@ -79,43 +51,48 @@ pub(super) fn bottom_up_keeping<G: GraphView>(
 ) -> (u64, Option<Residual>) {
     let held = AtomicUsize::new(0);
     let over = AtomicBool::new(false);
-    let parts: Vec<(u64, Part)> = par_ranges(depth.len() as u32)
+    let parts: Vec<(u64, KeptLists)> = par_ranges(depth.len() as u32)
         .fold(
-            || (0u64, Part::default()),
-            |(mut found, mut part), range| {
-                let before = cost(part.verts.len(), part.ids.len());
+            || (0u64, KeptLists::default()),
+            |(mut found, mut kept), range| {
+                let before = kept.cost();
                 let keep = !over.load(Relaxed);
                 let unvisited = |v: u32| depth[v as usize].load(Relaxed) == UNVISITED;
                 // The vertex whose pieces are coming, and where its ids
-                // start in `part.ids`; pieces of one vertex come one after
-                // the other, and stop after a hit.
+                // start in `kept`; pieces of one vertex come one after the
+                // other, and stop after a hit. A vertex whose search found
+                // no parent and has no in-neighbour at all is left out
+                // (nothing can reach it).
                 let mut cur: Option<(u32, usize)> = None;
                 g.scan_in_until(range, unvisited, |v, piece| {
-                    if cur.is_some_and(|(u, _)| u != v) {
-                        close(&mut part, cur.take());
+                    if let Some((u, mark)) = cur.filter(|&(u, _)| u != v) {
+                        kept.close(u, mark);
+                        cur = None;
                     }
-                    let start = cur.get_or_insert((v, part.ids.len())).1;
+                    let mark = cur.get_or_insert((v, kept.mark())).1;
                     let hit = piece
                         .iter()
                         .any(|&u| depth[u as usize].load(Relaxed) == level);
                     if hit {
                         depth[v as usize].store(level + 1, Relaxed);
                         found += 1;
-                        part.ids.truncate(start);
+                        kept.drop_from(mark);
                         cur = None;
                     } else if keep {
-                        part.ids.extend_from_slice(piece);
+                        kept.extend(piece);
                     }
                     hit
                 });
-                close(&mut part, cur);
+                if let Some((u, mark)) = cur {
+                    kept.close(u, mark);
+                }
                 if keep {
-                    let grown = cost(part.verts.len(), part.ids.len()) - before;
+                    let grown = kept.cost() - before;
                     if held.fetch_add(grown, Relaxed) + grown > budget {
                         over.store(true, Relaxed);
                     }
                 }
-                (found, part)
+                (found, kept)
             },
         )
         .collect();
@@ -123,9 +100,9 @@ pub(super) fn bottom_up_keeping<G: GraphView>(
     if over.load(Relaxed) {
         return (found, None);
     }
-    let parts: Vec<Part> = parts.into_iter().map(|(_, p)| p).collect();
-    let vertices = parts.iter().map(|p| p.verts.len()).sum();
-    let ids = parts.iter().map(|p| p.ids.len()).sum();
+    let parts: Vec<KeptLists> = parts.into_iter().map(|(_, p)| p).collect();
+    let vertices = parts.iter().map(KeptLists::vertex_count).sum();
+    let ids = parts.iter().map(KeptLists::id_count).sum();
     (
         found,
         Some(Residual {
@@ -134,17 +111,6 @@ pub(super) fn bottom_up_keeping<G: GraphView>(
             ids,
         }),
     )
-}
-
-/// Ends the list of the vertex `cur` names, whose search found no parent:
-/// a vertex with no in-neighbour at all is left out (nothing can reach it).
-fn close(part: &mut Part, cur: Option<(u32, usize)>) {
-    if let Some((v, start)) = cur {
-        if part.ids.len() > start {
-            part.verts.push(v);
-            part.ends.push(part.ids.len());
-        }
-    }
 }
 
 /// The residual's edges the other way round, for top-down steps: for each
@@ -287,30 +253,12 @@ fn bottom_up(depth: &[AtomicU32], res: &Residual, level: u32) -> u64 {
         .sum()
 }
 
-/// A top-down step over the residual's reverse: claims each unvisited
-/// target of the frontier with a CAS, as the step on the whole graph does.
+/// A top-down step over the residual's reverse, as the step on the whole
+/// graph.
 fn top_down(depth: &[AtomicU32], rev: &Reverse, frontier: &[u32], level: u32) -> Vec<u32> {
-    frontier
-        .par_iter()
-        .fold(Vec::new, |mut next, &u| {
-            for &w in rev.targets(u) {
-                let d = &depth[w as usize];
-                if d.load(Relaxed) == UNVISITED
-                    && d.compare_exchange(UNVISITED, level + 1, Relaxed, Relaxed)
-                        .is_ok()
-                {
-                    next.push(w);
-                }
-            }
-            next
-        })
-        .reduce(Vec::new, |mut a, mut b| {
-            if a.len() < b.len() {
-                std::mem::swap(&mut a, &mut b);
-            }
-            a.extend_from_slice(&b);
-            a
-        })
+    claim_from(depth, frontier, level, |u, next| {
+        rev.targets(u).iter().for_each(|&w| next.take(w));
+    })
 }
 
 #[cfg(test)]
