@@ -34,9 +34,18 @@ pub(super) const BUDGET_BYTES_PER_VERTEX: usize = 4;
 /// The residual of one bottom-up step.
 pub(super) struct Residual {
     parts: Vec<KeptLists>,
-    /// Vertices and list entries in all parts.
-    vertices: usize,
-    ids: usize,
+}
+
+impl Residual {
+    /// Vertices kept, in all parts.
+    fn vertices(&self) -> usize {
+        self.parts.iter().map(KeptLists::vertex_count).sum()
+    }
+
+    /// List entries kept, in all parts.
+    fn ids(&self) -> usize {
+        self.parts.iter().map(KeptLists::id_count).sum()
+    }
 }
 
 /// A bottom-up step that keeps the residual if it fits in `budget` bytes:
@@ -100,17 +109,8 @@ pub(super) fn bottom_up_keeping<G: GraphView>(
     if over.load(Relaxed) {
         return (found, None);
     }
-    let parts: Vec<KeptLists> = parts.into_iter().map(|(_, p)| p).collect();
-    let vertices = parts.iter().map(KeptLists::vertex_count).sum();
-    let ids = parts.iter().map(KeptLists::id_count).sum();
-    (
-        found,
-        Some(Residual {
-            parts,
-            vertices,
-            ids,
-        }),
-    )
+    let parts = parts.into_iter().map(|(_, p)| p).collect();
+    (found, Some(Residual { parts }))
 }
 
 /// The residual's edges the other way round, for top-down steps: for each
@@ -179,8 +179,8 @@ pub(super) fn finish(
     mut awake: u64,
     old_awake: u64,
 ) {
-    let n = res.vertices as u64;
-    let mut edges_to_check = res.ids as u64;
+    let n = res.vertices() as u64;
+    let mut edges_to_check = res.ids() as u64;
     let mut reverse: Option<Reverse> = None;
     // Bottom-up first, where the caller was, until the rule says otherwise.
     let mut frontier: Option<Vec<u32>> = None;
@@ -217,8 +217,7 @@ pub(super) fn finish(
                 if scout > edges_to_check / ALPHA {
                     // Bottom-up again: as the caller does, count the
                     // frontier as the level found before.
-                    awake = f.len() as u64;
-                    old = awake;
+                    old = f.len() as u64;
                     awake = bottom_up(depth, res, level);
                     level += 1;
                     continue;
@@ -304,7 +303,7 @@ mod tests {
         assert_eq!(found, 2);
         let res = kept.unwrap();
         assert_eq!(lists(&res), vec![(3, vec![1]), (4, vec![2, 3])]);
-        assert_eq!((res.vertices, res.ids), (2, 3));
+        assert_eq!((res.vertices(), res.ids()), (2, 3));
 
         // Two vertices and three ids cost 36 bytes: a budget of 36 keeps
         // them, and over budget nothing is kept and the same vertices are
