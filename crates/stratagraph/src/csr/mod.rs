@@ -22,7 +22,7 @@
 //!   list through (read-ahead for reads in vertex order, none at random);
 //! - `weights`: the weight column as readers see it, as stored or
 //!   dictionary-coded, and the coding the writer does;
-//! - `pack`: the packed list codec.
+//! - `pack`: the packed list codec; `pack_simd`: its AVX2 decoding.
 
 // Columns are cast straight from the file bytes, which are little-endian.
 #[cfg(target_endian = "big")]
@@ -31,6 +31,7 @@ compile_error!("stratagraph segment files are little-endian and read by casting;
 mod access;
 mod format;
 mod pack;
+mod pack_simd;
 mod reader;
 mod storage;
 mod weights;
@@ -38,6 +39,10 @@ mod writer;
 
 #[cfg(test)]
 mod tests;
+
+/// Lists ahead of the one being decoded whose first bytes a pass over a
+/// packed level asks the CPU to start loading (`PackedLists::prefetch`).
+const PREFETCH_AHEAD: usize = 16;
 
 pub(crate) use format::Section;
 pub(crate) use reader::{Rows, Segment};

@@ -99,7 +99,7 @@ pub(crate) fn decode_through(
 }
 
 /// Gaps decoded together; eight gaps of width `w` take exactly `w` bytes.
-const GROUP: usize = 8;
+pub(crate) const GROUP: usize = 8;
 
 /// Chunks of at least this many gaps are decoded by a loop made for their
 /// width; shorter ones by one for any width, which costs a little more per
@@ -124,6 +124,14 @@ pub(crate) fn decode_at(bytes: &[u8], n: usize, buf: &mut Vec<u32>, at: usize) -
     if buf.len() < at + n + GROUP {
         buf.resize(at + n + GROUP, 0);
     }
+    decode_in_room(bytes, n, buf, at)
+}
+
+/// `decode_at` into a buffer the caller has made long enough (`n + GROUP`
+/// values from `at`; a shorter one gets fewer values written, never a
+/// panic): for a block of lists, whose room is made once.
+#[inline(always)]
+pub(crate) fn decode_in_room(bytes: &[u8], n: usize, buf: &mut [u32], at: usize) -> usize {
     if n <= GROUP + 1 {
         if let Some(end) = decode_head(bytes, n, buf, at) {
             return end;
@@ -141,7 +149,7 @@ fn decode_at_any(bytes: &[u8], n: usize, buf: &mut [u32], at: usize) -> usize {
 
 /// Bytes `decode_head` reads: a varint of up to 5, the width byte, and
 /// the 8 bytes of a load at any bit of a group of 8 gaps of up to 32 bits.
-const HEAD: usize = 5 + 1 + 32 + 8;
+pub(crate) const HEAD: usize = 5 + 1 + 32 + 8;
 
 /// Decodes a list of 1 to `GROUP + 1` entries into `buf[at..]` (which has
 /// room for `GROUP + 1` values there; those past the list are overwritten
@@ -222,7 +230,7 @@ fn decode_into(bytes: &[u8], n: usize, stop: u32, dst: &mut [u32]) -> (bool, usi
 /// holding the top 4 bits only): its value, its length, and whether it was
 /// well formed. With 8 bytes to load, found without a branch on its length.
 #[inline]
-fn first_value(bytes: &[u8]) -> (u32, usize, bool) {
+pub(crate) fn first_value(bytes: &[u8]) -> (u32, usize, bool) {
     let Some(w) = bytes.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) else {
         return first_value_short(bytes);
     };
@@ -309,6 +317,20 @@ fn unpack_loading(
 /// a byte boundary), every load's offset too.
 #[inline]
 fn unpack_width(body: &[u8], w: u32, p: u32, dst: &mut [u32]) {
+    // Eight gaps at a time where the CPU can (`pack_simd`), the groups it
+    // leaves (near the end of `body`, or all of them) below.
+    let done = super::pack_simd::unpack(body, w, p, dst);
+    let (p, dst, body) = match done.checked_sub(1) {
+        None => (p, dst, body),
+        Some(last) => {
+            let p = dst.get(last).copied().unwrap_or(p);
+            let body = body.get(done / GROUP * w as usize..).unwrap_or(&[]);
+            (p, dst.get_mut(done..).unwrap_or(&mut []), body)
+        }
+    };
+    if dst.is_empty() {
+        return;
+    }
     macro_rules! widths {
         ($($n:literal)*) => {
             match w {
@@ -473,6 +495,121 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(decode(&b, 4, &mut out), (true, 5));
         assert_eq!(out, [300, 301, 305, 305]);
+    }
+
+    /// A list of `n` entries from `first` whose gaps all take exactly `w`
+    /// bits (0 to 32): the largest gap of each chunk is `2^w - 1`, the rest
+    /// drawn below it.
+    fn list_of_width(first: u32, n: usize, w: u32, seed: u64) -> Vec<u32> {
+        let mut x = seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let top = if w == 0 { 0 } else { u32::MAX >> (32 - w) };
+        let mut list = vec![first];
+        for i in 1..n {
+            let gap = if (i - 1) % CHUNK == 0 {
+                top
+            } else {
+                (next() as u32) & top
+            };
+            let prev = *list.last().unwrap_or(&0);
+            list.push(prev.wrapping_add(gap));
+        }
+        list
+    }
+
+    /// The lists decoded by the vector paths (`pack_simd`: whole groups in
+    /// long chunks, and a block of lists at a time) equal the lists
+    /// encoded, for every width (those above `MAX_WIDTH` and lists too near
+    /// the section's end fall back to the scalar loop), lengths through
+    /// three chunks, lists asked whole and cut to a first group, and empty
+    /// rows, skipped rows and rows marked dirty between them. Runs the
+    /// vector paths where the CPU has AVX2 (this machine's does), the
+    /// scalar ones elsewhere.
+    #[test]
+    fn vector_decoding_reads_every_width_and_length() {
+        use super::super::pack_simd;
+        let lens = [
+            0usize, 1, 2, 8, 9, 10, 17, 31, 32, 33, 128, 129, 130, 200, 257, 300, 385,
+        ];
+        for w in 0..=32u32 {
+            // One section of lists of this width, each first value large
+            // enough for a varint of every length.
+            let lists: Vec<Vec<u32>> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| {
+                    let first = [0u32, 200, 40_000, 3_000_000, 400_000_000][i % 5];
+                    let mut l = list_of_width(first, n, w, u64::from(w) * 1000 + i as u64);
+                    // Gaps wrap at `u32::MAX`; a list is sorted, so keep
+                    // the wide ones from the top of the range.
+                    if l.windows(2).any(|p| p[0] > p[1]) {
+                        l = list_of_width(0, n, w.min(31), i as u64);
+                        l.sort_unstable();
+                    }
+                    l
+                })
+                .collect();
+            let mut bytes = Vec::new();
+            let mut starts = Vec::new();
+            let mut offsets = vec![0u32];
+            for l in &lists {
+                starts.push(bytes.len() as u32);
+                encode(l, &mut bytes);
+                offsets.push(offsets.last().unwrap_or(&0) + l.len() as u32);
+            }
+            bytes.extend([0u8; SLACK]);
+            // Whole groups from `unpack`, through the general decoder.
+            for l in &lists {
+                let mut b = Vec::new();
+                encode(l, &mut b);
+                b.extend([0u8; SLACK]);
+                let mut out = Vec::new();
+                decode(&b, l.len(), &mut out);
+                assert_eq!(&out, l, "width {w}, {} entries", l.len());
+            }
+            // A block: every list, then their first groups, with row 3
+            // skipped and row 5 dirty.
+            for cut in [usize::MAX, GROUP] {
+                let want = |u: u32| if u == 3 { 0 } else { cut };
+                let total = *offsets.last().unwrap_or(&0) as usize;
+                let mut buf = vec![0u32; total + GROUP + 1];
+                let mut ends = [0usize; 64];
+                let cols = (&offsets[..], &starts[..], &bytes[..]);
+                let dirty = 1u64 << 5;
+                let Some(skip) = pack_simd::decode_block(
+                    0,
+                    0,
+                    lists.len(),
+                    cols,
+                    want,
+                    dirty,
+                    &mut buf,
+                    &mut ends,
+                ) else {
+                    assert!(!std::arch::is_x86_feature_detected!("avx2"));
+                    continue;
+                };
+                assert_eq!(skip, 1 << 3);
+                let mut start = 0;
+                for (i, l) in lists.iter().enumerate() {
+                    let expect = match i {
+                        3 | 5 => &l[..0],
+                        _ => &l[..l.len().min(cut)],
+                    };
+                    assert_eq!(
+                        &buf[start..ends[i]],
+                        expect,
+                        "width {w}, row {i}, cut {cut}"
+                    );
+                    start = ends[i];
+                }
+            }
+        }
     }
 
     #[test]

@@ -83,9 +83,78 @@ impl<'s> PackedLists<'s> {
     /// end (`pack::decode_at`: `buf` keeps its length, the caller its own
     /// count). Chunks are laid out the same whatever a list's length, so
     /// its first `k` entries decode as a list of `k`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn decode_at(&self, v: u32, want: usize, buf: &mut Vec<u32>, at: usize) -> usize {
-        pack::decode_at(self.bytes_from(v), self.len(v).min(want), buf, at)
+        let Some(i) = self.rows.row(v) else {
+            return at;
+        };
+        let n = match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) if a < b => (b - a) as usize,
+            _ => return at,
+        };
+        let bytes = self
+            .starts
+            .get(i)
+            .and_then(|&s| self.bytes.get(s as usize..))
+            .unwrap_or(&[]);
+        pack::decode_at(bytes, n.min(want), buf, at)
+    }
+
+    /// Decodes the lists of the vertices `v..end` (one block: at most 64,
+    /// from a multiple of 64, as `dirty`'s bits count them) that `want`
+    /// asks for (at least `want(u)` entries; 0 skips `u`) and `dirty` does
+    /// not mark, one after another into `buf` from 0: `ends[i]` is where
+    /// vertex `v + i`'s entries end, each list starting where the one
+    /// before it ended. Returns the bits of the vertices `want` skipped.
+    ///
+    /// Where the block's rows are dense and the CPU has AVX2, the block is
+    /// decoded by `pack_simd` with the buffer made long enough once: a
+    /// whole pass over a packed level (a PageRank iteration decodes every
+    /// list of the graph) spends most of its time beyond a plain CSR's
+    /// here. Otherwise list by list.
+    #[inline(always)]
+    pub(crate) fn decode_block(
+        &self,
+        v: u32,
+        end: u32,
+        want: impl Fn(u32) -> usize,
+        dirty: u64,
+        buf: &mut Vec<u32>,
+        ends: &mut [usize; 64],
+    ) -> u64 {
+        let k = end.saturating_sub(v) as usize;
+        if let (Rows::Dense { lo }, true) = (self.rows, k <= 64) {
+            let row = v.checked_sub(lo).map(|i| i as usize);
+            let first_last =
+                row.and_then(|r| Some((*self.offsets.get(r)?, *self.offsets.get(r + k)?)));
+            if let (Some(row), Some((a, b))) = (row, first_last) {
+                // Offsets are monotonic once the segment is open, so this
+                // is the block's entry count.
+                let total = b.saturating_sub(a) as usize;
+                if buf.len() < total + pack::GROUP + 1 {
+                    buf.resize(total + pack::GROUP + 1, 0);
+                }
+                let cols = (self.offsets, self.starts, self.bytes);
+                if let Some(skip) =
+                    super::pack_simd::decode_block(v, row, k, cols, &want, dirty, buf, ends)
+                {
+                    return skip;
+                }
+            }
+        }
+        let mut skip = 0u64;
+        let mut at = 0;
+        for (u, end) in (v..end).zip(ends.iter_mut()) {
+            self.prefetch(u + super::PREFETCH_AHEAD as u32);
+            let bit = 1u64 << (u & 63);
+            match want(u) {
+                0 => skip |= bit,
+                n if dirty & bit == 0 => at = self.decode_at(u, n, buf, at),
+                _ => {}
+            }
+            *end = at;
+        }
+        skip
     }
 }
 

@@ -1035,14 +1035,8 @@ impl Snapshot {
                 let block_end = ((v | 63) + 1).min(page_end);
                 let dirty = mem.dirty_bits(v >> 6);
                 let clean = |u: u32| dirty & (1u64 << (u & 63)) == 0;
-                let mut at = 0;
-                for (u, end) in (v..block_end).zip(ends.iter_mut()) {
-                    lists.prefetch(u + PREFETCH_AHEAD);
-                    if clean(u) && want(u) {
-                        at = lists.decode_at(u, FIRST_GROUP, &mut heads, at);
-                    }
-                    *end = at;
-                }
+                let first = |u| if want(u) { FIRST_GROUP } else { 0 };
+                lists.decode_block(v, block_end, first, dirty, &mut heads, &mut ends);
                 let mut start = 0;
                 for (u, &end) in (v..block_end).zip(ends.iter()) {
                     if !clean(u) {
@@ -1148,18 +1142,8 @@ impl Snapshot {
                 while v < page_end {
                     let block_end = ((v | 63) + 1).min(page_end);
                     let dirty = mem.dirty_bits(v >> 6);
-                    let mut at = 0;
-                    let mut skip = 0u64;
-                    for (u, end) in (v..block_end).zip(ends.iter_mut()) {
-                        lists.prefetch(u + PREFETCH_AHEAD);
-                        let bit = 1u64 << (u & 63);
-                        match want(u) {
-                            0 => skip |= bit,
-                            k if dirty & bit == 0 => at = lists.decode_at(u, k, &mut decoded, at),
-                            _ => {}
-                        }
-                        *end = at;
-                    }
+                    let skip =
+                        lists.decode_block(v, block_end, &want, dirty, &mut decoded, &mut ends);
                     let mut start = 0;
                     for (u, &end) in (v..block_end).zip(ends.iter()) {
                         let bit = 1u64 << (u & 63);
@@ -1512,10 +1496,6 @@ thread_local! {
 /// group of the decoder's, which most searches of a bottom-up BFS step end
 /// in.
 const FIRST_GROUP: usize = 8;
-
-/// How many vertices ahead a scan of a packed level starts loading a
-/// list's first bytes (`PackedLists::prefetch`).
-const PREFETCH_AHEAD: u32 = 16;
 
 fn all(_: u32) -> usize {
     usize::MAX
