@@ -320,17 +320,15 @@ fn unpack_width(body: &[u8], w: u32, p: u32, dst: &mut [u32]) {
     // Eight gaps at a time where the CPU can (`pack_simd`), the groups it
     // leaves (near the end of `body`, or all of them) below.
     let done = super::pack_simd::unpack(body, w, p, dst);
-    let (p, dst, body) = match done.checked_sub(1) {
-        None => (p, dst, body),
-        Some(last) => {
-            let p = dst.get(last).copied().unwrap_or(p);
-            let body = body.get(done / GROUP * w as usize..).unwrap_or(&[]);
-            (p, dst.get_mut(done..).unwrap_or(&mut []), body)
-        }
-    };
-    if dst.is_empty() {
+    let p = done
+        .checked_sub(1)
+        .and_then(|i| dst.get(i))
+        .copied()
+        .unwrap_or(p);
+    let body = body.get(done / GROUP * w as usize..).unwrap_or(&[]);
+    let Some(dst) = dst.get_mut(done..).filter(|d| !d.is_empty()) else {
         return;
-    }
+    };
     macro_rules! widths {
         ($($n:literal)*) => {
             match w {

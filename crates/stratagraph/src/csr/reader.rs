@@ -124,10 +124,12 @@ impl<'s> PackedLists<'s> {
     ) -> u64 {
         let k = end.saturating_sub(v) as usize;
         if let (Rows::Dense { lo }, true) = (self.rows, k <= 64) {
-            let row = v.checked_sub(lo).map(|i| i as usize);
-            let first_last =
-                row.and_then(|r| Some((*self.offsets.get(r)?, *self.offsets.get(r + k)?)));
-            if let (Some(row), Some((a, b))) = (row, first_last) {
+            // The block's first row and the offsets it starts and ends at.
+            let span = v.checked_sub(lo).and_then(|r| {
+                let r = r as usize;
+                Some((r, *self.offsets.get(r)?, *self.offsets.get(r + k)?))
+            });
+            if let Some((row, a, b)) = span {
                 // Offsets are monotonic once the segment is open, so this
                 // is the block's entry count.
                 let total = b.saturating_sub(a) as usize;
