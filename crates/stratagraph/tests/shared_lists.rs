@@ -54,6 +54,58 @@ fn a_packed_level_shares_no_list_and_reads_the_same() {
     assert_eq!(got, model);
 }
 
+/// A packed level's list is decoded into a per-thread buffer and walked
+/// while the callback runs; a callback that reads other packed lists (as a
+/// kernel reading its neighbours' lists would) gets lists of its own and
+/// leaves the one being walked whole.
+#[test]
+fn packed_lists_read_inside_a_packed_lists_callback_stay_whole() {
+    let edges = edges(6000, 400, 11);
+    let model: Model = edges.iter().map(|&(s, d, w)| ((s, d), w)).collect();
+    let g = Graph::in_memory(Options {
+        pack_levels: true,
+        ..opts(true)
+    });
+    g.insert_edges(&edges).unwrap();
+    g.compact().unwrap();
+    let snap = g.snapshot();
+    let ext = |v: u32| snap.external_id(v).unwrap();
+    let out_of = |s: u64| -> Vec<(u64, f64)> {
+        model
+            .range((s, 0)..=(s, u64::MAX))
+            .map(|(&(_, d), &w)| (d, w))
+            .collect()
+    };
+    let mut checked = 0;
+    for v in snap.vertices() {
+        let mut outer = Vec::new();
+        snap.for_each_out_weighted_unordered_of(v, |d, w| {
+            outer.push((ext(d), w));
+            let mut inner = Vec::new();
+            snap.for_each_out_weighted_unordered_of(d, |e, x| inner.push((ext(e), x)));
+            inner.sort_by_key(|p| p.0);
+            assert_eq!(inner, out_of(ext(d)), "weighted list of {} inside", ext(d));
+            let mut plain = Vec::new();
+            snap.for_each_out_unordered_of(d, |e| plain.push(ext(e)));
+            plain.sort_unstable();
+            let want: Vec<u64> = out_of(ext(d)).iter().map(|p| p.0).collect();
+            assert_eq!(plain, want, "list of {} inside", ext(d));
+            checked += 1;
+        });
+        outer.sort_by_key(|p| p.0);
+        assert_eq!(outer, out_of(ext(v)), "weighted list of {} around", ext(v));
+        let mut outer = Vec::new();
+        snap.for_each_out_unordered_of(v, |d| {
+            outer.push(ext(d));
+            snap.for_each_out_unordered_of(d, |_| {});
+        });
+        outer.sort_unstable();
+        let want: Vec<u64> = out_of(ext(v)).iter().map(|p| p.0).collect();
+        assert_eq!(outer, want, "list of {} around", ext(v));
+    }
+    assert_eq!(checked, model.len());
+}
+
 /// A deterministic pseudo-random graph: `n` edges among `v` vertices,
 /// every third weight not 1.0.
 fn edges(n: usize, v: u64, seed: u64) -> Vec<(u64, u64, f64)> {

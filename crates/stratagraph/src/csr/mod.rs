@@ -45,7 +45,7 @@ mod tests;
 const PREFETCH_AHEAD: usize = 16;
 
 pub(crate) use format::Section;
-pub(crate) use reader::{Rows, Segment};
+pub(crate) use reader::{DecodeBuf, Rows, Segment};
 pub(crate) use storage::SegmentBytes;
 pub use weights::Weights;
 pub(crate) use writer::{write_columns, SegmentWriter};

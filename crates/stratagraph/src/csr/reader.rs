@@ -32,10 +32,33 @@ thread_local! {
 /// Runs `f` with the thread's decode buffer (see `DECODED`).
 #[inline]
 fn with_decoded<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> R {
-    let mut buf = DECODED.with(|d| std::mem::take(&mut *d.borrow_mut()));
-    let r = f(&mut buf);
-    DECODED.with(|d| *d.borrow_mut() = buf);
-    r
+    let mut buf = DecodeBuf::default();
+    f(buf.get())
+}
+
+/// The thread's decode buffer (`DECODED`), taken out at its first use and
+/// given back when this is dropped: for a reader that holds a decoded
+/// list while it walks it in the same loop as lists that need no
+/// decoding (`Segment::list_in`). Nothing is taken if nothing is decoded.
+#[derive(Default)]
+pub(crate) struct DecodeBuf(Option<Vec<u32>>);
+
+impl DecodeBuf {
+    #[inline]
+    fn get(&mut self) -> &mut Vec<u32> {
+        self.0
+            .get_or_insert_with(|| DECODED.with(|d| std::mem::take(&mut *d.borrow_mut())))
+    }
+}
+
+impl Drop for DecodeBuf {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(buf) = self.0.take() {
+            // Past the thread's teardown the buffer is simply freed.
+            let _ = DECODED.try_with(|d| *d.borrow_mut() = buf);
+        }
+    }
 }
 
 /// A packed segment's lists (`Segment::packed_lists`): its entry offsets,
@@ -925,14 +948,23 @@ impl Segment {
     /// call when the segment is packed.
     #[inline]
     pub(crate) fn with_list<R>(&self, v: u32, f: impl FnOnce(&[u32]) -> R) -> R {
+        f(self.list_in(v, &mut DecodeBuf::default()))
+    }
+
+    /// `v`'s destinations as `with_list` gives them, decoded into `buf`
+    /// when the segment is packed: for a reader whose callback must be
+    /// called from one loop over this list and others (see
+    /// `Snapshot::visit_unordered`), which a closure given to `with_list`
+    /// would make a second.
+    #[inline]
+    pub(crate) fn list_in<'a>(&'a self, v: u32, buf: &'a mut DecodeBuf) -> &'a [u32] {
         if !self.is_packed() {
-            return f(self.entries_of(v));
+            return self.entries_of(v);
         }
-        with_decoded(|buf| {
-            let lists = self.packed_lists_in(self.inner.storage.vertex_bytes(v));
-            let end = lists.decode_at(v, usize::MAX, buf, 0);
-            f(buf.get(..end).unwrap_or(&[]))
-        })
+        let buf = buf.get();
+        let lists = self.packed_lists_in(self.inner.storage.vertex_bytes(v));
+        let end = lists.decode_at(v, usize::MAX, buf, 0);
+        buf.get(..end).unwrap_or(&[])
     }
 
     /// `with_list` with the list's weights beside it (`weights_in` of its
@@ -945,9 +977,22 @@ impl Segment {
         v: u32,
         f: impl FnOnce(&[u32], Weights<'_>) -> R,
     ) -> R {
+        let mut buf = DecodeBuf::default();
+        let (dsts, weights) = self.weighted_list_in(v, &mut buf);
+        f(dsts, weights)
+    }
+
+    /// `with_weighted_list`'s list and weights, decoded into `buf` when
+    /// the segment is packed (as `list_in`).
+    #[inline]
+    pub(crate) fn weighted_list_in<'a>(
+        &'a self,
+        v: u32,
+        buf: &'a mut DecodeBuf,
+    ) -> (&'a [u32], Weights<'a>) {
         if !self.is_packed() {
             let range = self.entry_range(v);
-            return f(self.list_dsts(range.clone()), self.weights_in(range));
+            return (self.list_dsts(range.clone()), self.weights_in(range));
         }
         let bytes = self.inner.storage.vertex_bytes(v);
         let lists = self.packed_lists_in(bytes);
@@ -956,10 +1001,9 @@ impl Segment {
             .weights_in_bytes(bytes)
             .and_then(|w| w.slice(range))
             .unwrap_or(Weights::Raw(&[]));
-        with_decoded(|buf| {
-            let end = lists.decode_at(v, usize::MAX, buf, 0);
-            f(buf.get(..end).unwrap_or(&[]), weights)
-        })
+        let buf = buf.get();
+        let end = lists.decode_at(v, usize::MAX, buf, 0);
+        (buf.get(..end).unwrap_or(&[]), weights)
     }
 
     /// Whether `other` is this very segment (a clone shares its bytes).

@@ -6,7 +6,7 @@ use super::merge::{self, Merger};
 use super::scan::{self, Neighbors, WeightedNeighbors};
 use super::union::{merge_disjoint, ListScratch, MergeScratch, MAX_SLICES};
 use super::KeptReads;
-use crate::csr::{Rows, Segment, Weights};
+use crate::csr::{DecodeBuf, Rows, Segment, Weights};
 use crate::direction::Direction;
 use crate::error::VertexId;
 use crate::lsm::layers::Layers;
@@ -679,22 +679,31 @@ impl Snapshot {
     /// weight column reads as no weights, each 1.0, in the same loop.
     #[inline]
     pub fn for_each_out_weighted_unordered_of(&self, v: u32, mut f: impl FnMut(u32, f64)) {
-        let (seg, range, adds) = match self.sole_out(v) {
-            Some(SoleOut::Clean(seg, range)) => (seg, range, (&[][..], &[][..])),
-            Some(SoleOut::Split(seg, range, adds, weights)) => (seg, range, (adds, weights)),
+        // `f` is called from one loop only, which keeps it inlined there
+        // (called per edge, the loads of a relaxation no longer overlap):
+        // a packed level's list is decoded first and walked in that loop.
+        let mut decoded = DecodeBuf::default();
+        let (dsts, weights, adds) = match self.sole_out(v) {
+            Some(SoleOut::Clean(seg, range)) => {
+                let dsts = seg.list_dsts(range.clone());
+                (dsts, seg.weights_in(range), (&[][..], &[][..]))
+            }
+            Some(SoleOut::Split(seg, range, adds, weights)) => {
+                let dsts = seg.list_dsts(range.clone());
+                (dsts, seg.weights_in(range), (adds, weights))
+            }
             Some(SoleOut::Updated(seg, range, adds, over)) => {
                 return each_weighted_updated(seg, range, adds, over, &mut f);
             }
             // A packed level's list, decoded: as hot as a plain one.
             None => match self.packed_settled(v, Direction::Out) {
                 Some(seg) => {
-                    return seg.with_weighted_list(v, |l, w| scan::each_weighted(l, w, &mut f));
+                    let (dsts, weights) = seg.weighted_list_in(v, &mut decoded);
+                    (dsts, weights, (&[][..], &[][..]))
                 }
                 None => return self.each_out_weighted_other(v, &mut f),
             },
         };
-        let dsts = seg.list_dsts(range.clone());
-        let weights = seg.weights_in(range);
         // A count the compiler cannot see through, so it keeps one loop
         // (unrolled over both pieces, `f` had two call sites again).
         let pieces = [(dsts, weights), (adds.0, Weights::Raw(adds.1))];
@@ -1324,12 +1333,15 @@ impl Snapshot {
     /// on a compacted store spent a fifth of its time more than the CSR's).
     #[inline]
     fn visit_unordered(&self, v: u32, dir: Direction, mut f: impl FnMut(u32)) {
-        let Some((list, adds)) = self.sole_pieces(v, dir) else {
-            // A packed level's list, decoded: as hot as a plain one.
-            if let Some(seg) = self.packed_settled(v, dir) {
-                return seg.with_list(v, |l| l.iter().for_each(|&d| f(d)));
-            }
-            return self.visit_dyn(v, dir, &mut f);
+        let mut decoded = DecodeBuf::default();
+        let (list, adds) = match self.sole_pieces(v, dir) {
+            Some(pieces) => pieces,
+            // A packed level's list, decoded: as hot as a plain one, and
+            // walked in the same loop (see the weighted form).
+            None => match self.packed_settled(v, dir) {
+                Some(seg) => (seg.list_in(v, &mut decoded), &[][..]),
+                None => return self.visit_dyn(v, dir, &mut f),
+            },
         };
         // As in `for_each_out_weighted_unordered_of`: a count the compiler
         // cannot see through keeps it from unrolling `f` into two loops.
