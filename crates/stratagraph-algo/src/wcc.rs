@@ -181,6 +181,28 @@ mod tests {
         }
     }
 
+    /// Vertex 0's out-list is [1, 2, 500]: its first two neighbours form a
+    /// small tree outside the giant cycle 100..1100, and only its third
+    /// out-edge joins them to it, which no in-list of a vertex outside the
+    /// giant component holds: the pass after sampling must link the rest of
+    /// each outside vertex's out-list, past the entries the first pass
+    /// linked.
+    #[test]
+    fn an_outside_vertex_joins_the_giant_through_its_third_out_edge() {
+        let mut edges: Vec<(u64, u64)> = (100..1100)
+            .map(|i| (i, if i == 1099 { 100 } else { i + 1 }))
+            .collect();
+        edges.extend([(0, 1), (0, 2), (0, 500), (1, 2)]);
+        let g = CsrGraph::from_pairs(&edges, Some(&[2000]), true).unwrap();
+        for t in [1, 2] {
+            let c = wcc(&g, t);
+            // Dense ids: 0, 1, 2, the cycle 3..1003, then 2000 as 1003.
+            assert_eq!(c.len(), 1004);
+            assert!(c[..1003].iter().all(|&x| x == 0), "threads {t}");
+            assert_eq!(c[1003], 1003);
+        }
+    }
+
     #[test]
     fn long_path_in_giant_component() {
         // A long path whose edges are mostly beyond the sampled neighbours, plus a star

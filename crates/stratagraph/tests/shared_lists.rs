@@ -24,6 +24,18 @@ fn opts(directed: bool) -> Options {
     }
 }
 
+/// A directed store in memory holding `edges` in one packed level, and the
+/// model of them (a repeated edge keeps its last weight).
+fn packed_store(edges: &[(u64, u64, f64)]) -> (Graph, Model) {
+    let g = Graph::in_memory(Options {
+        pack_levels: true,
+        ..opts(true)
+    });
+    g.insert_edges(edges).unwrap();
+    g.compact().unwrap();
+    (g, edges.iter().map(|&(s, d, w)| ((s, d), w)).collect())
+}
+
 #[test]
 fn a_packed_level_shares_no_list_and_reads_the_same() {
     let edges: Vec<(u64, u64, f64)> = (0..5000u64)
@@ -35,13 +47,7 @@ fn a_packed_level_shares_no_list_and_reads_the_same() {
             )
         })
         .collect();
-    let model: Model = edges.iter().map(|&(s, d, w)| ((s, d), w)).collect();
-    let g = Graph::in_memory(Options {
-        pack_levels: true,
-        ..opts(true)
-    });
-    g.insert_edges(&edges).unwrap();
-    g.compact().unwrap();
+    let (g, model) = packed_store(&edges);
     let snap = g.snapshot();
     assert!(snap.shared_out_lists().is_empty());
     let mut got = Model::new();
@@ -61,13 +67,7 @@ fn a_packed_level_shares_no_list_and_reads_the_same() {
 #[test]
 fn packed_lists_read_inside_a_packed_lists_callback_stay_whole() {
     let edges = edges(6000, 400, 11);
-    let model: Model = edges.iter().map(|&(s, d, w)| ((s, d), w)).collect();
-    let g = Graph::in_memory(Options {
-        pack_levels: true,
-        ..opts(true)
-    });
-    g.insert_edges(&edges).unwrap();
-    g.compact().unwrap();
+    let (g, model) = packed_store(&edges);
     let snap = g.snapshot();
     let ext = |v: u32| snap.external_id(v).unwrap();
     let out_of = |s: u64| -> Vec<(u64, f64)> {

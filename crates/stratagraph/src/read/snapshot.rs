@@ -679,9 +679,10 @@ impl Snapshot {
     /// weight column reads as no weights, each 1.0, in the same loop.
     #[inline]
     pub fn for_each_out_weighted_unordered_of(&self, v: u32, mut f: impl FnMut(u32, f64)) {
-        // `f` is called from one loop only, which keeps it inlined there
-        // (called per edge, the loads of a relaxation no longer overlap):
-        // a packed level's list is decoded first and walked in that loop.
+        // `f` is called from one loop only, so that the compiler inlines
+        // it there: called as a function per edge, a relaxation's loads
+        // of its neighbours' distances stop overlapping. A packed level's
+        // list is decoded first and walked in that same loop.
         let mut decoded = DecodeBuf::default();
         let (dsts, weights, adds) = match self.sole_out(v) {
             Some(SoleOut::Clean(seg, range)) => {
