@@ -991,8 +991,7 @@ impl Segment {
         buf: &'a mut DecodeBuf,
     ) -> (&'a [u32], Weights<'a>) {
         if !self.is_packed() {
-            let range = self.entry_range(v);
-            return (self.list_dsts(range.clone()), self.weights_in(range));
+            return self.weighted_entries(self.entry_range(v));
         }
         let bytes = self.inner.storage.vertex_bytes(v);
         let lists = self.packed_lists_in(bytes);
@@ -1125,6 +1124,12 @@ impl Segment {
     #[inline]
     pub(crate) fn entries_of(&self, v: u32) -> &[u32] {
         self.list_dsts(self.entry_range(v))
+    }
+
+    /// Destinations `r` with their weights (`list_dsts`, `weights_in`).
+    #[inline]
+    pub(crate) fn weighted_entries(&self, r: Range<usize>) -> (&[u32], Weights<'_>) {
+        (self.list_dsts(r.clone()), self.weights_in(r))
     }
 
     /// Destinations `r`, one vertex's list read after its `entry_range`

@@ -686,12 +686,12 @@ impl Snapshot {
         let mut decoded = DecodeBuf::default();
         let (dsts, weights, adds) = match self.sole_out(v) {
             Some(SoleOut::Clean(seg, range)) => {
-                let dsts = seg.list_dsts(range.clone());
-                (dsts, seg.weights_in(range), (&[][..], &[][..]))
+                let (dsts, weights) = seg.weighted_entries(range);
+                (dsts, weights, (&[][..], &[][..]))
             }
-            Some(SoleOut::Split(seg, range, adds, weights)) => {
-                let dsts = seg.list_dsts(range.clone());
-                (dsts, seg.weights_in(range), (adds, weights))
+            Some(SoleOut::Split(seg, range, adds, add_weights)) => {
+                let (dsts, weights) = seg.weighted_entries(range);
+                (dsts, weights, (adds, add_weights))
             }
             Some(SoleOut::Updated(seg, range, adds, over)) => {
                 return each_weighted_updated(seg, range, adds, over, &mut f);
@@ -1464,8 +1464,7 @@ fn each_weighted_updated(
     over: &[Override],
     f: &mut dyn FnMut(u32, f64),
 ) {
-    let dsts = seg.list_dsts(range.clone());
-    let weights = seg.weights_in(range);
+    let (dsts, weights) = seg.weighted_entries(range);
     let mut over = over.iter().peekable();
     for (k, &d) in dsts.iter().enumerate() {
         let mut w = weights.get(k).unwrap_or(1.0);
